@@ -1,0 +1,2 @@
+// Replaced by the client library.
+namespace gridftp::client {}
