@@ -1,1 +1,210 @@
-int main() { return 0; }
+// gridcp: copies files over FTP the way globus-url-copy does, taking its flag spellings. This
+// file only turns argv into CopyJob calls, prints results and picks the exit status.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "client/copy_job.hpp"
+#include "client/flag_spelling.hpp"
+#include "client/url_pair_list.hpp"
+
+namespace {
+
+using gridftp::client::CopyJob;
+using gridftp::client::TransferStats;
+using gridftp::client::Url;
+using gridftp::client::UrlPair;
+
+struct Flags {
+  bool verbose = false;        // -v
+  bool verbose_bytes = false;  // -vb
+  bool quiet = false;          // -q
+  bool debug = false;          // -dbg
+  bool create_dest = false;    // -cd
+  bool recursive = false;      // -r
+  std::string list_url;        // -list
+  std::string url_file;        // -f
+  unsigned parallel = 1;       // -p
+  std::string tcp_buffer_size;
+  std::string block_size;
+  unsigned stall_timeout_seconds = 600;
+  std::vector<std::string> urls;
+};
+
+void add_flags(CLI::App& app, Flags& flags) {
+  app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
+  app.add_flag("--vb", flags.verbose_bytes, "Print bytes and rate after each transfer");
+  app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
+  app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
+  app.add_flag("--cd,--create-dest", flags.create_dest, "Create missing destination directories");
+  app.add_flag("-r,--recurse", flags.recursive, "Copy directories (source URL ends in /)");
+  app.add_option("--list", flags.list_url, "List the directory at this URL");
+  app.add_option("-f", flags.url_file, "Read 'source dest' URL pairs from this file");
+  app.add_option("-p,--parallel", flags.parallel,
+                 "Parallel streams; needs MODE E, not supported yet: one stream is used");
+  app.add_option("--tcp-bs,--tcp-buffer-size", flags.tcp_buffer_size,
+                 "Accepted for compatibility and ignored (the kernel tunes buffers)");
+  app.add_option("--bs,--block-size", flags.block_size,
+                 "Accepted for compatibility and ignored (MODE E block size)");
+  app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
+                 "Fail a transfer that makes no progress for this many seconds")
+      ->check(CLI::PositiveNumber);
+  app.add_option("urls", flags.urls, "source URL and destination URL");
+}
+
+std::shared_ptr<spdlog::logger> make_client_logger(bool debug) {
+  auto logger =
+      std::make_shared<spdlog::logger>("client", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_pattern("debug: %v");
+  logger->set_level(debug ? spdlog::level::debug : spdlog::level::warn);
+  return logger;
+}
+
+// Collects the pairs from the positional URLs and -f.
+bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
+  if (flags.urls.size() == 2) {
+    pairs.push_back(UrlPair{flags.urls[0], flags.urls[1]});
+  } else if (!flags.urls.empty()) {
+    std::cerr << "gridcp: error: expected a source URL and a destination URL\n";
+    return false;
+  }
+  if (flags.url_file.empty()) {
+    return true;
+  }
+  std::ifstream in(flags.url_file);
+  if (!in) {
+    std::cerr << "gridcp: error: cannot read " << flags.url_file << '\n';
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::size_t bad_line = 0;
+  auto from_file = gridftp::client::parse_url_pairs(text.str(), bad_line);
+  if (!from_file) {
+    std::cerr << "gridcp: error: " << flags.url_file << ':' << bad_line
+              << ": expected 'source-url dest-url'\n";
+    return false;
+  }
+  pairs.insert(pairs.end(), from_file->begin(), from_file->end());
+  return true;
+}
+
+void print_failure(std::string_view what, std::error_code error, const CopyJob& job) {
+  std::cerr << "gridcp: error: " << what << ": " << error.message();
+  if (!job.failure_detail().empty()) {
+    std::cerr << "\n  " << job.failure_detail();
+  }
+  std::cerr << '\n';
+}
+
+bool run_list(CopyJob& job, const Flags& flags) {
+  auto url = gridftp::client::parse_url(flags.list_url);
+  if (!url) {
+    std::cerr << "gridcp: error: bad URL: " << flags.list_url << '\n';
+    return false;
+  }
+  if (!url->is_directory()) {
+    url->path += '/';
+  }
+  auto entries = job.list(*url);
+  if (!entries) {
+    print_failure("listing " + flags.list_url, entries.error(), job);
+    return false;
+  }
+  std::cout << flags.list_url << '\n';
+  for (const auto& entry : *entries) {
+    std::cout << "    " << entry.display_name() << '\n';
+  }
+  std::cout << '\n';  // globus-url-copy ends a listing with a blank line
+  return true;
+}
+
+std::string spell(const Url& url) { return url.is_remote() ? url.origin() + url.path : url.path; }
+
+void report_file(const Flags& flags, const Url& source, const Url& dest,
+                 const TransferStats& stats) {
+  if (flags.quiet) {
+    return;
+  }
+  if (flags.verbose || flags.verbose_bytes) {
+    std::cout << "Source: " << spell(source) << "\nDest:   " << spell(dest) << '\n';
+  }
+  if (flags.verbose_bytes) {
+    const double seconds = std::chrono::duration<double>(stats.elapsed).count();
+    const double megabytes_per_second = seconds > 0 ? stats.bytes / seconds / 1e6 : 0.0;
+    std::printf("%12llu bytes %10.2f MB/sec avg\n", static_cast<unsigned long long>(stats.bytes),
+                megabytes_per_second);
+  }
+}
+
+bool run_copies(CopyJob& job, const std::vector<UrlPair>& pairs) {
+  bool all_ok = true;
+  for (const auto& pair : pairs) {
+    auto source = gridftp::client::parse_url(pair.source);
+    auto dest = gridftp::client::parse_url(pair.dest);
+    if (!source || !dest) {
+      std::cerr << "gridcp: error: bad URL: " << (source ? pair.dest : pair.source) << '\n';
+      all_ok = false;
+      continue;
+    }
+    if (auto copied = job.copy(*source, *dest); !copied) {
+      print_failure("copying " + pair.source + " to " + pair.dest, copied.error(), job);
+      all_ok = false;
+    }
+  }
+  return all_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string_view> raw(argv, argv + argc);
+  auto normalized = gridftp::client::normalize_flag_spelling(raw);
+  std::vector<char*> normalized_argv;
+  for (auto& argument : normalized) {
+    normalized_argv.push_back(argument.data());
+  }
+  CLI::App app{"gridcp: copy files between ftp:// and file:// URLs (globus-url-copy flags)",
+               "gridcp"};
+  app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
+             "-cd, -tcp-bs N, -bs N, -st N.");
+  Flags flags;
+  add_flags(app, flags);
+  CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
+
+  std::vector<UrlPair> pairs;
+  if (!collect_pairs(flags, pairs)) {
+    return 1;
+  }
+  if (pairs.empty() && flags.list_url.empty()) {
+    std::cerr << app.help();
+    return 1;
+  }
+  if (flags.parallel > 1 && !flags.quiet) {
+    std::cerr << "gridcp: warning: -p " << flags.parallel
+              << ": parallel streams need MODE E, which is not supported yet; using one stream\n";
+  }
+  gridftp::transport::asio::io_context io;
+  gridftp::client::CopyOptions options;
+  options.create_dest = flags.create_dest;
+  options.recursive = flags.recursive;
+  options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
+  CopyJob job(io, options, make_client_logger(flags.debug));
+  job.set_file_done_callback(
+      [&flags](const Url& source, const Url& dest, const TransferStats& stats) {
+        report_file(flags, source, dest, stats);
+      });
+  bool ok = flags.list_url.empty() || run_list(job, flags);
+  ok = run_copies(job, pairs) && ok;
+  job.close_all();
+  return ok ? 0 : 1;
+}

@@ -83,6 +83,8 @@ std::error_condition make_error_condition(Condition c) {
   return {static_cast<int>(c), condition_category()};
 }
 
+std::error_code error_code_for(Condition c) { return {static_cast<int>(c), condition_category()}; }
+
 namespace protocol {
 namespace {
 

@@ -36,6 +36,8 @@ enum class Condition {
 
 const std::error_category& condition_category();
 std::error_condition make_error_condition(Condition c);
+// An error code that is exactly a condition, for failures with no more specific cause.
+std::error_code error_code_for(Condition c);
 
 namespace protocol {
 

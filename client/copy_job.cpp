@@ -1,0 +1,226 @@
+#include "client/copy_job.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "protocol/core/errors.hpp"
+
+namespace gridftp::client {
+namespace {
+
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string parent_directory(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+Url with_path(const Url& url, std::string path) {
+  Url out = url;
+  out.path = std::move(path);
+  return out;
+}
+
+std::string session_key(const Url& url) {
+  return (url.has_user ? url.user + '@' : std::string()) + url.origin();
+}
+
+Result<std::vector<ListingEntry>> list_local(const std::string& directory) {
+  std::error_code ec;
+  std::vector<ListingEntry> entries;
+  for (std::filesystem::directory_iterator it(directory, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    ListingEntry entry;
+    entry.name = it->path().filename().string();
+    entry.is_directory = it->is_directory(ec);
+    entries.push_back(std::move(entry));
+  }
+  if (ec) {
+    return make_error(ec);
+  }
+  return entries;
+}
+
+}  // namespace
+
+CopyJob::CopyJob(transport::asio::io_context& io, CopyOptions options,
+                 std::shared_ptr<spdlog::logger> log)
+    : io_(io), options_(std::move(options)), log_(std::move(log)) {}
+
+Result<TransferStats> CopyJob::copy(const Url& source, const Url& dest) {
+  failure_detail_.clear();
+  for (auto& [key, session] : sessions_) {
+    session->control().clear_failure();
+  }
+  Result<TransferStats> result = TransferStats{};
+  if (source.is_directory() && !options_.recursive) {
+    failure_detail_ = "the source is a directory; use -r to copy directories";
+    result = make_error(make_error_code(protocol::Errc::BadArgument));
+  } else if (source.is_directory()) {
+    result = copy_tree(source, dest);
+  } else {
+    result = copy_file(source, dest);
+  }
+  if (!result) {
+    record_failure(result.error());
+  }
+  return result;
+}
+
+Result<std::vector<ListingEntry>> CopyJob::list(const Url& url) {
+  failure_detail_.clear();
+  auto entries = list_any(url, Role::Source);
+  if (!entries) {
+    record_failure(entries.error());
+  }
+  return entries;
+}
+
+Result<Session*> CopyJob::session_for(const Url& url, Role role) {
+  const auto key = std::make_pair(session_key(url), role);
+  if (auto found = sessions_.find(key); found != sessions_.end()) {
+    return found->second.get();
+  }
+  if (url.scheme != Scheme::Ftp) {
+    failure_detail_ = std::string(scheme_name(url.scheme)) +
+                      ":// needs GSI/TLS security, which gridcp does not support yet";
+    return make_error(make_error_code(protocol::Errc::BadArgument));
+  }
+  // Third-party runs hold two sessions to one server; the role tells their dialogues apart.
+  const auto label = (role == Role::Source ? "src " : "dst ") + url.origin();
+  auto session = Session::connect(io_, url, label, options_.session, log_);
+  if (!session) {
+    failure_detail_ = "cannot connect to " + url.origin();
+    return make_error(session.error());
+  }
+  if (auto logged_in = (*session)->log_in(url); !logged_in) {
+    // The session is dropped here, so its refusal must be copied out now.
+    failure_detail_ = "cannot log in to " + url.origin();
+    const auto& rejection = (*session)->control().last_failure();
+    if (!rejection.empty()) {
+      failure_detail_ += ": " + rejection;
+    }
+    return make_error(logged_in.error());
+  }
+  auto* raw = session->get();
+  sessions_.emplace(key, std::move(*session));
+  return raw;
+}
+
+Result<TransferStats> CopyJob::copy_file(const Url& source, const Url& dest_given) {
+  Url dest = dest_given;
+  if (dest.is_directory()) {
+    dest.path += base_name(source.path);
+  }
+  if (options_.create_dest) {
+    if (auto made = make_dest_directory(dest, parent_directory(dest.path)); !made) {
+      return make_error(made.error());
+    }
+  }
+  Result<TransferStats> stats = TransferStats{};
+  if (!source.is_remote() && !dest.is_remote()) {
+    stats = copy_local_file(source.path, dest.path);
+  } else if (!dest.is_remote()) {
+    auto session = session_for(source, Role::Source);
+    stats = session ? get_file(**session, source.path, dest.path) : make_error(session.error());
+  } else if (!source.is_remote()) {
+    auto session = session_for(dest, Role::Dest);
+    stats = session ? put_file(**session, source.path, dest.path) : make_error(session.error());
+  } else {
+    auto from = session_for(source, Role::Source);
+    auto to = from ? session_for(dest, Role::Dest) : make_error(from.error());
+    stats = to ? third_party_copy(**from, source.path, **to, dest.path) : make_error(to.error());
+  }
+  if (stats && on_file_done_) {
+    on_file_done_(source, dest, *stats);
+  }
+  return stats;
+}
+
+Result<TransferStats> CopyJob::copy_tree(const Url& source, const Url& dest_given) {
+  Url dest = dest_given;
+  if (!dest.is_directory()) {
+    dest.path += '/';
+  }
+  if (auto made = make_dest_directory(dest, dest.path); !made) {
+    return make_error(made.error());
+  }
+  auto entries = list_any(source, Role::Source);
+  if (!entries) {
+    return make_error(entries.error());
+  }
+  TransferStats total;
+  for (const auto& entry : *entries) {
+    const auto suffix = entry.is_directory ? entry.name + '/' : entry.name;
+    const auto child_source = with_path(source, source.path + suffix);
+    const auto child_dest = with_path(dest, dest.path + suffix);
+    auto stats = entry.is_directory ? copy_tree(child_source, child_dest)
+                                    : copy_file(child_source, child_dest);
+    if (!stats) {
+      return stats;
+    }
+    total.bytes += stats->bytes;
+    total.elapsed += stats->elapsed;
+  }
+  return total;
+}
+
+Result<std::vector<ListingEntry>> CopyJob::list_any(const Url& url, Role role) {
+  if (!url.is_remote()) {
+    return list_local(url.path);
+  }
+  auto session = session_for(url, role);
+  if (!session) {
+    return make_error(session.error());
+  }
+  return list_directory(**session, url.path);
+}
+
+Result<void> CopyJob::make_dest_directory(const Url& dest, const std::string& directory) {
+  if (directory.empty() || directory == "/") {
+    return {};
+  }
+  if (!dest.is_remote()) {
+    std::error_code ec;
+    std::filesystem::create_directories(directory, ec);
+    if (ec) {
+      return make_error(ec);
+    }
+    return {};
+  }
+  auto session = session_for(dest, Role::Dest);
+  if (!session) {
+    return make_error(session.error());
+  }
+  return (*session)->make_directories(directory);
+}
+
+void CopyJob::record_failure(std::error_code error) {
+  for (const auto& [key, session] : sessions_) {
+    const auto& rejection = session->control().last_failure();
+    if (!rejection.empty()) {
+      failure_detail_ += (failure_detail_.empty() ? "" : "\n  ") + session->control().label() +
+                         " replied to " + rejection;
+    }
+  }
+  // After a failure a connection may be mid-transfer (third-party STOR still open) or out of
+  // step; reconnecting is cheaper than reasoning about its state.
+  if (error) {
+    for (auto& [key, session] : sessions_) {
+      session->control().channel().close();
+    }
+    sessions_.clear();
+  }
+}
+
+void CopyJob::close_all() {
+  for (auto& [key, session] : sessions_) {
+    session->control().quit();
+  }
+  sessions_.clear();
+}
+
+}  // namespace gridftp::client

@@ -1,0 +1,67 @@
+// Runs what one gridcp invocation asks for: URL pairs to copy (file, get, put, third-party,
+// recursive trees) and listings, reusing one logged-in session per server and role. Decides
+// which transfer to run; the transfers themselves are in transfer.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/session.hpp"
+#include "client/transfer.hpp"
+#include "client/url.hpp"
+
+namespace gridftp::client {
+
+struct CopyOptions {
+  bool create_dest = false;  // -cd
+  bool recursive = false;    // -r
+  SessionOptions session;
+};
+
+// Called after each file that was copied, with its URLs as the user would spell them.
+using FileDoneCallback =
+    std::function<void(const Url& source, const Url& dest, const TransferStats& stats)>;
+
+class CopyJob {
+ public:
+  CopyJob(transport::asio::io_context& io, CopyOptions options,
+          std::shared_ptr<spdlog::logger> log);
+
+  // Copies source to dest. A dest ending in '/' receives the source's file name; with
+  // `recursive`, a source ending in '/' is copied as a tree. Errors: see transfer.hpp; also
+  // Errc::BadArgument for unsupported schemes and for a directory source without -r. After an
+  // error, failure_detail() holds the server's reply when a server refused.
+  Result<TransferStats> copy(const Url& source, const Url& dest);
+  // Lists a remote directory (or a local one). Same errors as copy().
+  Result<std::vector<ListingEntry>> list(const Url& url);
+
+  void set_file_done_callback(FileDoneCallback callback) { on_file_done_ = std::move(callback); }
+  // Why the last call failed, beyond its error code: "ftp://h:21 RETR /x: 550 …". May be empty.
+  const std::string& failure_detail() const { return failure_detail_; }
+  // Sends QUIT on every open session.
+  void close_all();
+
+ private:
+  enum class Role { Source, Dest };
+
+  Result<Session*> session_for(const Url& url, Role role);
+  Result<TransferStats> copy_file(const Url& source, const Url& dest);
+  Result<TransferStats> copy_tree(const Url& source, const Url& dest);
+  Result<std::vector<ListingEntry>> list_any(const Url& url, Role role);
+  Result<void> make_dest_directory(const Url& dest, const std::string& directory);
+  // Collects the servers' refusals into failure_detail_ and drops every session.
+  void record_failure(std::error_code error);
+
+  transport::asio::io_context& io_;
+  CopyOptions options_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::map<std::pair<std::string, Role>, std::unique_ptr<Session>> sessions_;
+  FileDoneCallback on_file_done_;
+  std::string failure_detail_;
+};
+
+}  // namespace gridftp::client

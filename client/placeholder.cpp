@@ -1,2 +1,0 @@
-// Replaced by the client library.
-namespace gridftp::client {}

@@ -1,0 +1,265 @@
+#include "client/session.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include "client/tcp_control_channel.hpp"
+#include "protocol/core/errors.hpp"
+
+namespace gridftp::client {
+namespace {
+
+constexpr int kPositiveCompletion = 2;
+constexpr int kPositiveIntermediate = 3;
+// RFC 959 §4.2: "120 Service ready in nnn minutes" precedes the real greeting.
+constexpr int kServiceReadySoon = 120;
+constexpr int kSizeReply = 213;
+// Replies that mean "the directory is already there": Globus says 553 (wire doc §1.1); other
+// servers say 550 or 521 (RFC 959 allows both for MKD).
+constexpr std::array kDirectoryExistsCodes{521, 550, 553};
+
+char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return to_lower(x) == to_lower(y);
+         });
+}
+
+std::string_view first_word(std::string_view line) {
+  const auto start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos) {
+    return {};
+  }
+  line.remove_prefix(start);
+  return line.substr(0, line.find(' '));
+}
+
+// "/a/b/c/" → {"/a/", "/a/b/", "/a/b/c/"}, the order globus-url-copy walks in.
+std::vector<std::string> directory_prefixes(const std::string& directory) {
+  std::vector<std::string> out;
+  for (std::size_t slash = directory.find('/', 1); slash != std::string::npos;
+       slash = directory.find('/', slash + 1)) {
+    out.push_back(directory.substr(0, slash + 1));
+  }
+  if (!directory.empty() && directory.back() != '/') {
+    out.push_back(directory + '/');
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& io, const Url& url,
+                                                  const std::string& label,
+                                                  const SessionOptions& options,
+                                                  std::shared_ptr<spdlog::logger> log) {
+  if (url.scheme != Scheme::Ftp) {
+    // gsiftp needs AUTH GSSAPI and ftps AUTH TLS; both wait for the security layer.
+    return make_error(make_error_code(protocol::Errc::BadArgument));
+  }
+  auto channel = TcpControlChannel::connect(io, url.host, url.port, options.command_timeout);
+  if (!channel) {
+    return make_error(channel.error());
+  }
+  auto control = std::make_unique<ControlConnection>(std::move(*channel), label, log);
+  control->set_command_timeout(options.command_timeout);
+  return std::make_unique<Session>(io, std::move(control), options);
+}
+
+Result<void> Session::log_in(const Url& url) {
+  if (auto greeted = read_greeting(); !greeted) {
+    return greeted;
+  }
+  if (auto logged_in = login(url); !logged_in) {
+    return logged_in;
+  }
+  return read_features();
+}
+
+Session::Session(transport::asio::io_context& io, std::unique_ptr<ControlConnection> control,
+                 SessionOptions options)
+    : io_(io), control_(std::move(control)), options_(std::move(options)) {}
+
+Result<void> Session::read_greeting() {
+  auto greeting = control_->read_reply(options_.command_timeout);
+  while (greeting && greeting->code == kServiceReadySoon) {
+    greeting = control_->read_reply(options_.command_timeout);
+  }
+  if (!greeting) {
+    return make_error(greeting.error());
+  }
+  if (greeting->code / 100 != kPositiveCompletion) {
+    control_->note_failure("(greeting)", *greeting);
+    return make_error(rejected_reply_error());
+  }
+  return {};
+}
+
+Result<void> Session::login(const Url& url) {
+  const std::string user = url.has_user && !url.user.empty() ? url.user : "anonymous";
+  const std::string password =
+      url.has_user && !url.user.empty() ? url.password : options_.anonymous_password;
+  auto user_reply = control_->command("USER " + user);
+  if (!user_reply) {
+    return make_error(user_reply.error());
+  }
+  if (user_reply->code / 100 == kPositiveCompletion) {
+    return {};  // no password needed
+  }
+  if (user_reply->code / 100 != kPositiveIntermediate) {
+    control_->note_failure("USER " + user, *user_reply);
+    return make_error(make_error_code(protocol::Errc::NotLoggedIn));
+  }
+  auto pass_reply = control_->command("PASS " + password);
+  if (!pass_reply) {
+    return make_error(pass_reply.error());
+  }
+  if (pass_reply->code / 100 != kPositiveCompletion) {
+    control_->note_failure("PASS", *pass_reply);
+    return make_error(make_error_code(protocol::Errc::NotLoggedIn));
+  }
+  return {};
+}
+
+Result<void> Session::read_features() {
+  auto reply = control_->command("FEAT");
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  // A server without FEAT (RFC 2389 is optional) just has no features.
+  if (reply->code / 100 == kPositiveCompletion && reply->lines.size() > 2) {
+    features_.assign(reply->lines.begin() + 1, reply->lines.end() - 1);
+  }
+  return {};
+}
+
+bool Session::has_feature(std::string_view name) const {
+  return std::any_of(features_.begin(), features_.end(), [&](const std::string& line) {
+    return equals_ignoring_case(first_word(line), name);
+  });
+}
+
+Result<void> Session::use_binary_type() {
+  if (binary_type_) {
+    return {};
+  }
+  if (auto reply = control_->command_expecting("TYPE I", kPositiveCompletion); !reply) {
+    return make_error(reply.error());
+  }
+  binary_type_ = true;
+  return {};
+}
+
+Result<HostPort> Session::request_passive() {
+  const bool extended = control_->channel().is_ipv6();
+  auto reply = control_->command_expecting(extended ? "EPSV" : "PASV", kPositiveCompletion);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  auto address =
+      extended ? parse_epsv_reply(reply->first_text()) : parse_pasv_reply(reply->first_text());
+  if (!address) {
+    control_->note_failure(extended ? "EPSV" : "PASV", *reply);
+    return address;
+  }
+  if (address->host.empty() || address->host == "0.0.0.0") {
+    address->host = control_->channel().peer_address();
+  }
+  return address;
+}
+
+Result<DataConnection> Session::open_passive_data() {
+  auto address = request_passive();
+  if (!address) {
+    return make_error(address.error());
+  }
+  return DataConnection::connect(io_, *address, options_.data_timeout);
+}
+
+Result<void> Session::send_port(const HostPort& address) {
+  auto port_argument = format_port_argument(address);
+  auto eprt_argument = format_eprt_argument(address);
+  if (!port_argument && !eprt_argument) {
+    return make_error(eprt_argument.error());
+  }
+  const auto command = port_argument ? "PORT " + *port_argument : "EPRT " + *eprt_argument;
+  if (auto reply = control_->command_expecting(command, kPositiveCompletion); !reply) {
+    return make_error(reply.error());
+  }
+  return {};
+}
+
+Result<std::optional<std::uint64_t>> Session::size(const std::string& path) {
+  auto reply = control_->command("SIZE " + path);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  std::uint64_t bytes = 0;
+  const auto text = reply->first_text();
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (reply->code != kSizeReply || ec != std::errc{} || end != text.data() + text.size()) {
+    return std::optional<std::uint64_t>{};
+  }
+  return std::optional<std::uint64_t>{bytes};
+}
+
+Result<void> Session::make_directories(const std::string& directory) {
+  // Try the whole path first; only walk from the root when that fails (wire doc §1.5 `-cd`).
+  auto whole = control_->command("MKD " + directory);
+  if (!whole) {
+    return make_error(whole.error());
+  }
+  if (whole->code / 100 == kPositiveCompletion) {
+    return {};
+  }
+  for (const auto& prefix : directory_prefixes(directory)) {
+    auto reply = control_->command("MKD " + prefix);
+    if (!reply) {
+      return make_error(reply.error());
+    }
+    const bool exists = std::find(kDirectoryExistsCodes.begin(), kDirectoryExistsCodes.end(),
+                                  reply->code) != kDirectoryExistsCodes.end();
+    if (reply->code / 100 != kPositiveCompletion && !exists) {
+      control_->note_failure("MKD " + prefix, *reply);
+      return make_error(rejected_reply_error());
+    }
+  }
+  return {};
+}
+
+Result<ParsedReply> Session::begin_transfer(const std::string& command) {
+  transfer_command_ = command;
+  auto reply = control_->command(command);
+  if (!reply) {
+    return reply;
+  }
+  if (!reply->is_preliminary()) {
+    control_->note_failure(command, *reply);
+    return make_error(rejected_reply_error());
+  }
+  return reply;
+}
+
+Result<ParsedReply> Session::finish_transfer(Clock::duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    const auto left = deadline - Clock::now();
+    auto reply =
+        control_->read_reply(left > Clock::duration::zero() ? left : Clock::duration::zero());
+    if (!reply || reply->is_preliminary()) {
+      if (!reply) {
+        return reply;
+      }
+      continue;  // 111/112 markers and similar
+    }
+    if (reply->code / 100 != kPositiveCompletion) {
+      control_->note_failure(transfer_command_, *reply);
+      return make_error(rejected_reply_error());
+    }
+    return reply;
+  }
+}
+
+}  // namespace gridftp::client

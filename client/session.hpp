@@ -1,0 +1,83 @@
+// A logged-in FTP session with one server: greeting, login, FEAT, and the per-command steps a
+// stream-mode transfer is made of (wire doc §1.2, §1.5, §3). Transfers themselves are in
+// transfer.cpp; this file does not touch data bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/address_reply.hpp"
+#include "client/control_connection.hpp"
+#include "client/data_connection.hpp"
+#include "client/url.hpp"
+
+namespace gridftp::client {
+
+struct SessionOptions {
+  Clock::duration command_timeout = std::chrono::seconds(60);
+  // Bounds each data read/write; a transfer that makes no progress this long fails.
+  Clock::duration data_timeout = std::chrono::seconds(120);
+  // Bounds the wait for a transfer's final reply when we cannot watch the data ourselves
+  // (third-party): the source sends no markers in stream mode (wire doc §1.6.3).
+  Clock::duration transfer_reply_timeout = std::chrono::hours(2);
+  // globus-url-copy sends "globus@"; any address-like string is accepted by servers.
+  std::string anonymous_password = "gridcp@";
+};
+
+class Session {
+ public:
+  // Opens the control connection; `label` prefixes its dialogue and messages. Errors: connection
+  // errors, Errc::BadArgument for schemes whose security layer we do not have yet (gsiftp, ftps).
+  static Result<std::unique_ptr<Session>> connect(transport::asio::io_context& io, const Url& url,
+                                                  const std::string& label,
+                                                  const SessionOptions& options,
+                                                  std::shared_ptr<spdlog::logger> log);
+  // Reads the greeting, logs in (anonymous unless the URL names a user) and asks FEAT.
+  // Errors: connection errors, Errc::BadReply, Errc::NotLoggedIn or rejected_reply_error() with
+  // the reply in control().last_failure().
+  Result<void> log_in(const Url& url);
+
+  Session(transport::asio::io_context& io, std::unique_ptr<ControlConnection> control,
+          SessionOptions options);
+
+  // True if FEAT listed `name` as a feature (first word of a line, case-insensitive).
+  bool has_feature(std::string_view name) const;
+  // TYPE I, once per session.
+  Result<void> use_binary_type();
+  // PASV, or EPSV when the control connection is IPv6 (wire doc §3.2). An address the server
+  // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
+  Result<HostPort> request_passive();
+  // request_passive() and connect to it.
+  Result<DataConnection> open_passive_data();
+  // PORT for IPv4 addresses, EPRT otherwise (third-party source side).
+  Result<void> send_port(const HostPort& address);
+  // SIZE; nullopt when the server will not say (no SIZE feature or a 5xx).
+  Result<std::optional<std::uint64_t>> size(const std::string& path);
+  // MKD each missing component of `directory`, ignoring "exists" (wire doc §1.5 `-cd`).
+  Result<void> make_directories(const std::string& directory);
+  // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
+  Result<ParsedReply> begin_transfer(const std::string& command);
+  // Reads past 1xx markers to the final reply and requires a 2xx, waiting at most `timeout`.
+  Result<ParsedReply> finish_transfer(Clock::duration timeout);
+
+  ControlConnection& control() { return *control_; }
+  const SessionOptions& options() const { return options_; }
+  transport::asio::io_context& io() { return io_; }
+
+ private:
+  Result<void> read_greeting();
+  Result<void> login(const Url& url);
+  Result<void> read_features();
+
+  transport::asio::io_context& io_;
+  std::unique_ptr<ControlConnection> control_;
+  SessionOptions options_;
+  std::vector<std::string> features_;
+  std::string transfer_command_;  // for the failure message of finish_transfer()
+  bool binary_type_ = false;
+};
+
+}  // namespace gridftp::client

@@ -1,0 +1,48 @@
+#include "protocol/control/feat.hpp"
+
+#include "protocol/control/reply_codes.hpp"
+
+namespace gridftp::protocol::control {
+
+Reply feat_reply() {
+  return Reply{reply_code::kSystemStatus,
+               {
+                   "Extensions supported",
+                   " UTF8",
+                   " LANG EN",
+                   " MFMT",
+                   " SIZE",
+                   " MDTM",
+                   " REST STREAM",
+                   " TVFS",
+                   " EPSV",
+                   " EPRT",
+                   " MLST Type*;Size*;Modify*;Perm*;UNIX.mode*;UNIX.owner*;UNIX.uid*;UNIX.group*;"
+                   "UNIX.gid*;Unique*;",
+                   "End.",
+               }};
+}
+
+Reply help_reply() {
+  return Reply{reply_code::kHelp,
+               {
+                   "The following commands are recognized:",
+                   "    ALLO    APPE    REST    CWD     CDUP    EPSV    EPRT    FEAT",
+                   "    MDTM    STAT    HELP    LIST    MODE    NLST    MLSD    PASV",
+                   "    MLST    NOOP    OPTS    STOR    PASS    PORT    SITE    RETR",
+                   "    MFMT    PWD     QUIT    SIZE    STRU    SYST    RNFR    RNTO",
+                   "    TYPE    USER    MKD     RMD     DELE    ABOR    ACCT    LANG",
+                   "End",
+               }};
+}
+
+Reply site_help_reply() {
+  return Reply{reply_code::kHelp,
+               {
+                   "The following SITE commands are recognized:",
+                   "    HELP    CLIENTINFO    WHOAMI",
+                   "End",
+               }};
+}
+
+}  // namespace gridftp::protocol::control

@@ -1,0 +1,13 @@
+// The FEAT reply (RFC 2389) and the HELP command list. The labels the Globus client reacts to
+// are in gridftp-wire.md §1.3; a label appears here only when the server implements it.
+#pragma once
+
+#include "protocol/control/reply.hpp"
+
+namespace gridftp::protocol::control {
+
+Reply feat_reply();
+Reply help_reply();
+Reply site_help_reply();
+
+}  // namespace gridftp::protocol::control

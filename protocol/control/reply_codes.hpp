@@ -1,0 +1,49 @@
+// Every reply code the server sends, named once (RFC 959 §4.2.2, RFC 2228, RFC 2428, RFC 3659,
+// GFD.20). Handlers use these names, never bare numbers.
+#pragma once
+
+namespace gridftp::protocol::control::reply_code {
+
+constexpr int kRestartMarker = 111;             // GFD.20 range marker
+constexpr int kPerfMarker = 112;                // GFD.20 performance marker
+constexpr int kDataAlreadyOpen = 125;
+constexpr int kFileStatusOk = 150;
+constexpr int kCommandOk = 200;
+constexpr int kSuperfluous = 202;
+constexpr int kSystemStatus = 211;
+constexpr int kDirectoryStatus = 212;
+constexpr int kFileStatus = 213;
+constexpr int kHelp = 214;
+constexpr int kSystemType = 215;
+constexpr int kServiceReady = 220;
+constexpr int kClosingControl = 221;
+constexpr int kClosingData = 226;
+constexpr int kEnteringPassive = 227;
+constexpr int kEnteringExtendedPassive = 229;
+constexpr int kLoggedIn = 230;
+constexpr int kSecurityExchangeDone = 234;
+constexpr int kFileActionOk = 250;
+constexpr int kPathCreated = 257;
+constexpr int kNeedPassword = 331;
+constexpr int kSecurityDataNeeded = 334;
+constexpr int kPendingFurtherInfo = 350;
+constexpr int kServiceNotAvailable = 421;
+constexpr int kCannotOpenData = 425;
+constexpr int kTransferAborted = 426;
+constexpr int kFileUnavailableBusy = 450;
+constexpr int kLocalError = 451;
+constexpr int kInsufficientStorage = 452;
+constexpr int kSyntaxError = 500;
+constexpr int kParameterSyntaxError = 501;
+constexpr int kNotImplemented = 502;
+constexpr int kBadSequence = 503;
+constexpr int kParameterNotImplemented = 504;
+constexpr int kNetworkProtocolNotSupported = 522;
+constexpr int kNotLoggedIn = 530;
+constexpr int kProtectionLevelDenied = 536;
+constexpr int kFileUnavailable = 550;
+constexpr int kPageTypeUnknown = 551;
+constexpr int kExceededStorage = 552;
+constexpr int kFileNameNotAllowed = 553;
+
+}  // namespace gridftp::protocol::control::reply_code

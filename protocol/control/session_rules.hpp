@@ -1,0 +1,23 @@
+// What each login phase allows (RFC 959 §5.4 sequencing). Pure; the session keeps the phase.
+#pragma once
+
+#include "protocol/control/command.hpp"
+#include "protocol/core/result.hpp"
+
+namespace gridftp::protocol::control {
+
+enum class LoginPhase {
+  AwaitingUser,      // connected; USER not yet given
+  AwaitingPassword,  // USER accepted, PASS expected
+  LoggedIn,
+};
+
+// Errors: Errc::NotLoggedIn when the verb needs a login the phase lacks, Errc::BadSequence for
+// PASS without USER.
+Result<void> check_allowed(Verb verb, LoginPhase phase);
+
+// Verbs that may run while a transfer is in progress instead of waiting for it (RFC 959 §4.1.3:
+// ABOR and STAT are answered at once; QUIT closes after the transfer).
+bool runs_during_transfer(Verb verb);
+
+}  // namespace gridftp::protocol::control

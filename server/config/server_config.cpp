@@ -1,0 +1,206 @@
+#include "server/config/server_config.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <set>
+#include <toml++/toml.h>
+
+namespace gridftp::server {
+namespace {
+
+// Reads one table, recording which keys were consumed so leftovers can be reported as unknown.
+class TableReader {
+ public:
+  TableReader(const toml::table* table, std::string name, std::vector<std::string>& problems)
+      : table_(table), name_(std::move(name)), problems_(problems) {}
+
+  template <typename T>
+  void read_integer(std::string_view key, T& out) {
+    const auto* node = find(key);
+    if (node == nullptr) return;
+    const auto value = node->value<std::int64_t>();
+    if (!node->is_integer() || !value) return type_problem(key, *node, "an integer");
+    if (*value < 0 || static_cast<std::uint64_t>(*value) > std::numeric_limits<T>::max()) {
+      return problem(key, *node, fmt::format("value {} is out of range", *value));
+    }
+    out = static_cast<T>(*value);
+  }
+
+  void read_bool(std::string_view key, bool& out) {
+    const auto* node = find(key);
+    if (node == nullptr) return;
+    if (!node->is_boolean()) return type_problem(key, *node, "true or false");
+    out = *node->value<bool>();
+  }
+
+  void read_string(std::string_view key, std::string& out) {
+    const auto* node = find(key);
+    if (node == nullptr) return;
+    if (!node->is_string()) return type_problem(key, *node, "a string");
+    out = *node->value<std::string>();
+  }
+
+  void read_path(std::string_view key, std::filesystem::path& out) {
+    std::string text = out.string();
+    read_string(key, text);
+    out = text;
+  }
+
+  void read_string_list(std::string_view key, std::vector<std::string>& out) {
+    const auto* node = find(key);
+    if (node == nullptr) return;
+    const auto* array = node->as_array();
+    if (array == nullptr) return type_problem(key, *node, "an array of strings");
+    out.clear();
+    for (const auto& element : *array) {
+      if (!element.is_string()) return type_problem(key, element, "an array of strings");
+      out.push_back(*element.value<std::string>());
+    }
+  }
+
+  void report_unknown_keys() {
+    if (table_ == nullptr) return;
+    for (const auto& [key, node] : *table_) {
+      if (!seen_.contains(std::string(key.str()))) {
+        problem(key.str(), node, "unknown key");
+      }
+    }
+  }
+
+ private:
+  const toml::node* find(std::string_view key) {
+    seen_.insert(std::string(key));
+    return table_ == nullptr ? nullptr : table_->get(key);
+  }
+  void type_problem(std::string_view key, const toml::node& node, std::string_view expected) {
+    problem(key, node, fmt::format("expected {}", expected));
+  }
+  void problem(std::string_view key, const toml::node& node, const std::string& what) {
+    problems_.push_back(fmt::format("{}.{} (line {}): {}", name_, key, node.source().begin.line, what));
+  }
+
+  const toml::table* table_;
+  std::string name_;
+  std::vector<std::string>& problems_;
+  std::set<std::string> seen_;
+};
+
+const toml::table* section(const toml::table& root, std::string_view name,
+                           std::vector<std::string>& problems) {
+  const auto* node = root.get(name);
+  if (node == nullptr) return nullptr;
+  if (!node->is_table()) {
+    problems.push_back(fmt::format("{} (line {}): expected a table", name, node->source().begin.line));
+    return nullptr;
+  }
+  return node->as_table();
+}
+
+void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::string>& problems) {
+  TableReader listen(section(root, "listen", problems), "listen", problems);
+  listen.read_string("control_interface", c.listen.control_interface);
+  listen.read_integer("port", c.listen.port);
+  listen.read_string("data_interface", c.listen.data_interface);
+  listen.read_integer("passive_port_min", c.listen.passive_port_min);
+  listen.read_integer("passive_port_max", c.listen.passive_port_max);
+  listen.report_unknown_keys();
+
+  TableReader server(section(root, "server", problems), "server", problems);
+  server.read_integer("threads", c.server.threads);
+  server.read_string("banner", c.server.banner);
+  server.read_bool("create_missing_roots", c.server.create_missing_roots);
+  server.report_unknown_keys();
+
+  TableReader limits(section(root, "limits", problems), "limits", problems);
+  limits.read_integer("max_sessions", c.limits.max_sessions);
+  limits.read_integer("max_sessions_per_user", c.limits.max_sessions_per_user);
+  limits.read_integer("max_command_line_bytes", c.limits.max_command_line_bytes);
+  limits.report_unknown_keys();
+
+  TableReader timeouts(section(root, "timeouts", problems), "timeouts", problems);
+  timeouts.read_integer("idle_seconds", c.timeouts.idle_seconds);
+  timeouts.read_integer("data_seconds", c.timeouts.data_seconds);
+  timeouts.read_integer("login_seconds", c.timeouts.login_seconds);
+  timeouts.read_integer("shutdown_grace_seconds", c.timeouts.shutdown_grace_seconds);
+  timeouts.report_unknown_keys();
+
+  TableReader anonymous(section(root, "anonymous", problems), "anonymous", problems);
+  anonymous.read_bool("enabled", c.anonymous.enabled);
+  anonymous.read_path("root", c.anonymous.root);
+  anonymous.read_string_list("writable", c.anonymous.writable);
+  anonymous.report_unknown_keys();
+
+  TableReader accounts(section(root, "accounts", problems), "accounts", problems);
+  accounts.read_path("password_file", c.accounts.password_file);
+  accounts.report_unknown_keys();
+
+  TableReader logging(section(root, "logging", problems), "logging", problems);
+  logging.read_string("level", c.logging.level);
+  logging.read_path("server_log", c.logging.server_log);
+  logging.read_path("transfer_log", c.logging.transfer_log);
+  logging.report_unknown_keys();
+}
+
+const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
+                                                    "anonymous", "accounts", "logging"};
+
+}  // namespace
+
+ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name) {
+  ConfigLoad load;
+  toml::table root;
+  try {
+    // Debian builds toml++ with exceptions, so a syntax error arrives as parse_error.
+    root = toml::parse(toml_text, source_name);
+  } catch (const toml::parse_error& error) {
+    load.problems.push_back(fmt::format("{} line {}: {}", source_name, error.source().begin.line,
+                                        error.description()));
+    return load;
+  }
+  for (const auto& [key, node] : root) {
+    if (!kSections.contains(key.str())) {
+      load.problems.push_back(
+          fmt::format("{} (line {}): unknown table", key.str(), node.source().begin.line));
+    }
+  }
+  read_sections(root, load.config, load.problems);
+  return load;
+}
+
+std::vector<std::string> validate(const ServerConfig& c) {
+  std::vector<std::string> problems;
+  if (c.listen.passive_port_min > c.listen.passive_port_max) {
+    problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
+  }
+  if ((c.listen.passive_port_min == 0) != (c.listen.passive_port_max == 0)) {
+    problems.emplace_back("listen.passive_port_min and passive_port_max must both be 0 or both set");
+  }
+  if (c.limits.max_command_line_bytes < 64) {
+    problems.emplace_back("limits.max_command_line_bytes must be at least 64");
+  }
+  if (c.limits.max_sessions == 0) problems.emplace_back("limits.max_sessions must be at least 1");
+  if (c.anonymous.enabled && !c.anonymous.root.is_absolute()) {
+    problems.emplace_back("anonymous.root must be an absolute path when anonymous.enabled is true");
+  }
+  for (const auto& area : c.anonymous.writable) {
+    const std::filesystem::path p(area);
+    bool has_dotdot = false;
+    for (const auto& part : p) has_dotdot = has_dotdot || part == "..";
+    if (p.is_absolute() || has_dotdot || area.empty()) {
+      problems.push_back(fmt::format("anonymous.writable entry '{}' must be a relative subdirectory", area));
+    }
+  }
+  if (!c.anonymous.enabled && c.accounts.password_file.empty()) {
+    problems.emplace_back("no way to log in: enable [anonymous] or set accounts.password_file");
+  }
+  static const std::set<std::string, std::less<>> kLevels{"trace", "debug", "info",    "warn",
+                                                          "error", "critical", "off"};
+  if (!kLevels.contains(c.logging.level)) {
+    problems.push_back(fmt::format("logging.level '{}' is not one of trace, debug, info, warn, "
+                                   "error, critical, off", c.logging.level));
+  }
+  return problems;
+}
+
+}  // namespace gridftp::server

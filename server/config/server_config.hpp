@@ -1,0 +1,78 @@
+// gridftpd's configuration: one struct per TOML table, member initializers are the defaults
+// (conf/gridftpd.toml documents each key). Immutable after load_config(); modules get their part.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gridftp::server {
+
+struct ListenConfig {
+  std::string control_interface = "127.0.0.1";
+  std::uint16_t port = 2811;
+  std::string data_interface;
+  std::uint16_t passive_port_min = 0;
+  std::uint16_t passive_port_max = 0;
+};
+
+struct ServerSection {
+  unsigned threads = 0;
+  std::string banner = "gridftpd ready.";
+  bool create_missing_roots = true;
+};
+
+struct LimitsConfig {
+  unsigned max_sessions = 1000;
+  unsigned max_sessions_per_user = 100;
+  std::size_t max_command_line_bytes = 4096;
+};
+
+struct TimeoutsConfig {
+  unsigned idle_seconds = 900;
+  unsigned data_seconds = 120;
+  unsigned login_seconds = 120;
+  unsigned shutdown_grace_seconds = 5;
+};
+
+struct AnonymousConfig {
+  bool enabled = false;
+  std::filesystem::path root;
+  std::vector<std::string> writable;
+};
+
+struct AccountsConfig {
+  std::filesystem::path password_file;
+};
+
+struct LoggingConfig {
+  std::string level = "info";
+  std::filesystem::path server_log;
+  std::filesystem::path transfer_log;
+};
+
+struct ServerConfig {
+  ListenConfig listen;
+  ServerSection server;
+  LimitsConfig limits;
+  TimeoutsConfig timeouts;
+  AnonymousConfig anonymous;
+  AccountsConfig accounts;
+  LoggingConfig logging;
+};
+
+// Outcome of loading: the config, or every problem found, each naming the key and its line.
+struct ConfigLoad {
+  ServerConfig config;
+  std::vector<std::string> problems;
+  bool ok() const { return problems.empty(); }
+};
+
+// Parses TOML text (`source_name` appears in messages). Unknown keys and wrong types are problems.
+ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name);
+// Checks values that are well-typed but unusable (port ranges, missing roots, ...).
+std::vector<std::string> validate(const ServerConfig& config);
+
+}  // namespace gridftp::server

@@ -1,0 +1,91 @@
+#include "server/data/data_channel.hpp"
+
+#include <random>
+
+#include "protocol/core/errors.hpp"
+#include "transport/deadline.hpp"
+
+namespace gridftp::server {
+namespace {
+
+std::error_code to_std(const boost::system::error_code& ec) {
+  return {ec.value(), std::generic_category()};
+}
+
+}  // namespace
+
+Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local_address) {
+  cancel();
+  const unsigned low = listen_.passive_port_min;
+  const unsigned high = listen_.passive_port_max;
+  const unsigned span = low == 0 ? 1 : high - low + 1;
+  // Start at a random port in the range so concurrent sessions do not all probe the same ones.
+  std::random_device random;
+  const unsigned first = low == 0 ? 0 : static_cast<unsigned>(random() % span);
+  boost::system::error_code ec;
+  for (unsigned i = 0; i < span; ++i) {
+    const auto port = static_cast<std::uint16_t>(low == 0 ? 0 : low + (first + i) % span);
+    auto acceptor = std::make_shared<tcp::acceptor>(executor_);
+    const tcp::endpoint endpoint(local_address, port);
+    acceptor->open(endpoint.protocol(), ec);
+    if (ec) return make_error(to_std(ec));
+    acceptor->bind(endpoint, ec);
+    if (ec) continue;
+    acceptor->listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) continue;
+    const auto bound = acceptor->local_endpoint(ec);
+    if (ec) return make_error(to_std(ec));
+    acceptor_ = std::move(acceptor);
+    return bound;
+  }
+  return make_error(ec ? to_std(ec) : std::make_error_code(std::errc::address_in_use));
+}
+
+void DataChannel::set_active(const tcp::endpoint& peer) {
+  cancel();
+  active_peer_ = peer;
+}
+
+void DataChannel::cancel() {
+  boost::system::error_code ignored;
+  if (acceptor_) acceptor_->close(ignored);
+  if (opening_socket_) opening_socket_->close(ignored);
+  acceptor_.reset();
+  opening_socket_.reset();
+  active_peer_.reset();
+}
+
+transport::awaitable<Result<std::shared_ptr<tcp::socket>>> DataChannel::open(std::chrono::seconds timeout) {
+  const auto acceptor = acceptor_;
+  const auto peer = active_peer_;
+  active_peer_.reset();
+  if (!acceptor && !peer) co_return make_error(error_code_for(Condition::BadSequence));
+  auto socket = std::make_shared<tcp::socket>(executor_);
+  opening_socket_ = socket;
+
+  auto deadline = std::make_shared<transport::Deadline>(executor_);
+  deadline->expires_after(timeout);
+  transport::start_watch(deadline, [acceptor, socket] {
+    boost::system::error_code ignored;
+    if (acceptor) acceptor->close(ignored);
+    socket->close(ignored);
+  });
+
+  boost::system::error_code ec;
+  if (acceptor) {
+    co_await acceptor->async_accept(*socket, asio::redirect_error(transport::use_awaitable, ec));
+    boost::system::error_code ignored;
+    acceptor->close(ignored);
+    if (acceptor_ == acceptor) acceptor_.reset();
+  } else {
+    co_await socket->async_connect(*peer, asio::redirect_error(transport::use_awaitable, ec));
+  }
+  if (opening_socket_ == socket) opening_socket_.reset();
+  const bool timed_out = deadline->expired();
+  deadline->stop();
+  if (ec || timed_out || !socket->is_open()) co_return make_error(error_code_for(Condition::DataConnection));
+  socket->set_option(tcp::no_delay(true), ec);
+  co_return socket;
+}
+
+}  // namespace gridftp::server

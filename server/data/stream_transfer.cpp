@@ -1,0 +1,175 @@
+#include "server/data/stream_transfer.hpp"
+
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "protocol/control/ascii_codec.hpp"
+#include "protocol/core/errors.hpp"
+#include "transport/deadline.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace asio = transport::asio;
+using transport::use_awaitable;
+
+constexpr std::size_t kChunkBytes = 1 << 20;
+constexpr std::size_t kSendfileChunkBytes = 16 << 20;
+
+std::error_code errno_code() { return {errno, std::generic_category()}; }
+std::error_code to_std(const boost::system::error_code& ec) {
+  if (ec == asio::error::operation_aborted) return error_code_for(Condition::TransferAborted);
+  return error_code_for(Condition::DataConnection);
+}
+
+// Closes the socket if no progress happens for `timeout`; callers re-arm before each wait.
+std::shared_ptr<transport::Deadline> start_stall_watch(tcp::socket& socket, std::chrono::seconds timeout) {
+  auto deadline = std::make_shared<transport::Deadline>(socket.get_executor());
+  deadline->expires_after(timeout);
+  transport::start_watch(deadline, [&socket] {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+  });
+  return deadline;
+}
+
+// A failure after the watchdog fired is reported as a stall, not as whatever the close caused.
+std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec) {
+  return deadline.expired() ? error_code_for(Condition::DataConnection) : ec;
+}
+
+transport::awaitable<Result<void>> write_all(tcp::socket& socket, const char* data, std::size_t size,
+                                             transport::Deadline& deadline, std::chrono::seconds timeout,
+                                             TransferProgress& progress) {
+  deadline.expires_after(timeout);
+  boost::system::error_code ec;
+  co_await asio::async_write(socket, asio::buffer(data, size), asio::redirect_error(use_awaitable, ec));
+  if (ec) co_return make_error(stall_or(deadline, to_std(ec)));
+  progress.bytes += size;
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd, std::uint64_t offset,
+                                                      transport::Deadline& deadline,
+                                                      std::chrono::seconds timeout,
+                                                      TransferProgress& progress, bool& unsupported) {
+  socket.non_blocking(true);
+  auto position = static_cast<off_t>(offset);
+  while (true) {
+    deadline.expires_after(timeout);
+    const auto sent = ::sendfile(socket.native_handle(), fd, &position, kSendfileChunkBytes);
+    if (sent > 0) {
+      progress.bytes += static_cast<std::uint64_t>(sent);
+      continue;
+    }
+    if (sent == 0) co_return Result<void>{};
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) {
+      boost::system::error_code ec;
+      co_await socket.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return make_error(stall_or(deadline, to_std(ec)));
+      continue;
+    }
+    if ((errno == EINVAL || errno == ENOSYS) && progress.bytes == 0) {
+      unsupported = true;  // e.g. a file system without splice support: fall back to read/write
+      co_return Result<void>{};
+    }
+    co_return make_error(stall_or(deadline, errno == EPIPE || errno == ECONNRESET
+                                                ? error_code_for(Condition::DataConnection)
+                                                : errno_code()));
+  }
+}
+
+}  // namespace
+
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset, bool ascii,
+                                             std::chrono::seconds stall_timeout, TransferProgress& progress) {
+  auto deadline = start_stall_watch(socket, stall_timeout);
+  if (!ascii) {
+    bool unsupported = false;
+    auto result = co_await send_with_sendfile(socket, fd, offset, *deadline, stall_timeout, progress, unsupported);
+    if (!unsupported) {
+      deadline->stop();
+      co_return result;
+    }
+  }
+  std::vector<char> buffer(kChunkBytes);
+  std::string converted;
+  auto position = static_cast<off_t>(offset);
+  while (true) {
+    const auto got = ::pread(fd, buffer.data(), buffer.size(), position);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      deadline->stop();
+      co_return make_error(errno_code());
+    }
+    if (got == 0) break;
+    position += got;
+    const char* data = buffer.data();
+    auto size = static_cast<std::size_t>(got);
+    if (ascii) {
+      converted.clear();
+      protocol::control::encode_network_ascii({buffer.data(), size}, converted);
+      data = converted.data();
+      size = converted.size();
+    }
+    auto written = co_await write_all(socket, data, size, *deadline, stall_timeout, progress);
+    if (!written) {
+      deadline->stop();
+      co_return written;
+    }
+  }
+  deadline->stop();
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string text,
+                                             std::chrono::seconds stall_timeout, TransferProgress& progress) {
+  auto deadline = start_stall_watch(socket, stall_timeout);
+  auto result = co_await write_all(socket, text.data(), text.size(), *deadline, stall_timeout, progress);
+  deadline->stop();
+  co_return result;
+}
+
+transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Upload& upload, bool ascii,
+                                                std::chrono::seconds stall_timeout, TransferProgress& progress) {
+  auto deadline = start_stall_watch(socket, stall_timeout);
+  std::vector<char> buffer(kChunkBytes);
+  std::string converted;
+  protocol::control::NetworkAsciiDecoder decoder;
+  std::uint64_t file_offset = 0;
+  Result<void> outcome;
+  while (true) {
+    deadline->expires_after(stall_timeout);
+    boost::system::error_code ec;
+    const auto got = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    if (ec == asio::error::eof) break;
+    if (ec) {
+      outcome = make_error(stall_or(*deadline, to_std(ec)));
+      break;
+    }
+    progress.bytes += got;
+    std::span<const char> data(buffer.data(), got);
+    if (ascii) {
+      converted.clear();
+      decoder.decode(data, converted);
+      data = converted;
+    }
+    outcome = upload.write_at(file_offset, data);
+    if (!outcome) break;
+    file_offset += data.size();
+  }
+  if (outcome && ascii) {
+    converted.clear();
+    decoder.finish(converted);
+    outcome = upload.write_at(file_offset, converted);
+  }
+  deadline->stop();
+  co_return outcome;
+}
+
+}  // namespace gridftp::server

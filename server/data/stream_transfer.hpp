@@ -1,0 +1,35 @@
+// Stream-mode (MODE S) data movement over one TCP connection: the sender's close marks EOF
+// (RFC 959 §3.4.1). Binary sends use sendfile(2) so file bytes never enter user space.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "protocol/core/result.hpp"
+#include "server/storage/upload.hpp"
+#include "transport/asio.hpp"
+
+namespace gridftp::server {
+
+using transport::tcp;
+
+struct TransferProgress {
+  std::uint64_t bytes = 0;  // moved so far (wire bytes for ASCII)
+};
+
+// Sends `fd` from `offset` to its end; `ascii` converts LF to CR LF.
+// Errors: errno from the file or socket; Condition::DataConnection on a stall past `stall_timeout`.
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset,
+                                             bool ascii, std::chrono::seconds stall_timeout,
+                                             TransferProgress& progress);
+// Sends an in-memory listing.
+transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string text,
+                                             std::chrono::seconds stall_timeout,
+                                             TransferProgress& progress);
+// Receives until the peer closes, writing into `upload`; `ascii` converts CR LF to LF.
+transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Upload& upload,
+                                                bool ascii, std::chrono::seconds stall_timeout,
+                                                TransferProgress& progress);
+
+}  // namespace gridftp::server

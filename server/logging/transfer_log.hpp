@@ -1,0 +1,42 @@
+// The transfer log: one JSON object per finished (or failed) transfer, written through its own
+// spdlog logger with pattern "%v". The schema is in docs/ARCHITECTURE.md.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace spdlog {
+class logger;
+}
+
+namespace gridftp::server {
+
+struct TransferRecord {
+  std::uint64_t session_id = 0;
+  std::string user;
+  std::string command;  // RETR, STOR, APPE, LIST, MLSD, NLST, ...
+  std::string path;
+  std::uint64_t bytes = 0;
+  unsigned streams = 1;
+  char mode = 'S';
+  std::string security = "none";
+  std::chrono::steady_clock::duration duration{};
+  bool ok = false;
+  std::string error;
+};
+
+std::string format_transfer_record(const TransferRecord& record, std::chrono::system_clock::time_point now);
+
+class TransferLog {
+ public:
+  // A null logger disables the log.
+  explicit TransferLog(std::shared_ptr<spdlog::logger> logger) : logger_(std::move(logger)) {}
+  void write(const TransferRecord& record) const;
+
+ private:
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+}  // namespace gridftp::server

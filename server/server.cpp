@@ -1,0 +1,111 @@
+#include "server/server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+#include <vector>
+
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+
+namespace asio = transport::asio;
+using transport::tcp;
+using transport::use_awaitable;
+
+Server::Server(ServerConfig config, std::vector<auth::Account> accounts, Loggers loggers)
+    : config_(std::move(config)),
+      loggers_(std::move(loggers)),
+      registry_(config_.limits),
+      authenticator_(config_.anonymous, std::move(accounts)),
+      transfer_log_(loggers_.transfer),
+      services_{config_, registry_, authenticator_, transfer_log_, loggers_.control, blocking_pool_},
+      acceptor_(io_context_) {}
+
+Server::~Server() { blocking_pool_.join(); }
+
+Result<tcp::endpoint> Server::bind() {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(config_.listen.control_interface, ec);
+  if (ec) return make_error(std::make_error_code(std::errc::invalid_argument));
+  const tcp::endpoint endpoint(address, config_.listen.port);
+  auto fail = [](const boost::system::error_code& error) {
+    return make_error(std::error_code(error.value(), std::generic_category()));
+  };
+  acceptor_.open(endpoint.protocol(), ec);
+  if (ec) return fail(ec);
+  acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (address.is_v6() && address.to_v6().is_unspecified()) {
+    acceptor_.set_option(asio::ip::v6_only(false), ec);  // "::" serves IPv4 clients too
+  }
+  acceptor_.bind(endpoint, ec);
+  if (ec) return fail(ec);
+  acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return fail(ec);
+  const auto bound = acceptor_.local_endpoint(ec);
+  if (ec) return fail(ec);
+  return bound;
+}
+
+void Server::run() {
+  asio::co_spawn(io_context_, accept_loop(), asio::detached);
+  const unsigned threads = config_.server.threads != 0 ? config_.server.threads
+                                                       : std::max(1U, std::thread::hardware_concurrency());
+  loggers_.control->info("serving with threads={}", threads);
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_context_.run(); });
+  io_context_.run();
+  for (auto& thread : pool) thread.join();
+}
+
+void Server::stop() {
+  if (stopping_.exchange(true)) return;
+  asio::post(io_context_, [this] {
+    loggers_.control->info("shutting down: no new sessions, grace={}s", config_.timeouts.shutdown_grace_seconds);
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    shut_down_sessions();
+    auto timer = std::make_shared<asio::steady_timer>(io_context_);
+    timer->expires_after(std::chrono::seconds(config_.timeouts.shutdown_grace_seconds));
+    timer->async_wait([this, timer](const boost::system::error_code&) { io_context_.stop(); });
+  });
+}
+
+void Server::shut_down_sessions() {
+  const std::lock_guard lock(sessions_mutex_);
+  for (auto& weak : sessions_) {
+    if (auto session = weak.lock()) session->request_close();
+  }
+}
+
+transport::awaitable<void> Server::accept_loop() {
+  while (!stopping_) {
+    tcp::socket socket(asio::make_strand(io_context_));
+    boost::system::error_code ec;
+    co_await acceptor_.async_accept(socket, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (stopping_ || ec == asio::error::operation_aborted) co_return;
+      loggers_.control->warn("accept failed: {}", ec.message());
+      continue;
+    }
+    const auto executor = socket.get_executor();
+    auto session = std::make_shared<ControlSession>(std::move(socket), services_, next_session_id_++);
+    {
+      const std::lock_guard lock(sessions_mutex_);
+      sessions_.remove_if([](const auto& weak) { return weak.expired(); });
+      sessions_.push_back(session);
+    }
+    asio::co_spawn(executor, serve(std::move(session)), asio::detached);
+  }
+}
+
+transport::awaitable<void> Server::serve(std::shared_ptr<ControlSession> session) {
+  try {
+    co_await session->run();
+  } catch (const std::exception& error) {
+    // One session's bug must not take the server down; log it and drop that session only.
+    loggers_.control->error("session ended by exception: {}", error.what());
+  }
+}
+
+}  // namespace gridftp::server

@@ -1,0 +1,55 @@
+// The running server: one io_context on a pool of I/O threads, the control listener, a small
+// pool for blocking work, and a registry of live sessions for limits and shutdown.
+#pragma once
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+
+#include "protocol/core/result.hpp"
+#include "server/auth/authenticator.hpp"
+#include "server/config/server_config.hpp"
+#include "server/logging/log_setup.hpp"
+#include "server/logging/transfer_log.hpp"
+#include "server/session/session_registry.hpp"
+#include "server/session/session_services.hpp"
+#include "transport/asio.hpp"
+
+namespace gridftp::server {
+
+class ControlSession;
+
+class Server {
+ public:
+  Server(ServerConfig config, std::vector<auth::Account> accounts, Loggers loggers);
+  ~Server();
+
+  // Binds the control listener. Errors: errno from bind/listen.
+  Result<transport::tcp::endpoint> bind();
+  // Accepts and serves until stop(); runs the I/O threads and returns when they end.
+  void run();
+  // Thread-safe: stop accepting, tell sessions to close, then end after the grace period.
+  void stop();
+
+ private:
+  transport::awaitable<void> accept_loop();
+  transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
+  void shut_down_sessions();
+
+  ServerConfig config_;
+  Loggers loggers_;
+  transport::asio::io_context io_context_;
+  transport::asio::thread_pool blocking_pool_{2};
+  SessionRegistry registry_;
+  auth::Authenticator authenticator_;
+  TransferLog transfer_log_;
+  SessionServices services_;
+  transport::tcp::acceptor acceptor_;
+  std::atomic<std::uint64_t> next_session_id_{1};
+  std::mutex sessions_mutex_;
+  std::list<std::weak_ptr<ControlSession>> sessions_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace gridftp::server

@@ -1,0 +1,206 @@
+#include "server/session/control_session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <vector>
+
+#include "protocol/control/command_parser.hpp"
+#include "protocol/control/line_reader.hpp"
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/control/reply_for_error.hpp"
+#include "protocol/control/virtual_path.hpp"
+#include "protocol/core/errors.hpp"
+#include "server/session/command_table.hpp"
+
+namespace gridftp::server {
+
+namespace rc = protocol::control::reply_code;
+using protocol::control::Reply;
+using transport::use_awaitable;
+
+ControlSession::ControlSession(tcp::socket socket, SessionServices& services, std::uint64_t id)
+    : socket_(std::move(socket)),
+      services_(services),
+      id_(id),
+      log_(services.log),
+      data_channel_(socket_.get_executor(), services.config.listen),
+      transfer_done_(socket_.get_executor()),
+      idle_timer_(socket_.get_executor()) {}
+
+ControlSession::~ControlSession() {
+  if (counted_login_ && user_) services_.registry.logout(user_->name);
+  if (entered_registry_) services_.registry.leave();
+}
+
+std::string ControlSession::tag() const { return "[s" + std::to_string(id_) + "]"; }
+
+transport::awaitable<void> ControlSession::run() {
+  const auto self = shared_from_this();
+  boost::system::error_code ec;
+  const auto peer = socket_.remote_endpoint(ec);
+  if (!services_.registry.try_enter()) {
+    log_->warn("{} refused peer={}: max_sessions reached", tag(), ec ? "?" : peer.address().to_string());
+    send(rc::kServiceNotAvailable, "Too many sessions; try again later.");
+    close_after_replies();
+    co_await drain_replies();
+    co_return;
+  }
+  entered_registry_ = true;
+  log_->info("{} session start peer={}", tag(), ec ? "?" : peer.address().to_string());
+  send(rc::kServiceReady, services_.config.server.banner);
+  touch_idle();
+  asio::co_spawn(socket_.get_executor(), watch_idle(), asio::detached);
+  co_await read_commands();
+  // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
+  if (transfer_active_) {
+    abort_requested_ = true;
+    if (data_socket_) data_socket_->close(ec);
+    data_channel_.cancel();
+    co_await wait_for_transfer();
+  }
+  data_channel_.cancel();
+  closed_ = true;
+  idle_timer_.cancel();
+  log_->info("{} session end user={}", tag(), user_ ? user_->name : "-");
+}
+
+void ControlSession::request_close() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->close_when_drained_) return;
+    self->abort_requested_ = true;
+    boost::system::error_code ignored;
+    if (self->data_socket_) self->data_socket_->close(ignored);
+    self->data_channel_.cancel();
+    self->send(rc::kServiceNotAvailable, "Server shutting down.");
+    self->close_after_replies();
+  });
+}
+
+transport::awaitable<void> ControlSession::read_commands() {
+  protocol::control::LineReader reader(services_.config.limits.max_command_line_bytes);
+  std::array<char, 4096> buffer{};
+  std::vector<protocol::control::LineEvent> events;
+  while (!close_when_drained_) {
+    boost::system::error_code ec;
+    const auto got = co_await socket_.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return;
+    events.clear();
+    reader.feed({buffer.data(), got}, events);
+    for (auto& event : events) {
+      touch_idle();
+      if (event.too_long) {
+        log_->warn("{} command line over {} bytes discarded", tag(), services_.config.limits.max_command_line_bytes);
+        send_error(make_error_code(protocol::Errc::LineTooLong));
+        continue;
+      }
+      co_await execute(event.line);
+      if (close_when_drained_) co_return;
+    }
+  }
+}
+
+transport::awaitable<void> ControlSession::execute(const std::string& line) {
+  auto command = protocol::control::parse_command(line);
+  if (!command) {
+    log_->debug("{} <- (unparsed) {}", tag(), line.substr(0, 64));
+    if (command.error() != make_error_code(protocol::Errc::EmptyCommand)) send_error(command.error());
+    else send(rc::kSyntaxError, "Empty command.");
+    co_return;
+  }
+  const auto verb = command->verb;
+  log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
+  if (transfer_active_ && !protocol::control::runs_during_transfer(verb)) co_await wait_for_transfer();
+  if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
+    send_error(allowed.error());
+    co_return;
+  }
+  // RNTO must follow RNFR directly (RFC 959 §4.1.3); anything else forgets the pending rename.
+  if (verb != protocol::control::Verb::Rnto) rename_from_.reset();
+  const auto handler = handler_for(verb);
+  if (handler == nullptr) {
+    send(rc::kNotImplemented, "Command not implemented.");
+    co_return;
+  }
+  co_await (this->*handler)(command->argument);
+}
+
+void ControlSession::send(Reply reply) {
+  if (log_->should_log(spdlog::level::debug)) log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
+  outgoing_.push_back(protocol::control::format_reply(reply));
+  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+}
+
+void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
+
+void ControlSession::send_error(std::error_code ec) { send(protocol::control::reply_for_error(ec)); }
+
+transport::awaitable<void> ControlSession::drain_replies() {
+  if (writing_) co_return;
+  const auto self = shared_from_this();
+  writing_ = true;
+  while (!outgoing_.empty()) {
+    const std::string text = std::move(outgoing_.front());
+    outgoing_.pop_front();
+    boost::system::error_code ec;
+    co_await asio::async_write(socket_, asio::buffer(text), asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      outgoing_.clear();
+      break;
+    }
+  }
+  writing_ = false;
+  if (close_when_drained_) {
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+}
+
+void ControlSession::close_after_replies() {
+  close_when_drained_ = true;
+  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+}
+
+void ControlSession::touch_idle() {
+  const auto& timeouts = services_.config.timeouts;
+  const auto limit = phase_ == protocol::control::LoginPhase::LoggedIn ? timeouts.idle_seconds : timeouts.login_seconds;
+  idle_expiry_ = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
+}
+
+transport::awaitable<void> ControlSession::watch_idle() {
+  const auto self = shared_from_this();
+  while (!closed_ && !close_when_drained_) {
+    idle_timer_.expires_at(idle_expiry_);
+    boost::system::error_code ec;
+    co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (closed_ || close_when_drained_) co_return;
+    if (transfer_active_) {
+      touch_idle();  // a moving transfer is activity; the data deadline guards stalls
+      continue;
+    }
+    if (std::chrono::steady_clock::now() >= idle_expiry_) {
+      log_->info("{} idle timeout", tag());
+      send(rc::kServiceNotAvailable, "Idle timeout; closing control connection.");
+      close_after_replies();
+      co_return;
+    }
+  }
+}
+
+std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
+  auto path = protocol::control::resolve_virtual_path(cwd_, argument.empty() ? "." : argument);
+  if (!path) {
+    send_error(path.error());
+    return std::nullopt;
+  }
+  return std::move(*path);
+}
+
+bool ControlSession::check_storage_or_reply() {
+  if (storage_) return true;
+  send_error(error_code_for(Condition::NotLoggedIn));
+  return false;
+}
+
+}  // namespace gridftp::server

@@ -1,0 +1,169 @@
+// One control connection, from greeting to close. Runs as coroutines on its own strand: one reads
+// commands, one writes replies in order, at most one runs the current transfer. Handlers are
+// members defined in handlers/*.cpp, one file per area; command_table.cpp maps verbs to them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "protocol/control/command.hpp"
+#include "protocol/control/reply.hpp"
+#include "protocol/control/session_rules.hpp"
+#include "server/auth/authenticator.hpp"
+#include "server/data/data_channel.hpp"
+#include "server/data/stream_transfer.hpp"
+#include "server/logging/transfer_log.hpp"
+#include "server/session/session_services.hpp"
+#include "server/storage/posix_storage.hpp"
+
+namespace gridftp::server {
+
+class ControlSession : public std::enable_shared_from_this<ControlSession> {
+ public:
+  using Handler = transport::awaitable<void> (ControlSession::*)(const std::string& argument);
+
+  ControlSession(tcp::socket socket, SessionServices& services, std::uint64_t id);
+  ControlSession(const ControlSession&) = delete;
+  ControlSession& operator=(const ControlSession&) = delete;
+  ~ControlSession();
+
+  transport::awaitable<void> run();
+  // Thread-safe: ends the session (server shutdown): 421, abort any transfer, close.
+  void request_close();
+
+  // Handlers (command_table.cpp lists which verb runs which).
+  transport::awaitable<void> on_user(const std::string& argument);
+  transport::awaitable<void> on_pass(const std::string& argument);
+  transport::awaitable<void> on_acct(const std::string& argument);
+  transport::awaitable<void> on_quit(const std::string& argument);
+  transport::awaitable<void> on_auth(const std::string& argument);
+  transport::awaitable<void> on_noop(const std::string& argument);
+  transport::awaitable<void> on_syst(const std::string& argument);
+  transport::awaitable<void> on_feat(const std::string& argument);
+  transport::awaitable<void> on_opts(const std::string& argument);
+  transport::awaitable<void> on_help(const std::string& argument);
+  transport::awaitable<void> on_stat(const std::string& argument);
+  transport::awaitable<void> on_site(const std::string& argument);
+  transport::awaitable<void> on_type(const std::string& argument);
+  transport::awaitable<void> on_mode(const std::string& argument);
+  transport::awaitable<void> on_stru(const std::string& argument);
+  transport::awaitable<void> on_allo(const std::string& argument);
+  transport::awaitable<void> on_lang(const std::string& argument);
+  transport::awaitable<void> on_pbsz(const std::string& argument);
+  transport::awaitable<void> on_prot(const std::string& argument);
+  transport::awaitable<void> on_not_implemented(const std::string& argument);
+  transport::awaitable<void> on_cwd(const std::string& argument);
+  transport::awaitable<void> on_cdup(const std::string& argument);
+  transport::awaitable<void> on_pwd(const std::string& argument);
+  transport::awaitable<void> on_mkd(const std::string& argument);
+  transport::awaitable<void> on_rmd(const std::string& argument);
+  transport::awaitable<void> on_dele(const std::string& argument);
+  transport::awaitable<void> on_rnfr(const std::string& argument);
+  transport::awaitable<void> on_rnto(const std::string& argument);
+  transport::awaitable<void> on_size(const std::string& argument);
+  transport::awaitable<void> on_mdtm(const std::string& argument);
+  transport::awaitable<void> on_mfmt(const std::string& argument);
+  transport::awaitable<void> on_mlst(const std::string& argument);
+  transport::awaitable<void> on_pasv(const std::string& argument);
+  transport::awaitable<void> on_epsv(const std::string& argument);
+  transport::awaitable<void> on_port(const std::string& argument);
+  transport::awaitable<void> on_eprt(const std::string& argument);
+  transport::awaitable<void> on_rest(const std::string& argument);
+  transport::awaitable<void> on_retr(const std::string& argument);
+  transport::awaitable<void> on_stor(const std::string& argument);
+  transport::awaitable<void> on_appe(const std::string& argument);
+  transport::awaitable<void> on_list(const std::string& argument);
+  transport::awaitable<void> on_nlst(const std::string& argument);
+  transport::awaitable<void> on_mlsd(const std::string& argument);
+  transport::awaitable<void> on_abor(const std::string& argument);
+
+ private:
+  // What a running transfer needs; lives in the transfer coroutine's frame.
+  struct TransferJob {
+    std::string command;
+    std::string path;
+    std::optional<storage::UniqueFd> source = {};     // RETR
+    std::optional<storage::Upload> upload = {};       // STOR/APPE
+    std::optional<std::string> listing = {};          // LIST/NLST/MLSD
+    std::uint64_t offset = 0;
+    std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
+  };
+
+  transport::awaitable<void> read_commands();
+  transport::awaitable<void> execute(const std::string& line);
+  transport::awaitable<void> watch_idle();
+  void touch_idle();
+
+  // Replies leave in the order queued; the first sender drains the queue for everyone.
+  void send(protocol::control::Reply reply);
+  void send(int code, std::string text);
+  void send_error(std::error_code ec);
+  transport::awaitable<void> drain_replies();
+  void close_after_replies();
+
+  // Resolves a client path against the cwd; on failure sends the reply and returns nullopt.
+  std::optional<std::string> resolve_or_reply(const std::string& argument);
+  bool check_storage_or_reply();
+  bool require_data_channel_or_reply();
+
+  void start_transfer(TransferJob job);
+  transport::awaitable<void> run_transfer(TransferJob job);
+  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket);
+  transport::awaitable<void> wait_for_transfer();
+  // In stream mode a dying client's FIN looks like EOF; these tell a cut-off upload apart.
+  Result<void> check_upload_complete(const TransferJob& job);
+  void finish_transfer(const TransferJob& job, const Result<void>& outcome,
+                       std::chrono::steady_clock::time_point started);
+  transport::awaitable<void> start_listing(const std::string& argument, protocol::control::Verb verb);
+  std::optional<std::string> build_listing(const std::string& argument, protocol::control::Verb verb);
+  transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
+                                          const char* command);
+  asio::ip::address data_address() const;
+
+  std::string tag() const;
+
+  tcp::socket socket_;
+  SessionServices& services_;
+  const std::uint64_t id_;
+  std::shared_ptr<spdlog::logger> log_;
+  bool entered_registry_ = false;
+
+  // Replies.
+  std::deque<std::string> outgoing_;
+  bool writing_ = false;
+  bool close_when_drained_ = false;
+
+  // Login.
+  protocol::control::LoginPhase phase_ = protocol::control::LoginPhase::AwaitingUser;
+  std::string pending_user_;
+  std::optional<auth::UserContext> user_;
+  std::optional<storage::PosixStorage> storage_;
+  bool counted_login_ = false;
+
+  // Per-transfer settings.
+  std::string cwd_ = "/";
+  bool ascii_ = true;  // RFC 959 default is TYPE A
+  std::uint64_t restart_offset_ = 0;
+  std::optional<std::uint64_t> allocated_bytes_;  // ALLO: the size the client announced
+  std::optional<std::string> rename_from_;
+  DataChannel data_channel_;
+
+  // The running transfer, if any.
+  bool transfer_active_ = false;
+  bool abort_requested_ = false;
+  std::shared_ptr<tcp::socket> data_socket_;
+  TransferProgress progress_;
+  asio::steady_timer transfer_done_;
+  std::uint64_t transfers_started_ = 0;
+
+  // Idle and login timeouts.
+  asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point idle_expiry_;
+  bool closed_ = false;
+};
+
+}  // namespace gridftp::server

@@ -1,0 +1,120 @@
+// Data-channel addressing: PASV, EPSV, PORT, EPRT (RFC 959 §4.1.2, RFC 2428) and REST (RFC 3659).
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+
+#include "protocol/control/host_port.hpp"
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/core/errors.hpp"
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace rc = protocol::control::reply_code;
+
+// Ports below 1024 are refused: PORT must not turn the server into a bounce to privileged
+// services (RFC 2577 §3).
+constexpr std::uint16_t kLowestActivePort = 1024;
+
+asio::ip::address unmapped(const asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+  }
+  return address;
+}
+
+}  // namespace
+
+asio::ip::address ControlSession::data_address() const {
+  const auto& configured = services_.config.listen.data_interface;
+  if (!configured.empty()) {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(configured, ec);
+    if (!ec) return address;
+  }
+  boost::system::error_code ec;
+  return unmapped(socket_.local_endpoint(ec).address());
+}
+
+transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
+  const auto address = data_address();
+  if (!address.is_v4()) {
+    send(rc::kNetworkProtocolNotSupported, "Network protocol not supported; use EPSV.");
+    co_return;
+  }
+  const auto endpoint = data_channel_.listen_passive(address);
+  if (!endpoint) {
+    log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
+    send(rc::kCannotOpenData, "Can't open passive listener.");
+    co_return;
+  }
+  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(), false};
+  send(rc::kEnteringPassive, "Entering Passive Mode (" + protocol::control::format_port_argument(host_port) + ")");
+}
+
+transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) {
+  if (argument == "ALL" || argument == "all") {
+    send(rc::kCommandOk, "EPSV ALL Successful.");
+    co_return;
+  }
+  const auto address = data_address();
+  if ((argument == "1" && !address.is_v4()) || (argument == "2" && !address.is_v6())) {
+    send(rc::kNetworkProtocolNotSupported, address.is_v4() ? "Network protocol not supported, use (1)."
+                                                           : "Network protocol not supported, use (2).");
+    co_return;
+  }
+  if (!argument.empty() && argument != "1" && argument != "2") {
+    send(rc::kParameterSyntaxError, "Bad EPSV argument.");
+    co_return;
+  }
+  const auto endpoint = data_channel_.listen_passive(address);
+  if (!endpoint) {
+    log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
+    send(rc::kCannotOpenData, "Can't open passive listener.");
+    co_return;
+  }
+  send(rc::kEnteringExtendedPassive, "Entering Extended Passive Mode (|||" + std::to_string(endpoint->port()) + "|)");
+}
+
+transport::awaitable<void> ControlSession::on_port(const std::string& argument) {
+  const auto host_port = protocol::control::parse_port_argument(argument);
+  boost::system::error_code ec;
+  const auto address = host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
+  if (!host_port || ec || host_port->port < kLowestActivePort) {
+    send(rc::kParameterSyntaxError, "Illegal PORT command.");
+    co_return;
+  }
+  data_channel_.set_active(tcp::endpoint(address, host_port->port));
+  send(rc::kCommandOk, "PORT Command successful.");
+}
+
+transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) {
+  const auto host_port = protocol::control::parse_eprt_argument(argument);
+  if (!host_port) {
+    send_error(host_port.error());
+    co_return;
+  }
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(host_port->address, ec);
+  if (ec || host_port->port < kLowestActivePort) {
+    send(rc::kParameterSyntaxError, "Illegal EPRT command.");
+    co_return;
+  }
+  data_channel_.set_active(tcp::endpoint(address, host_port->port));
+  send(rc::kCommandOk, "EPRT Command successful.");
+}
+
+transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
+  std::uint64_t offset = 0;
+  const auto* end = argument.data() + argument.size();
+  const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
+  if (argument.empty() || ec != std::errc() || ptr != end) {
+    send(rc::kParameterSyntaxError, "Bad REST parameter.");
+    co_return;
+  }
+  restart_offset_ = offset;
+  send(rc::kPendingFurtherInfo, "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
+}
+
+}  // namespace gridftp::server

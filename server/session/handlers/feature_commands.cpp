@@ -1,0 +1,162 @@
+// Session settings and discovery: NOOP, SYST, FEAT, OPTS, HELP, STAT, SITE, TYPE, MODE, STRU,
+// ALLO, LANG, PBSZ, PROT (RFC 959, RFC 2389, RFC 2228; SITE forms as globus-url-copy sends them).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "protocol/control/feat.hpp"
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/core/errors.hpp"
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace rc = protocol::control::reply_code;
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+}  // namespace
+
+transport::awaitable<void> ControlSession::on_noop(const std::string&) {
+  send(rc::kCommandOk, "NOOP command successful.");
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_syst(const std::string&) {
+  send(rc::kSystemType, "UNIX Type: L8");
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_feat(const std::string&) {
+  send(protocol::control::feat_reply());
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_opts(const std::string& argument) {
+  const auto option = upper(argument);
+  if (option == "UTF8 ON" || option == "UTF8") {
+    send(rc::kCommandOk, "UTF8 mode enabled.");
+  } else if (option.starts_with("MLST ")) {
+    send(rc::kCommandOk, "MLST OPTS Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
+  } else {
+    send(rc::kParameterSyntaxError, "OPTS not understood.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_help(const std::string&) {
+  send(protocol::control::help_reply());
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_stat(const std::string& argument) {
+  if (!argument.empty()) {
+    send(rc::kNotImplemented, "STAT with a path is not implemented; use MLST or LIST.");
+    co_return;
+  }
+  std::vector<std::string> lines{"GridFTP server status."};
+  lines.push_back(" Logged in as " + (user_ ? user_->name : std::string("(nobody)")));
+  lines.push_back(std::string(" TYPE: ") + (ascii_ ? "ASCII" : "BINARY") + ", STRUcture: File, Mode: Stream");
+  if (transfer_active_) {
+    lines.push_back(" Transfer in progress: " + std::to_string(progress_.bytes) + " bytes moved");
+  } else {
+    lines.push_back(" No data connection");
+  }
+  lines.emplace_back("End of status.");
+  send(protocol::control::Reply{rc::kSystemStatus, std::move(lines)});
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_site(const std::string& argument) {
+  const auto space = argument.find(' ');
+  const auto name = upper(argument.substr(0, space));
+  if (name == "HELP") {
+    send(protocol::control::site_help_reply());
+  } else if (name == "CLIENTINFO") {
+    send(rc::kFileActionOk, "OK.");
+  } else if (name == "WHOAMI" && user_) {
+    send(rc::kCommandOk, user_->name);
+  } else {
+    send(rc::kSyntaxError, "Invalid command.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_type(const std::string& argument) {
+  const auto type = upper(argument);
+  if (type == "I" || type == "L 8" || type == "L8") {
+    ascii_ = false;
+    send(rc::kCommandOk, "Type set to I.");
+  } else if (type == "A" || type == "A N") {
+    ascii_ = true;
+    send(rc::kCommandOk, "Type set to A.");
+  } else {
+    send(rc::kParameterNotImplemented, "Type " + argument.substr(0, 16) + " not supported.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
+  if (upper(argument) == "S") {
+    send(rc::kCommandOk, "Mode set to S.");
+  } else {
+    send(rc::kParameterNotImplemented, "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_stru(const std::string& argument) {
+  if (upper(argument) == "F") {
+    send(rc::kCommandOk, "STRU F ok.");
+  } else {
+    send(rc::kParameterNotImplemented, "Only file structure is supported.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_allo(const std::string& argument) {
+  // Space is not reserved ahead of time (the upload fails with 452 if the disk fills), but the
+  // size is kept: an upload that ends short of it was cut off, not complete.
+  std::uint64_t bytes = 0;
+  const auto* end = argument.data() + argument.size();
+  const auto [ptr, ec] = std::from_chars(argument.data(), end, bytes);
+  if (ec == std::errc() && (ptr == end || *ptr == ' ')) allocated_bytes_ = bytes;
+  send(rc::kCommandOk, "ALLO command successful.");
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_lang(const std::string& argument) {
+  if (argument.empty() || upper(argument) == "EN") {
+    send(rc::kCommandOk, "Language set to EN.");
+  } else {
+    send(rc::kParameterNotImplemented, "Only EN is supported.");
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
+  send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_prot(const std::string& argument) {
+  // Without a security exchange only clear data makes sense (RFC 2228 §3: PROT C).
+  if (upper(argument) == "C") {
+    send(rc::kCommandOk, "Protection level set to C.");
+  } else {
+    send_error(error_code_for(Condition::ProtectionRequired));
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_not_implemented(const std::string&) {
+  send(rc::kNotImplemented, "Command not implemented.");
+  co_return;
+}
+
+}  // namespace gridftp::server

@@ -1,0 +1,93 @@
+// USER, PASS, ACCT, QUIT, AUTH: getting in and out (RFC 959 §4.1.1, RFC 2228 for AUTH).
+#include <spdlog/spdlog.h>
+
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/core/errors.hpp"
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace rc = protocol::control::reply_code;
+using protocol::control::LoginPhase;
+
+// Runs on the blocking pool: password hashing is deliberately slow and must not hold an I/O
+// thread. Parameters are values because the frame outlives the caller's locals.
+transport::awaitable<std::optional<auth::UserContext>> check_login(const auth::Authenticator* authenticator,
+                                                                   std::string user, std::string password) {
+  auto result = authenticator->login(user, password);
+  if (!result) co_return std::nullopt;
+  co_return std::move(*result);
+}
+
+}  // namespace
+
+transport::awaitable<void> ControlSession::on_user(const std::string& argument) {
+  if (phase_ == LoginPhase::LoggedIn) {
+    send(rc::kBadSequence, "Already logged in; reconnect to change user.");
+    co_return;
+  }
+  if (argument.empty()) {
+    send_error(make_error_code(protocol::Errc::MissingArgument));
+    co_return;
+  }
+  pending_user_ = argument;
+  phase_ = LoginPhase::AwaitingPassword;
+  send(rc::kNeedPassword, "Password required for " + argument + ".");
+}
+
+transport::awaitable<void> ControlSession::on_pass(const std::string& argument) {
+  if (phase_ == LoginPhase::LoggedIn) {
+    send(rc::kSuperfluous, "Already logged in.");
+    co_return;
+  }
+  const std::string user = pending_user_;
+  std::optional<auth::UserContext> context = co_await asio::co_spawn(
+      services_.blocking_pool, check_login(&services_.authenticator, user, argument), transport::use_awaitable);
+  phase_ = LoginPhase::AwaitingUser;
+  if (!context) {
+    log_->warn("{} login failed user={}", tag(), user);
+    send_error(error_code_for(Condition::LoginFailed));
+    co_return;
+  }
+  if (!services_.registry.try_login(context->name)) {
+    log_->warn("{} login refused user={}: max_sessions_per_user reached", tag(), context->name);
+    send(rc::kNotLoggedIn, "Too many sessions for this user.");
+    co_return;
+  }
+  counted_login_ = true;
+  auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
+  if (!storage) {
+    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(), context->name,
+                storage.error().message());
+    services_.registry.logout(context->name);
+    counted_login_ = false;
+    send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
+    co_return;
+  }
+  storage_.emplace(std::move(*storage));
+  user_ = std::move(context);
+  phase_ = LoginPhase::LoggedIn;
+  touch_idle();
+  log_->info("{} login user={}", tag(), user_->name);
+  send(rc::kLoggedIn, "User " + user_->name + " logged in.");
+}
+
+transport::awaitable<void> ControlSession::on_acct(const std::string&) {
+  send(rc::kSuperfluous, "ACCT not needed.");
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_quit(const std::string&) {
+  send(rc::kClosingControl, "Goodbye.");
+  close_after_replies();
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
+  // GSI (AUTH GSSAPI) and FTPS (AUTH TLS) come with the secure-channels work.
+  send(rc::kParameterNotImplemented, "Unknown authentication type: " + argument.substr(0, 32) + ".");
+  co_return;
+}
+
+}  // namespace gridftp::server

@@ -1,0 +1,28 @@
+// What every control session shares: config, limits bookkeeping, authentication, logs and the
+// pool for blocking work. Owned by Server; sessions hold a reference for their whole life.
+#pragma once
+
+#include <memory>
+
+#include "server/auth/authenticator.hpp"
+#include "server/config/server_config.hpp"
+#include "server/logging/transfer_log.hpp"
+#include "server/session/session_registry.hpp"
+#include "transport/asio.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace gridftp::server {
+
+struct SessionServices {
+  const ServerConfig& config;
+  SessionRegistry& registry;
+  const auth::Authenticator& authenticator;
+  const TransferLog& transfer_log;
+  std::shared_ptr<spdlog::logger> log;
+  transport::asio::thread_pool& blocking_pool;
+};
+
+}  // namespace gridftp::server

@@ -1,0 +1,118 @@
+// The life of one stream-mode transfer: 150, open the data connection, move the bytes, close,
+// then exactly one final reply (226, or the error's reply), one transfer-log line, and the
+// upload committed or removed. Runs as its own coroutine on the session strand.
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/control/reply_for_error.hpp"
+#include "protocol/core/errors.hpp"
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+
+namespace rc = protocol::control::reply_code;
+using transport::use_awaitable;
+
+bool ControlSession::require_data_channel_or_reply() {
+  if (data_channel_.is_configured()) return true;
+  send(rc::kCannotOpenData, "Use PORT or PASV first.");
+  return false;
+}
+
+void ControlSession::start_transfer(TransferJob job) {
+  transfer_active_ = true;
+  abort_requested_ = false;
+  progress_ = {};
+  ++transfers_started_;
+  transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
+  asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
+}
+
+transport::awaitable<void> ControlSession::wait_for_transfer() {
+  while (transfer_active_) {
+    boost::system::error_code ec;
+    co_await transfer_done_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+}
+
+transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
+  const auto self = shared_from_this();
+  const auto started = std::chrono::steady_clock::now();
+  const char* type = ascii_ ? "ASCII" : "BINARY";
+  send(rc::kFileStatusOk, std::string("Opening ") + type + " mode data connection.");
+  const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+  auto socket = co_await data_channel_.open(timeout);
+  Result<void> outcome;
+  if (!socket) {
+    outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : socket.error());
+  } else {
+    data_socket_ = *socket;
+    outcome = co_await move_data(job, **socket);
+    boost::system::error_code ignored;
+    // Stream mode: our close is the sender's EOF, so shut down cleanly before closing.
+    (*socket)->shutdown(tcp::socket::shutdown_both, ignored);
+    (*socket)->close(ignored);
+    data_socket_.reset();
+  }
+  if (outcome && job.upload) outcome = check_upload_complete(job);
+  if (outcome && job.upload) outcome = job.upload->commit();
+  if (!outcome && job.upload) job.upload->abort();
+  if (!outcome && abort_requested_) outcome = make_error(error_code_for(Condition::TransferAborted));
+  finish_transfer(job, outcome, started);
+  transfer_active_ = false;
+  transfer_done_.cancel();
+}
+
+transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket) {
+  const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+  if (job.source) co_return co_await send_file(socket, job.source->get(), job.offset, ascii_, timeout, progress_);
+  if (job.upload) co_return co_await receive_into(socket, *job.upload, ascii_, timeout, progress_);
+  co_return co_await send_text(socket, std::move(*job.listing), timeout, progress_);
+}
+
+Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
+  if (job.expected_bytes && !ascii_ && progress_.bytes < *job.expected_bytes) {
+    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command, progress_.bytes, *job.expected_bytes);
+    return make_error(error_code_for(Condition::TransferFailed));
+  }
+  // A client that died closes control and data together; if control is already at EOF the data
+  // EOF was not a deliberate end of file.
+  char probe = 0;
+  const auto peeked = ::recv(socket_.native_handle(), &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (peeked == 0 || abort_requested_) return make_error(error_code_for(Condition::TransferAborted));
+  return {};
+}
+
+void ControlSession::finish_transfer(const TransferJob& job, const Result<void>& outcome,
+                                     std::chrono::steady_clock::time_point started) {
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  if (outcome) {
+    send(rc::kClosingData, "Transfer complete.");
+  } else {
+    send(protocol::control::reply_for_error(outcome.error()));
+  }
+  if (job.listing) {
+    log_->debug("{} {} done bytes={} ok={}", tag(), job.command, progress_.bytes, outcome.has_value());
+    return;
+  }
+  TransferRecord record;
+  record.session_id = id_;
+  record.user = user_ ? user_->name : "";
+  record.command = job.command;
+  record.path = job.path;
+  record.bytes = progress_.bytes;
+  record.duration = elapsed;
+  record.ok = outcome.has_value();
+  if (!outcome) record.error = outcome.error().message();
+  services_.transfer_log.write(record);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
+  if (outcome) {
+    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path, progress_.bytes, ms);
+  } else {
+    log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag(), job.command, job.path, progress_.bytes, ms,
+               outcome.error().message());
+  }
+}
+
+}  // namespace gridftp::server

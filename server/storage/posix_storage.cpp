@@ -1,0 +1,232 @@
+#include "server/storage/posix_storage.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <random>
+
+#include "protocol/control/virtual_path.hpp"
+
+namespace gridftp::server::storage {
+namespace {
+
+using protocol::listing::FileFacts;
+using protocol::listing::FileType;
+namespace vp = protocol::control;
+
+std::error_code last_errno() { return {errno, std::generic_category()}; }
+
+std::string user_name(uid_t uid) {
+  std::array<char, 1024> buffer{};
+  passwd entry{};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    return found->pw_name;
+  }
+  return std::to_string(uid);
+}
+
+std::string group_name(gid_t gid) {
+  std::array<char, 1024> buffer{};
+  group entry{};
+  group* found = nullptr;
+  if (::getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    return found->gr_name;
+  }
+  return std::to_string(gid);
+}
+
+FileType type_of(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::File;
+  if (S_ISDIR(mode)) return FileType::Dir;
+  if (S_ISLNK(mode)) return FileType::Symlink;
+  return FileType::Other;
+}
+
+std::string random_suffix() {
+  std::random_device device;
+  return std::to_string(device()) + std::to_string(device());
+}
+
+std::string name_of(std::string_view path) { return std::string(vp::base_name(path)); }
+
+}  // namespace
+
+Result<PosixStorage> PosixStorage::open(const std::filesystem::path& root,
+                                        std::vector<std::string> writable_areas) {
+  auto resolver = PathResolver::open_root(root);
+  if (!resolver) return make_error(resolver.error());
+  return PosixStorage(std::move(*resolver), std::move(writable_areas));
+}
+
+bool PosixStorage::is_writable_area(std::string_view path) const {
+  for (const auto& area : writable_areas_) {
+    if (vp::is_within(path, area)) return true;
+  }
+  return false;
+}
+
+Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const {
+  if (path == "/") return make_error(std::make_error_code(std::errc::permission_denied));
+  auto parent = resolver_.open_parent(path);
+  if (!parent) return parent;
+  // Judge the real location, so a symlink inside a writable area cannot lead writes elsewhere.
+  const auto real = resolver_.real_virtual_path(parent->get());
+  if (!real) return make_error(real.error());
+  const auto target = *real == "/" ? "/" + name_of(path) : *real + "/" + name_of(path);
+  if (!is_writable_area(target)) return make_error(std::make_error_code(std::errc::permission_denied));
+  return parent;
+}
+
+Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
+  auto fd = resolver_.open(path, O_RDONLY);
+  if (!fd) return fd;
+  struct stat info {};
+  if (::fstat(fd->get(), &info) != 0) return make_error(last_errno());
+  if (S_ISDIR(info.st_mode)) return make_error(std::make_error_code(std::errc::is_a_directory));
+  if (!S_ISREG(info.st_mode) && !S_ISCHR(info.st_mode)) {
+    return make_error(std::make_error_code(std::errc::permission_denied));
+  }
+  return fd;
+}
+
+Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name,
+                                         std::string_view virtual_path) const {
+  // An empty name describes dir_fd itself (what a followed link led to).
+  struct stat info {};
+  const int flags = name.empty() ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
+  if (::fstatat(dir_fd, name.c_str(), &info, flags) != 0) return make_error(last_errno());
+  FileFacts facts;
+  facts.name = name.empty() ? (virtual_path == "/" ? "/" : name_of(virtual_path)) : name;
+  facts.type = type_of(info.st_mode);
+  facts.size_bytes = static_cast<std::uint64_t>(info.st_size);
+  facts.modify_unix_seconds = info.st_mtim.tv_sec;
+  facts.mode = info.st_mode & 07777;
+  facts.uid = info.st_uid;
+  facts.gid = info.st_gid;
+  facts.owner = user_name(info.st_uid);
+  facts.group = group_name(info.st_gid);
+  facts.link_count = info.st_nlink;
+  facts.device = info.st_dev;
+  facts.inode = info.st_ino;
+  facts.readable = true;
+  facts.writable = is_writable_area(virtual_path);
+  return facts;
+}
+
+Result<FileFacts> PosixStorage::stat(std::string_view path) const {
+  // Follow links that stay beneath the root, then describe what they lead to.
+  auto fd = resolver_.open(path, O_PATH);
+  if (!fd) return make_error(fd.error());
+  return facts_at(fd->get(), "", path);
+}
+
+Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view path) const {
+  auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return make_error(fd.error());
+  const int dup_fd = ::dup(fd->get());
+  if (dup_fd < 0) return make_error(last_errno());
+  DIR* dir = ::fdopendir(dup_fd);
+  if (dir == nullptr) {
+    ::close(dup_fd);
+    return make_error(last_errno());
+  }
+  std::vector<FileFacts> entries;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == ".." || name.starts_with(kPartialPrefix)) continue;
+    const std::string child = path == "/" ? "/" + name : std::string(path) + "/" + name;
+    auto facts = facts_at(fd->get(), name, child);
+    if (facts) entries.push_back(std::move(*facts));
+  }
+  ::closedir(dir);
+  return entries;
+}
+
+Result<void> PosixStorage::check_directory(std::string_view path) const {
+  auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return make_error(fd.error());
+  return {};
+}
+
+Result<void> PosixStorage::make_directory(std::string_view path) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  if (::mkdirat(parent->get(), name_of(path).c_str(), 0755) != 0) return make_error(last_errno());
+  return {};
+}
+
+Result<void> PosixStorage::remove_directory(std::string_view path) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  if (::unlinkat(parent->get(), name_of(path).c_str(), AT_REMOVEDIR) != 0) return make_error(last_errno());
+  return {};
+}
+
+Result<void> PosixStorage::remove_file(std::string_view path) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  if (::unlinkat(parent->get(), name_of(path).c_str(), 0) != 0) return make_error(last_errno());
+  return {};
+}
+
+Result<void> PosixStorage::rename(std::string_view from, std::string_view to) const {
+  auto from_parent = open_writable_parent(from);
+  if (!from_parent) return make_error(from_parent.error());
+  auto to_parent = open_writable_parent(to);
+  if (!to_parent) return make_error(to_parent.error());
+  if (::renameat(from_parent->get(), name_of(from).c_str(), to_parent->get(), name_of(to).c_str()) != 0) {
+    return make_error(last_errno());
+  }
+  return {};
+}
+
+Result<void> PosixStorage::set_modify_time(std::string_view path, std::int64_t unix_seconds) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  const std::array<timespec, 2> times{timespec{0, UTIME_OMIT}, timespec{unix_seconds, 0}};
+  if (::utimensat(parent->get(), name_of(path).c_str(), times.data(), AT_SYMLINK_NOFOLLOW) != 0) {
+    return make_error(last_errno());
+  }
+  return {};
+}
+
+Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode,
+                                          std::uint64_t offset) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  const auto name = name_of(path);
+  // O_PATH descriptors cannot anchor openat2 for creation on every kernel; reopen as a directory.
+  auto directory = resolver_.open(vp::parent_path(path), O_RDONLY | O_DIRECTORY);
+  if (!directory) return make_error(directory.error());
+  if (mode == UploadMode::Replace) {
+    const auto temp = std::string(kPartialPrefix) + name + "." + random_suffix();
+    const int fd = ::openat(directory->get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return make_error(last_errno());
+    return Upload(UniqueFd(fd), std::move(*directory), temp, name, 0);
+  }
+  const int fd = ::openat(directory->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return make_error(last_errno());
+  std::uint64_t start = offset;
+  if (mode == UploadMode::Append && offset == 0) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+      ::close(fd);
+      return make_error(last_errno());
+    }
+    start = static_cast<std::uint64_t>(info.st_size);
+  }
+  if (mode == UploadMode::Resume && ::ftruncate(fd, static_cast<off_t>(offset)) != 0) {
+    ::close(fd);
+    return make_error(last_errno());
+  }
+  return Upload(UniqueFd(fd), std::move(*directory), std::string(), name, start);
+}
+
+}  // namespace gridftp::server::storage

@@ -1,0 +1,56 @@
+// A user's view of the local file system: everything happens beneath their root (PathResolver),
+// and writes are allowed only inside their writable areas, judged on the real location.
+// Paths passed in are normalized virtual paths (protocol/control/virtual_path).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/core/result.hpp"
+#include "protocol/listing/file_facts.hpp"
+#include "server/storage/path_resolver.hpp"
+#include "server/storage/upload.hpp"
+
+namespace gridftp::server::storage {
+
+enum class UploadMode { Replace, Append, Resume };
+
+class PosixStorage {
+ public:
+  // `writable_areas` are normalized virtual paths ("/" = the whole root).
+  static Result<PosixStorage> open(const std::filesystem::path& root,
+                                   std::vector<std::string> writable_areas);
+
+  Result<UniqueFd> open_for_read(std::string_view path) const;
+  Result<protocol::listing::FileFacts> stat(std::string_view path) const;
+  // Entries of a directory, without "." / ".." and without partial uploads.
+  Result<std::vector<protocol::listing::FileFacts>> list_directory(std::string_view path) const;
+  // Opens a directory to check it exists and may be entered (CWD).
+  Result<void> check_directory(std::string_view path) const;
+
+  Result<void> make_directory(std::string_view path) const;
+  Result<void> remove_directory(std::string_view path) const;
+  Result<void> remove_file(std::string_view path) const;
+  Result<void> rename(std::string_view from, std::string_view to) const;
+  Result<void> set_modify_time(std::string_view path, std::int64_t unix_seconds) const;
+  // Resume/Append start at `offset` (Append: the current size when offset is 0).
+  Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset) const;
+
+  bool is_writable_area(std::string_view path) const;
+
+ private:
+  PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas)
+      : resolver_(std::move(resolver)), writable_areas_(std::move(writable_areas)) {}
+  // Opens the parent of `path` and checks that its real location is writable.
+  Result<UniqueFd> open_writable_parent(std::string_view path) const;
+  Result<protocol::listing::FileFacts> facts_at(int dir_fd, const std::string& name,
+                                                std::string_view virtual_path) const;
+
+  PathResolver resolver_;
+  std::vector<std::string> writable_areas_;
+};
+
+}  // namespace gridftp::server::storage

@@ -1,0 +1,46 @@
+// One file being received. A replacing upload writes a hidden temporary file beside the target and
+// renames it into place only on commit(), so a failed or cut-off upload never looks complete.
+// Appends and restarts (APPE, REST+STOR) write in place: the client asked to extend what is there.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "protocol/core/result.hpp"
+#include "server/storage/unique_fd.hpp"
+
+namespace gridftp::server::storage {
+
+// Names of in-progress uploads start with this; listings hide them.
+inline constexpr std::string_view kPartialPrefix = ".gridftpd-part.";
+
+class Upload {
+ public:
+  Upload(UniqueFd file, UniqueFd directory, std::string temp_name, std::string final_name,
+         std::uint64_t start_offset);
+  Upload(Upload&&) noexcept = default;
+  Upload& operator=(Upload&&) noexcept = default;
+  Upload(const Upload&) = delete;
+  Upload& operator=(const Upload&) = delete;
+  ~Upload();
+
+  // Writes at `offset` relative to the upload's start (REST/APPE offset already applied).
+  Result<void> write_at(std::uint64_t offset, std::span<const char> bytes);
+  Result<void> commit();
+  // Removes the temporary file; in-place uploads keep what arrived (a restart can resume it).
+  void abort();
+
+  std::uint64_t start_offset() const { return start_offset_; }
+  int fd() const { return file_.get(); }
+
+ private:
+  UniqueFd file_;
+  UniqueFd directory_;
+  std::string temp_name_;   // empty for in-place uploads
+  std::string final_name_;
+  std::uint64_t start_offset_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace gridftp::server::storage

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Layering check: fails (exit 1, one "file:line: reason: include" per violation) when a module
+# includes something its layer may not see. The rules are style.md's "Dependency direction".
+# Usage: check_layering.sh <repo_root>
+set -euo pipefail
+
+root="${1:?usage: check_layering.sh <repo_root>}"
+cd "$root"
+
+violations=0
+
+report() {  # file line reason text
+  printf '%s:%s: %s: %s\n' "$1" "$2" "$3" "$4"
+  violations=$((violations + 1))
+}
+
+# Prints the reason a file may not include a target, or nothing if it may.
+# $1: file path relative to the root; $2: include target with its <> or "" delimiters.
+forbidden_reason() {
+  local file="$1" target="$2"
+  case "$file" in
+    protocol/*)
+      # Standard headers are bare lower-case names (<vector>, <cstdint>); anything with a slash
+      # or extension (<sys/stat.h>, <boost/...>) is a third-party or OS header.
+      if [[ "$target" == \<* ]] && ! [[ "$target" =~ ^\<[a-z_0-9]+\>$ ]]; then
+        echo "protocol/ may include only the standard library"; return
+      fi
+      if [[ "$target" == \"* && "$target" != \"protocol/* ]]; then
+        echo "protocol/ may include only protocol/ headers"; return
+      fi
+      ;;
+    security/*)
+      case "$target" in
+        \<boost/* | \<spdlog/* | \<fmt/*)
+          echo "security/ may not use Boost or logging (it links only protocol and OpenSSL)"
+          return ;;
+        \"transport/* | \"server/* | \"client/*)
+          echo "security/ may include only protocol/ and security/ headers"; return ;;
+      esac
+      ;;
+    transport/*)
+      case "$target" in
+        \"server/* | \"client/*)
+          echo "transport/ sits below server/ and client/"; return ;;
+      esac
+      ;;
+    server/*)
+      [[ "$target" == \"client/* ]] && { echo "server/ and client/ never include each other"; return; }
+      ;;
+    client/*)
+      [[ "$target" == \"server/* ]] && { echo "server/ and client/ never include each other"; return; }
+      ;;
+  esac
+  if [[ "$target" == \<boost/asio* && "$file" != transport/asio.hpp ]]; then
+    echo "Boost.Asio is included only by transport/asio.hpp"; return
+  fi
+  if [[ "$target" == \<openssl/* && "$file" != security/* && "$file" != tests/* ]]; then
+    echo "OpenSSL appears only in security/ (and tests/)"; return
+  fi
+  if [[ "$target" == \<toml* && "$file" != */config/* && "$file" != config/* ]]; then
+    echo "toml++ appears only in */config/"; return
+  fi
+  if [[ "$target" == [\<\"]CLI/* && "${file##*/}" != main.cpp ]]; then
+    echo "CLI11 appears only in main.cpp"; return
+  fi
+}
+
+dirs=()
+for dir in protocol security transport server client tests bench; do
+  [[ -d "$dir" ]] && dirs+=("$dir")
+done
+[[ ${#dirs[@]} -eq 0 ]] && { echo "check_layering: no module folders under $root" >&2; exit 2; }
+
+include_pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]'
+while IFS= read -r hit; do
+  file="${hit%%:*}"
+  rest="${hit#*:}"
+  line="${rest%%:*}"
+  text="${rest#*:}"
+  target="$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*([<"][^>"]*[>"]).*/\1/' <<<"$text")"
+  reason="$(forbidden_reason "$file" "$target")"
+  [[ -n "$reason" ]] && report "$file" "$line" "$reason" "$target"
+done < <(find "${dirs[@]}" -type d \( -name 'build*' -o -name '.*' \) -prune -o -type f \
+           \( -name '*.hpp' -o -name '*.h' -o -name '*.cpp' -o -name '*.cc' -o -name '*.in' \) \
+           -print0 | sort -z | xargs -0 -r grep -nHE "$include_pattern" || true)
+
+if [[ $violations -gt 0 ]]; then
+  echo "check_layering: $violations forbidden include(s)" >&2
+  exit 1
+fi
+echo "check_layering: ok"

@@ -1,0 +1,747 @@
+"""Shared harness for the integration and interop test scripts (standard library only).
+
+What it gives a test script:
+  * start_gridftpd(root, **sections)  -- our server on port 0 with a temp TOML config
+  * start_globus_server(root)         -- the real globus-gridftp-server, anonymous -> gftest
+  * start_server_under_test(root)     -- gridftpd, or Globus when GRIDFTP_TEST_SERVER=globus
+                                         (that switch only exists to validate the peer command
+                                         lines of the interop tests against the reference server)
+  * run_peer(argv, ...)               -- run a peer tool; failure messages carry the exact
+                                         command line and its output
+  * RawControl                        -- a raw control-channel client for hostile input
+  * file/tree helpers with SHA-256 digests, and run_tests(globals()) -- a tiny runner.
+
+Every process started here is tracked by PID and killed (only those PIDs) at the end.
+No test sleeps to wait for a server: we wait for its "listening on" line or its 220 greeting.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ftplib
+import hashlib
+import json
+import os
+import pwd
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LISTEN_RE = re.compile(r"listening on (\S+) port (\d+)")
+START_DEADLINE_S = 30.0
+MIB = 1024 * 1024
+
+_started_procs: list[subprocess.Popen] = []
+_temp_dirs: list[str] = []
+_servers: list["ServerBase"] = []
+
+
+# --------------------------------------------------------------------------------------------
+# Binaries, tools, temp dirs
+# --------------------------------------------------------------------------------------------
+
+def _binary(env_name: str, name: str) -> str:
+    path = os.environ.get(env_name)
+    if not path:
+        path = os.path.join(REPO_ROOT, "build", "debug", name)
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise AssertionError(f"{name} binary not found or not executable: {path!r} "
+                             f"(set ${env_name})")
+    return path
+
+
+def gridftpd_binary() -> str:
+    return _binary("GRIDFTPD", "gridftpd")
+
+
+def gridcp_binary() -> str:
+    return _binary("GRIDCP", "gridcp")
+
+
+def require_tool(name: str) -> str:
+    """A missing peer tool is a failure, never a skip."""
+    path = shutil.which(name) or (f"/usr/sbin/{name}" if os.access(f"/usr/sbin/{name}", os.X_OK)
+                                  else None)
+    if not path:
+        raise AssertionError(f"required peer tool {name!r} is not installed (not on PATH); "
+                             "install it (see docs/peers.md) -- this is a failure, not a skip")
+    return path
+
+
+def make_temp_dir(prefix: str = "gftest-") -> str:
+    path = tempfile.mkdtemp(prefix=prefix)
+    _temp_dirs.append(path)
+    return path
+
+
+def _cleanup_temp_dirs() -> None:
+    if os.environ.get("GRIDFTP_TEST_KEEP_TEMP"):
+        print("keeping temp dirs:", _temp_dirs, file=sys.stderr)
+        return
+    for path in _temp_dirs:
+        shutil.rmtree(path, ignore_errors=True)
+    _temp_dirs.clear()
+
+
+def _kill_own_processes() -> None:
+    for proc in _started_procs:
+        if proc.poll() is None:
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+    _started_procs.clear()
+
+
+atexit.register(_cleanup_temp_dirs)
+atexit.register(_kill_own_processes)   # atexit runs LIFO: processes die before dirs go
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.05):
+    """Polls predicate() until truthy; the deadline only catches hangs."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+# --------------------------------------------------------------------------------------------
+# Data helpers
+# --------------------------------------------------------------------------------------------
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(4 * MIB)
+            if not chunk:
+                break
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def make_file(path: str, size: int, seed: int = 0) -> str:
+    """Random bytes for small files; a repeated random 1 MiB chunk (with the chunk index mixed
+    in, so a shifted or duplicated chunk still changes the digest) for big ones.
+    Returns the SHA-256 of what was written."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    h = hashlib.sha256()
+    with open(path, "wb") as f:
+        if size <= 4 * MIB:
+            data = os.urandom(size)
+            f.write(data)
+            h.update(data)
+        else:
+            base = bytearray(os.urandom(MIB))
+            written, index = 0, 0
+            while written < size:
+                base[0:8] = (index ^ seed).to_bytes(8, "little")
+                chunk = bytes(base[: min(MIB, size - written)])
+                f.write(chunk)
+                h.update(chunk)
+                written += len(chunk)
+                index += 1
+    return h.hexdigest()
+
+
+def make_tree(root: str, spec: dict[str, int]) -> dict[str, str]:
+    """spec: relative path -> size. Returns relative path -> sha256."""
+    return {rel: make_file(os.path.join(root, rel), size, seed=i)
+            for i, (rel, size) in enumerate(sorted(spec.items()))}
+
+
+def tree_digests(root: str) -> dict[str, str]:
+    """Relative path -> sha256 for every regular file under root."""
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            out[os.path.relpath(full, root)] = sha256_file(full)
+    return out
+
+
+def tree_dirs(root: str) -> set[str]:
+    out = set()
+    for dirpath, dirs, _files in os.walk(root):
+        for d in dirs:
+            out.add(os.path.relpath(os.path.join(dirpath, d), root))
+    return out
+
+
+def assert_same_tree(expected: dict[str, str], actual_root: str, what: str) -> None:
+    actual = tree_digests(actual_root)
+    missing = sorted(set(expected) - set(actual))
+    extra = sorted(set(actual) - set(expected))
+    differ = sorted(k for k in set(expected) & set(actual) if expected[k] != actual[k])
+    if missing or extra or differ:
+        raise AssertionError(f"{what}: tree mismatch under {actual_root}: missing={missing} "
+                             f"extra={extra} content-differs={differ}")
+
+
+def assert_file_digest(path: str, digest: str, what: str) -> None:
+    if not os.path.isfile(path):
+        raise AssertionError(f"{what}: expected file {path} does not exist")
+    got = sha256_file(path)
+    if got != digest:
+        raise AssertionError(f"{what}: {path} sha256 {got} != expected {digest} "
+                             f"(size {os.path.getsize(path)})")
+
+
+def make_world_traversable(path: str) -> None:
+    """tempfile dirs are 0700; the Globus server runs as gftest and must reach them."""
+    path = os.path.abspath(path)
+    while path not in ("/", ""):
+        st = os.stat(path)
+        ours = st.st_uid == os.getuid()
+        scratch = (path.startswith(tempfile.gettempdir() + os.sep)
+                   or path.startswith("/dev/shm" + os.sep))
+        if ours and scratch:
+            os.chmod(path, (st.st_mode & 0o7777) | 0o755)
+        path = os.path.dirname(path)
+
+
+def make_tree_readable(root: str) -> None:
+    for dirpath, dirs, files in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for name in files:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+    make_world_traversable(root)
+
+
+# --------------------------------------------------------------------------------------------
+# Peer command runner
+# --------------------------------------------------------------------------------------------
+
+class PeerResult:
+    def __init__(self, argv, rc, stdout, stderr):
+        self.argv, self.rc, self.stdout, self.stderr = argv, rc, stdout, stderr
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def describe(self) -> str:
+        return (f"command: {shlex.join(self.argv)}\nexit status: {self.rc}\n"
+                f"--- stdout ---\n{_tail(self.stdout)}\n--- stderr ---\n{_tail(self.stderr)}")
+
+
+def _tail(text: str, limit: int = 6000) -> str:
+    return text if len(text) <= limit else "...[cut]...\n" + text[-limit:]
+
+
+def run_peer(argv: list[str], timeout: float = 300, expect_rc: int | None = 0, cwd=None,
+             env=None, input_bytes: bytes | None = None, what: str = "") -> PeerResult:
+    """Runs a peer tool. expect_rc=0: must succeed; None: any status; -1: must fail (non-zero).
+    The timeout only catches hangs. On failure the message has the exact command line."""
+    if "/" not in argv[0]:
+        require_tool(argv[0])
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input_bytes is not None
+                            else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                            env=full_env, start_new_session=True)
+    _started_procs.append(proc)
+    try:
+        out, err = proc.communicate(input=input_bytes, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)   # its own new session: only what we started
+        out, err = proc.communicate()
+        result = PeerResult(argv, "TIMEOUT", out.decode(errors="replace"),
+                            err.decode(errors="replace"))
+        raise AssertionError(f"{what or argv[0]}: peer command hung (> {timeout:.0f}s)\n"
+                             + result.describe())
+    finally:
+        if proc in _started_procs and proc.poll() is not None:
+            _started_procs.remove(proc)
+    result = PeerResult(argv, proc.returncode, out.decode(errors="replace"),
+                        err.decode(errors="replace"))
+    if expect_rc == -1 and result.rc == 0:
+        raise AssertionError(f"{what or argv[0]}: expected failure, got exit 0\n"
+                             + result.describe())
+    if expect_rc is not None and expect_rc != -1 and result.rc != expect_rc:
+        raise AssertionError(f"{what or argv[0]}: expected exit {expect_rc}\n"
+                             + result.describe())
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Servers
+# --------------------------------------------------------------------------------------------
+
+class ServerBase:
+    kind = "?"
+    proc: subprocess.Popen
+
+    def __init__(self, host: str, port: int, fs_root: str):
+        self.host, self.port, self.fs_root = host, port, fs_root
+        self.log_lines: list[str] = []
+        _servers.append(self)
+
+    # URL forms --------------------------------------------------------------------------
+    @property
+    def url_host(self) -> str:
+        return f"[{self.host}]" if ":" in self.host else self.host
+
+    def path(self, rel: str = "") -> str:
+        """The FTP path of root-relative `rel` (always starts with '/')."""
+        raise NotImplementedError
+
+    def url(self, rel: str = "") -> str:
+        return f"ftp://{self.url_host}:{self.port}{self.path(rel)}"
+
+    def curl_url(self, rel: str = "") -> str:
+        """curl walks paths relative to the login directory; %2F makes them absolute."""
+        return f"ftp://{self.url_host}:{self.port}/%2F{self.path(rel).lstrip('/')}"
+
+    def fs(self, rel: str = "") -> str:
+        return os.path.join(self.fs_root, rel)
+
+    # ftplib -----------------------------------------------------------------------------
+    def ftp(self, timeout: float = 60, cls=ftplib.FTP, cwd_root: bool = True) -> ftplib.FTP:
+        f = cls()
+        f.connect(self.host, self.port, timeout=timeout)
+        f.login("anonymous", "test@example.org")
+        if cwd_root:
+            f.cwd(self.path(""))
+        return f
+
+    def log_text(self) -> str:
+        return "\n".join(self.log_lines)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def assert_alive(self, what: str = "") -> None:
+        if not self.alive():
+            raise AssertionError(f"{self.kind} server died{(' ' + what) if what else ''} "
+                                 f"(exit status {self.proc.returncode}); log tail:\n"
+                                 f"{_tail(self.log_text())}")
+
+    def stop(self, grace: float = 10.0) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.terminate()
+                self.proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            except ProcessLookupError:
+                pass
+        if self.proc in _started_procs:
+            _started_procs.remove(self.proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+class GridftpdServer(ServerBase):
+    kind = "gridftpd"
+
+    def __init__(self, proc, host, port, fs_root, work_dir, config_path, transfer_log,
+                 log_lines):
+        super().__init__(host, port, fs_root)
+        self.proc = proc
+        self.work_dir, self.config_path, self.transfer_log = work_dir, config_path, transfer_log
+        self.log_lines = log_lines
+
+    def path(self, rel: str = "") -> str:
+        return "/" + rel.lstrip("/")
+
+    def transfer_records(self) -> list[dict]:
+        """Parses the transfer log; every line must be one JSON object."""
+        if not self.transfer_log or not os.path.exists(self.transfer_log):
+            return []
+        records = []
+        with open(self.transfer_log, "r", encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.endswith("\n"):
+                    break  # still being written
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise AssertionError(f"transfer log {self.transfer_log} line {number} is not "
+                                         f"valid JSON ({e}): {line!r}")
+                if not isinstance(obj, dict):
+                    raise AssertionError(f"transfer log line {number} is not an object: {line!r}")
+                records.append(obj)
+        return records
+
+    def wait_transfer_record(self, predicate, what: str, timeout: float = 30) -> dict:
+        found = []
+
+        def check():
+            for rec in self.transfer_records():
+                if predicate(rec):
+                    found.append(rec)
+                    return True
+            return False
+        try:
+            wait_until(check, timeout, what)
+        except AssertionError:
+            raise AssertionError(f"no transfer log record for {what}; records:\n"
+                                 + "\n".join(json.dumps(r) for r in self.transfer_records()))
+        return found[0]
+
+
+class GlobusServer(ServerBase):
+    kind = "globus-gridftp-server"
+
+    def __init__(self, proc, host, port, fs_root, argv, log_lines):
+        super().__init__(host, port, fs_root)
+        self.proc, self.argv = proc, argv
+        self.log_lines = log_lines
+
+    def path(self, rel: str = "") -> str:
+        return os.path.join(self.fs_root, rel.lstrip("/"))
+
+
+def _drain(stream, lines: list[str], on_line=None) -> None:
+    for raw in iter(stream.readline, b""):
+        text = raw.decode(errors="replace").rstrip("\n")
+        lines.append(text)
+        if on_line:
+            on_line(text)
+    stream.close()
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def write_config(path: str, sections: dict[str, dict]) -> str:
+    with open(path, "w", encoding="utf-8") as f:
+        for section, keys in sections.items():
+            f.write(f"[{section}]\n")
+            for key, value in keys.items():
+                f.write(f"{key} = {_toml_value(value)}\n")
+            f.write("\n")
+    return path
+
+
+def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
+                   **sections) -> GridftpdServer:
+    """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
+    writable `incoming/`. Keyword arguments are config sections to merge, e.g.
+    start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5})."""
+    binary = gridftpd_binary()
+    work = make_temp_dir("gridftpd-srv-")
+    if root is None:
+        root = os.path.join(work, "root")
+    os.makedirs(os.path.join(root, "incoming"), exist_ok=True)
+    transfer_log = os.path.join(work, "transfer.log")
+    config = {
+        "listen": {"control_interface": "127.0.0.1", "port": 0},
+        "anonymous": {"enabled": True, "root": root, "writable": ["incoming"]},
+        "logging": {"level": "info", "transfer_log": transfer_log},
+    }
+    for section, keys in sections.items():
+        config.setdefault(section, {}).update(keys)
+    config_path = write_config(os.path.join(work, "gridftpd.toml"), config)
+    argv = [binary, "-c", config_path] + (extra_args or [])
+    lines: list[str] = []
+    got = {}
+    ready = threading.Event()
+
+    def on_line(text):
+        m = LISTEN_RE.search(text)
+        if m and not ready.is_set():
+            got["host"], got["port"] = m.group(1), int(m.group(2))
+            ready.set()
+
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, cwd=work)
+    _started_procs.append(proc)
+    reader = threading.Thread(target=lambda: (_drain(proc.stdout, lines, on_line), ready.set()),
+                              daemon=True)
+    reader.start()
+    ready.wait(START_DEADLINE_S)
+    if "port" not in got:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        raise AssertionError(f"gridftpd did not log 'listening on <host> port <N>' within "
+                             f"{START_DEADLINE_S:.0f}s (exit status {proc.returncode})\n"
+                             f"command: {shlex.join(argv)}\nconfig:\n{open(config_path).read()}"
+                             f"\nlog:\n{_tail(chr(10).join(lines))}")
+    host = config["listen"]["control_interface"]
+    if host in ("::", "0.0.0.0", ""):
+        host = "::1" if host == "::" else "127.0.0.1"
+    return GridftpdServer(proc, host, got["port"], root, work, config_path, transfer_log, lines)
+
+
+GLOBUS_USER = "gftest"
+
+
+def ensure_globus_user() -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(GLOBUS_USER)
+    except KeyError:
+        subprocess.run(["useradd", "-m", GLOBUS_USER], check=False,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return pwd.getpwnam(GLOBUS_USER)
+
+
+def give_to_globus_user(path: str) -> None:
+    """Makes an upload directory writable by the Globus anonymous account."""
+    user = ensure_globus_user()
+    for dirpath, dirs, files in os.walk(path):
+        os.chown(dirpath, user.pw_uid, user.pw_gid)
+        for name in files:
+            os.chown(os.path.join(dirpath, name), user.pw_uid, user.pw_gid)
+    make_world_traversable(path)
+
+
+def _read_greeting(host: str, port: int) -> str | None:
+    try:
+        with socket.create_connection((host, port), timeout=5) as s:
+            data = b""
+            while b"\r\n" not in data and b"\n" not in data:
+                chunk = s.recv(4096)
+                if not chunk:
+                    return None
+                data += chunk
+            return data.decode(errors="replace")
+    except OSError:
+        return None
+
+
+def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
+                        extra_args: list[str] | None = None) -> GlobusServer:
+    """The real globus-gridftp-server, anonymous users mapped to gftest. `root` (made if None)
+    gets a writable `incoming/` like ours; Globus URLs use absolute filesystem paths."""
+    binary = require_tool("globus-gridftp-server")
+    ensure_globus_user()
+    if root is None:
+        root = os.path.join(make_temp_dir("globus-srv-"), "root")
+    os.makedirs(os.path.join(root, "incoming"), exist_ok=True)
+    make_world_traversable(root)
+    give_to_globus_user(os.path.join(root, "incoming"))
+    last_error = ""
+    for _attempt in range(3):
+        port = free_port(host)
+        argv = [binary, "-p", str(port), "-control-interface", host, "-aa",
+                "-anonymous-user", GLOBUS_USER, "-d", "error"] + (extra_args or [])
+        lines: list[str] = []
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        _started_procs.append(proc)
+        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
+        deadline = time.monotonic() + START_DEADLINE_S
+        greeting = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            greeting = _read_greeting(host, port)
+            if greeting:
+                break
+            time.sleep(0.05)
+        if greeting and greeting.startswith("220"):
+            return GlobusServer(proc, host, port, root, argv, lines)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        _started_procs.remove(proc)
+        last_error = (f"command: {shlex.join(argv)}\nexit status {proc.returncode}, greeting "
+                      f"{greeting!r}\nlog:\n{_tail(chr(10).join(lines))}")
+    raise AssertionError("globus-gridftp-server did not send a 220 greeting\n" + last_error)
+
+
+def start_server_under_test(root: str | None = None, **sections) -> ServerBase:
+    """Interop tests run the peers against gridftpd. GRIDFTP_TEST_SERVER=globus points the same
+    tests at the reference server instead (to validate the peer command lines)."""
+    if os.environ.get("GRIDFTP_TEST_SERVER") == "globus":
+        host = sections.get("listen", {}).get("control_interface", "127.0.0.1")
+        return start_globus_server(root, host=host)
+    return start_gridftpd(root, **sections)
+
+
+# --------------------------------------------------------------------------------------------
+# Raw control channel
+# --------------------------------------------------------------------------------------------
+
+class RawControl:
+    """Line-level control connection for hostile input. read_reply() parses RFC 959 multi-line
+    replies (only `DDD<SP>` with the first line's code ends one)."""
+
+    def __init__(self, host: str, port: int, timeout: float = 30):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.buf = b""
+        self.greeting = self.read_reply()
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\r\n")
+
+    def _read_line(self) -> str:
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise AssertionError(f"control connection closed by server (pending "
+                                     f"{self.buf[:200]!r})")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.rstrip(b"\r").decode(errors="replace")
+
+    def read_reply(self) -> tuple[int, str]:
+        first = self._read_line()
+        if len(first) < 3 or not first[:3].isdigit():
+            raise AssertionError(f"malformed reply line: {first!r}")
+        code = first[:3]
+        lines = [first]
+        if len(first) > 3 and first[3] == "-":
+            while True:
+                line = self._read_line()
+                lines.append(line)
+                if line.startswith(code + " ") or line == code:
+                    break
+        return int(code), "\n".join(lines)
+
+    def cmd(self, line: str) -> tuple[int, str]:
+        self.send(line)
+        return self.read_reply()
+
+    def expect(self, line: str, *codes: int) -> str:
+        code, text = self.cmd(line)
+        if code not in codes:
+            raise AssertionError(f"{line[:80]!r}: expected reply {codes}, got {text!r}")
+        return text
+
+    def login(self) -> None:
+        code, text = self.cmd("USER anonymous")
+        if code == 331:
+            code, text = self.cmd("PASS test@example.org")
+        if code != 230:
+            raise AssertionError(f"anonymous login failed: {text!r}")
+
+    def pasv_connect(self, timeout: float = 30) -> socket.socket:
+        text = self.expect("PASV", 227)
+        m = re.search(r"(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)", text)
+        if not m:
+            raise AssertionError(f"unparsable PASV reply {text!r}")
+        n = [int(x) for x in m.groups()]
+        return socket.create_connection((".".join(map(str, n[:4])), n[4] * 256 + n[5]),
+                                        timeout=timeout)
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def abort_connection(self) -> None:
+        """Closes with RST (SO_LINGER 0): an abrupt disconnect."""
+        abort_socket(self.sock)
+
+
+def abort_socket(sock: socket.socket) -> None:
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    except OSError:
+        pass
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
+def ftp_retr_bytes(ftp: ftplib.FTP, path: str, rest: int | None = None) -> bytes:
+    chunks: list[bytes] = []
+    ftp.retrbinary(f"RETR {path}", chunks.append, rest=rest)
+    return b"".join(chunks)
+
+
+def expect_ftp_error(fn, code_prefix: str | tuple[str, ...], what: str):
+    """Runs fn(); it must raise an ftplib error whose reply starts with code_prefix (a string
+    or a tuple of accepted prefixes)."""
+    try:
+        result = fn()
+    except ftplib.all_errors as e:
+        text = str(e)
+        if not text.startswith(code_prefix):
+            raise AssertionError(f"{what}: expected {code_prefix}, got {text!r}")
+        return text
+    raise AssertionError(f"{what}: expected {code_prefix} error, but it succeeded "
+                         f"(returned {str(result)[:200]!r})")
+
+
+# --------------------------------------------------------------------------------------------
+# Runner
+# --------------------------------------------------------------------------------------------
+
+def run_tests(namespace: dict) -> None:
+    """Runs every test_* function of the module in definition order (or those named on the
+    command line); prints PASS/FAIL for each; exits non-zero if any failed."""
+    tests = [(name, fn) for name, fn in namespace.items()
+             if name.startswith("test_") and callable(fn)]
+    wanted = set(sys.argv[1:])
+    if wanted:
+        tests = [(n, f) for n, f in tests if n in wanted]
+    failed = []
+    for name, fn in tests:
+        servers_before = len(_servers)
+        started = time.monotonic()
+        print(f"--- {name}", flush=True)
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - report everything, including KeyboardInterrupt
+            failed.append(name)
+            print(f"FAIL {name} ({time.monotonic() - started:.1f}s): "
+                  f"{type(e).__name__}: {e}", flush=True)
+            traceback.print_exc(file=sys.stdout)
+            for server in _servers[servers_before:]:
+                print(f"--- {server.kind} log tail (port {server.port}) ---")
+                print(_tail(server.log_text(), 4000))
+            if isinstance(e, KeyboardInterrupt):
+                break
+        else:
+            print(f"PASS {name} ({time.monotonic() - started:.1f}s)", flush=True)
+        finally:
+            for server in _servers[servers_before:]:
+                server.stop()
+    _kill_own_processes()
+    total = len(tests)
+    print(f"=== {total - len(failed)}/{total} passed"
+          + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
+    sys.exit(1 if failed or not tests else 0)

@@ -1,0 +1,49 @@
+#include "client/listing_entry.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "protocol/core/errors.hpp"
+
+using gridftp::client::parse_mlsd_line;
+using gridftp::client::split_listing_lines;
+using gridftp::protocol::Errc;
+
+TEST_CASE("parse_mlsd_line reads a Globus file line", "[client][listing]") {
+  // Byte-exact from globus-gridftp-server 13.24, wire doc §1.4.
+  const auto entry = parse_mlsd_line(
+      "Type=file;Modify=20261122013752;Size=2;Perm=awr;UNIX.mode=0666;UNIX.owner=gftest;"
+      "UNIX.uid=1001;UNIX.group=gftest;UNIX.gid=1001;Unique=fe00-98c00b; a.txt");
+  REQUIRE(entry);
+  CHECK(entry->name == "a.txt");
+  CHECK_FALSE(entry->is_directory);
+  CHECK(entry->size_bytes == 2u);
+  CHECK(entry->display_name() == "a.txt");
+}
+
+TEST_CASE("parse_mlsd_line marks directories and cdir/pdir", "[client][listing]") {
+  const auto dir = parse_mlsd_line("type=DIR;size=4096; sub dir");
+  REQUIRE(dir);
+  CHECK(dir->is_directory);
+  CHECK_FALSE(dir->is_self_or_parent);
+  CHECK(dir->display_name() == "sub dir/");
+  const auto self = parse_mlsd_line("Type=cdir;X.count=3; .");
+  REQUIRE(self);
+  CHECK(self->is_self_or_parent);
+}
+
+TEST_CASE("parse_mlsd_line rejects lines without facts or name", "[client][listing]") {
+  const std::string_view bad =
+      GENERATE(as<std::string_view>{}, "", "a.txt", "Type=file;a.txt", "Type=file; ", "Type; x");
+  CHECK(parse_mlsd_line(bad).error() == Errc::BadReply);
+}
+
+TEST_CASE("split_listing_lines handles CRLF, LF and a missing last newline", "[client][listing]") {
+  const auto lines = split_listing_lines("a\r\nb\n\r\nc");
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "a");
+  CHECK(lines[1] == "b");
+  CHECK(lines[2] == "c");
+  CHECK(split_listing_lines("").empty());
+  // What Globus sends for MLSD in TYPE A.
+  CHECK(split_listing_lines("Type=file; one\r\r\n")[0] == "Type=file; one");
+}
