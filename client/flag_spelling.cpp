@@ -1,5 +1,7 @@
 #include "client/flag_spelling.hpp"
 
+#include "protocol/core/long_options.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -21,26 +23,7 @@ bool is_single_dash_long_flag(std::string_view name) {
 }
 
 std::vector<std::string> normalize_flag_spelling(const std::vector<std::string_view>& arguments) {
-  std::vector<std::string> out;
-  out.reserve(arguments.size());
-  bool after_separator = false;
-  for (const auto argument : arguments) {
-    if (argument == "--") {
-      after_separator = true;
-    }
-    const bool single_dash = argument.size() > 2 && argument[0] == '-' && argument[1] != '-';
-    if (after_separator || !single_dash) {
-      out.emplace_back(argument);
-      continue;
-    }
-    const auto name = argument.substr(1, argument.find('=') - 1);
-    if (is_single_dash_long_flag(name)) {
-      out.push_back("-" + std::string(argument));
-    } else {
-      out.emplace_back(argument);
-    }
-  }
-  return out;
+  return normalize_long_options(arguments, kLongFlags);
 }
 
 }  // namespace gridftp::client

@@ -117,11 +117,23 @@ void add_options(CLI::App& app, CommandLine& cli) {
   app.add_flag("--check-config", cli.check_config, "Check the configuration and exit");
   app.add_flag("--hash-password", cli.hash_password, "Read a password on stdin and print its hash");
   app.add_flag("--print-default-config", cli.print_default_config, "Print the built-in config and exit");
+  std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
+  for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
+  app.footer(footer);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Signals are taken synchronously by one thread (sigwait), so stop() never runs in a handler.
+  // They are blocked before any thread exists, so every thread inherits the mask.
+  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
   CLI::App app{"gridftpd: GridFTP-compatible transfer server"};
   CommandLine cli;
   add_options(app, cli);
@@ -173,13 +185,6 @@ int main(int argc, char** argv) {
     control_log->critical("cannot detach: {}", std::strerror(errno));
     return 1;
   }
-  // Signals are taken synchronously by one thread (sigwait), so stop() never runs in a handler.
-  std::signal(SIGPIPE, SIG_IGN);
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   std::thread signal_thread([&server, stop_signals] {
     int received = 0;
     sigwait(&stop_signals, &received);

@@ -65,10 +65,20 @@ void Server::stop() {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
     shut_down_sessions();
-    auto timer = std::make_shared<asio::steady_timer>(io_context_);
-    timer->expires_after(std::chrono::seconds(config_.timeouts.shutdown_grace_seconds));
-    timer->async_wait([this, timer](const boost::system::error_code&) { io_context_.stop(); });
+    asio::co_spawn(io_context_, finish_shutdown(), asio::detached);
   });
+}
+
+transport::awaitable<void> Server::finish_shutdown() {
+  // Sessions were told to close; stop as soon as they have, or when the grace period ends.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(config_.timeouts.shutdown_grace_seconds);
+  asio::steady_timer timer(io_context_);
+  while (registry_.active_sessions() > 0 && std::chrono::steady_clock::now() < deadline) {
+    timer.expires_after(std::chrono::milliseconds(50));
+    boost::system::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+  io_context_.stop();
 }
 
 void Server::shut_down_sessions() {

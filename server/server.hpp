@@ -36,6 +36,7 @@ class Server {
   transport::awaitable<void> accept_loop();
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
+  transport::awaitable<void> finish_shutdown();
 
   ServerConfig config_;
   Loggers loggers_;

@@ -21,6 +21,7 @@ Reply reply_for_error(std::error_code ec) {
   if (ec == C::NotFound) return make_reply(rc::kFileUnavailable, "No such file or directory.");
   if (ec == C::PermissionDenied) return make_reply(rc::kFileUnavailable, "Permission denied.");
   if (ec == C::AlreadyExists) return make_reply(rc::kFileNameNotAllowed, "File exists.");
+  if (ec == C::DirectoryNotEmpty) return make_reply(rc::kFileUnavailable, "Directory not empty.");
   if (ec == C::NotADirectory) return make_reply(rc::kFileUnavailable, "Not a directory.");
   if (ec == C::IsADirectory) return make_reply(rc::kFileUnavailable, "Is a directory.");
   if (ec == C::FileNameNotAllowed) return make_reply(rc::kFileNameNotAllowed, "File name not allowed.");

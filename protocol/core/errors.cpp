@@ -20,6 +20,7 @@ class ConditionCategory final : public std::error_category {
       case Condition::NotFound: return "no such file or directory";
       case Condition::PermissionDenied: return "permission denied";
       case Condition::AlreadyExists: return "file exists";
+      case Condition::DirectoryNotEmpty: return "directory not empty";
       case Condition::NotADirectory: return "not a directory";
       case Condition::IsADirectory: return "is a directory";
       case Condition::NoSpace: return "insufficient storage space";
@@ -49,8 +50,8 @@ class ConditionCategory final : public std::error_category {
         case EROFS:
         case EXDEV:
         case ELOOP: return value == static_cast<int>(Condition::PermissionDenied);
-        case EEXIST:
-        case ENOTEMPTY: return value == static_cast<int>(Condition::AlreadyExists);
+        case EEXIST: return value == static_cast<int>(Condition::AlreadyExists);
+        case ENOTEMPTY: return value == static_cast<int>(Condition::DirectoryNotEmpty);
         case ENOTDIR: return value == static_cast<int>(Condition::NotADirectory);
         case EISDIR: return value == static_cast<int>(Condition::IsADirectory);
         case ENOSPC:

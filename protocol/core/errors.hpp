@@ -18,6 +18,7 @@ enum class Condition {
   NotFound,
   PermissionDenied,
   AlreadyExists,
+  DirectoryNotEmpty,
   NotADirectory,
   IsADirectory,
   NoSpace,

@@ -29,6 +29,9 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
     const tcp::endpoint endpoint(local_address, port);
     acceptor->open(endpoint.protocol(), ec);
     if (ec) return make_error(to_std(ec));
+    // Closed data connections leave their port in TIME_WAIT; without this a small passive range
+    // runs dry after a handful of transfers.
+    acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
     acceptor->bind(endpoint, ec);
     if (ec) continue;
     acceptor->listen(asio::socket_base::max_listen_connections, ec);

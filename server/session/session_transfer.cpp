@@ -92,10 +92,6 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   } else {
     send(protocol::control::reply_for_error(outcome.error()));
   }
-  if (job.listing) {
-    log_->debug("{} {} done bytes={} ok={}", tag(), job.command, progress_.bytes, outcome.has_value());
-    return;
-  }
   TransferRecord record;
   record.session_id = id_;
   record.user = user_ ? user_->name : "";

@@ -79,9 +79,16 @@ Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const
   // Judge the real location, so a symlink inside a writable area cannot lead writes elsewhere.
   const auto real = resolver_.real_virtual_path(parent->get());
   if (!real) return make_error(real.error());
-  const auto target = *real == "/" ? "/" + name_of(path) : *real + "/" + name_of(path);
-  if (!is_writable_area(target)) return make_error(std::make_error_code(std::errc::permission_denied));
+  // Creating, removing or renaming an entry changes its parent, so the parent is what must lie in
+  // a writable area (an area's own directory cannot be removed or renamed by its users).
+  if (!is_writable_area(*real)) return make_error(std::make_error_code(std::errc::permission_denied));
   return parent;
+}
+
+Result<void> PosixStorage::check_writable(std::string_view path) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  return {};
 }
 
 Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {

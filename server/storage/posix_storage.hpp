@@ -40,6 +40,8 @@ class PosixStorage {
   Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset) const;
 
   bool is_writable_area(std::string_view path) const;
+  // Errors: PermissionDenied when `path` may not be created, changed or removed.
+  Result<void> check_writable(std::string_view path) const;
 
  private:
   PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas)

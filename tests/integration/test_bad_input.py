@@ -207,17 +207,22 @@ def test_symlinks_pointing_outside_are_refused():
             except ftplib.error_perm as e:
                 assert str(e).startswith("550"), f"CWD {path}: expected 550, got {e}"
         # Writes through the symlinks: refused, and nothing written outside.
+        expect_ftp_error(lambda: ftp.storbinary("APPE incoming/link-out.txt",
+                                                io.BytesIO(b"x")), "550",
+                         "APPE incoming/link-out.txt (symlink to outside the root)")
+        fx.assert_sentinel_untouched("after APPE through incoming/link-out.txt")
+        # STOR may refuse (550) or replace the link itself (temp file renamed over it); it must
+        # never write through it.
         try:
             ftp.storbinary("STOR incoming/link-out.txt", io.BytesIO(b"overwrite through link"))
+            link = os.path.join(fx.root, "incoming", "link-out.txt")
+            assert not os.path.islink(link), "STOR through a symlink succeeded, link still there"
         except ftplib.error_perm as e:
             assert str(e).startswith("550"), f"STOR through a file symlink: {e}"
         fx.assert_sentinel_untouched("after STOR through incoming/link-out.txt")
         expect_ftp_error(lambda: ftp.storbinary("STOR incoming/dir-out/new.txt",
                                                 io.BytesIO(b"x")), "550",
                          "STOR incoming/dir-out/new.txt (symlinked dir outside the root)")
-        expect_ftp_error(lambda: ftp.storbinary("APPE incoming/link-out.txt",
-                                                io.BytesIO(b"x")), "550",
-                         "APPE incoming/link-out.txt (symlink to outside the root)")
         expect_ftp_error(lambda: ftp.mkd("incoming/dir-out/newdir"), "550",
                          "MKD incoming/dir-out/newdir")
         expect_ftp_error(lambda: ftp.delete("incoming/dir-out/sentinel.txt"), "550",

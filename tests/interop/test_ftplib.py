@@ -228,7 +228,15 @@ def test_stat_while_idle():
         # RFC 959: 211 system status (Globus answers 212, which is "directory status")
         assert reply.startswith("211"), f"STAT with no transfer: expected 211, got {reply!r}"
         assert ftp.sendcmd("NOOP").startswith("200"), "NOOP after STAT"
-        seed_files(server)
+        ftp.quit()
+
+
+def test_stat_with_a_path():
+    """RFC 959: STAT <path> answers like LIST, over the control connection (beyond the issue's
+    "STAT while idle"; kept separate so its failure is reported on its own)."""
+    server = start_server_under_test()
+    seed_files(server)
+    with server.ftp() as ftp:
         # RFC 959: with an argument, a LIST-like answer over the control connection
         reply = ftp.sendcmd("STAT pub/data.bin")
         assert re.match(r"21[123]", reply), f"STAT pub/data.bin: got {reply!r}"
@@ -236,7 +244,6 @@ def test_stat_while_idle():
             f"STAT pub/data.bin does not show the file and its size {MIB + 1}: {reply!r}")
         assert ftp.sendcmd("NOOP").startswith("200"), "NOOP after STAT <file>"
         ftp.quit()
-
 
 
 def test_dual_stack_listen_on_any():

@@ -90,6 +90,10 @@ transport::awaitable<void> ControlSession::on_rnfr(const std::string& argument) 
     send_error(facts.error());
     co_return;
   }
+  if (auto writable = storage_->check_writable(*path); !writable) {
+    send_error(writable.error());
+    co_return;
+  }
   rename_from_ = *path;
   send(rc::kPendingFurtherInfo, "File exists, ready for destination name.");
 }

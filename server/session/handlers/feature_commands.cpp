@@ -56,7 +56,19 @@ transport::awaitable<void> ControlSession::on_help(const std::string&) {
 
 transport::awaitable<void> ControlSession::on_stat(const std::string& argument) {
   if (!argument.empty()) {
-    send(rc::kNotImplemented, "STAT with a path is not implemented; use MLST or LIST.");
+    // RFC 959 §4.1.3: STAT with a path is LIST over the control connection.
+    if (!check_storage_or_reply()) co_return;
+    auto listing = build_listing(argument, protocol::control::Verb::List);
+    if (!listing) co_return;
+    std::vector<std::string> lines{"Status of " + argument + ":"};
+    std::size_t start = 0;
+    while (start < listing->size()) {
+      const auto end = listing->find("\r\n", start);
+      lines.push_back(" " + listing->substr(start, end - start));
+      start = end + 2;
+    }
+    lines.emplace_back("End of status.");
+    send(protocol::control::Reply{rc::kFileStatus, std::move(lines)});
     co_return;
   }
   std::vector<std::string> lines{"GridFTP server status."};

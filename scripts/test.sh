@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, then
+#   - unit + integration tests on the ASan/UBSan build,
+#   - the threaded suites (integration) again against a TSan build of gridftpd,
+#   - interop tests with the real peers (globus-url-copy, globus-gridftp-server, lftp, curl,
+#     Python ftplib) on the release build.
+# Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+jobs=$(nproc)
+status=0
+run() {
+  echo "== $*"
+  "$@" || status=1
+}
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+
+scripts/build.sh asan
+run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$jobs"
+
+scripts/build.sh tsan gridftpd gridcp
+run ctest --test-dir build/tsan -L integration -R 'concurrent|bad_input' --output-on-failure
+
+scripts/build.sh release
+run ctest --test-dir build/release -L interop --output-on-failure
+
+if ((status == 0)); then echo "ALL TESTS PASSED"; else echo "SOME TESTS FAILED"; fi
+exit $status
