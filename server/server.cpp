@@ -19,7 +19,8 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts, Loggers
       registry_(config_.limits),
       authenticator_(config_.anonymous, std::move(accounts)),
       transfer_log_(loggers_.transfer),
-      services_{config_, registry_, authenticator_, transfer_log_, loggers_.control, blocking_pool_},
+      services_{config_, registry_, authenticator_, transfer_log_, loggers_.control, blocking_pool_,
+                io_context_.get_executor()},
       acceptor_(io_context_) {}
 
 Server::~Server() { blocking_pool_.join(); }

@@ -10,6 +10,12 @@ Reply feat_reply() {
                    "Extensions supported",
                    " UTF8",
                    " LANG EN",
+                   " CKSM MD5;ADLER32;SHA1;SHA256;SHA512;CRC32C;",
+                   " PARALLEL",
+                   " ERET",
+                   " ESTO",
+                   " SPAS",
+                   " SPOR",
                    " MFMT",
                    " SIZE",
                    " MDTM",
@@ -32,6 +38,7 @@ Reply help_reply() {
                    "    MLST    NOOP    OPTS    STOR    PASS    PORT    SITE    RETR",
                    "    MFMT    PWD     QUIT    SIZE    STRU    SYST    RNFR    RNTO",
                    "    TYPE    USER    MKD     RMD     DELE    ABOR    ACCT    LANG",
+                   "    ERET    ESTO    SPAS    SPOR    CKSM    SBUF    TREV    DCAU",
                    "End",
                }};
 }

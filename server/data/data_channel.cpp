@@ -44,27 +44,32 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
   return make_error(ec ? to_std(ec) : std::make_error_code(std::errc::address_in_use));
 }
 
-void DataChannel::set_active(const tcp::endpoint& peer) {
+void DataChannel::set_active(std::vector<tcp::endpoint> peers) {
   cancel();
-  active_peer_ = peer;
+  active_peers_ = std::move(peers);
 }
 
 void DataChannel::cancel() {
   boost::system::error_code ignored;
   if (acceptor_) acceptor_->close(ignored);
-  if (opening_socket_) opening_socket_->close(ignored);
+  for (const auto& socket : opening_sockets_) socket->close(ignored);
   acceptor_.reset();
-  opening_socket_.reset();
-  active_peer_.reset();
+  opening_sockets_.clear();
+  active_peers_.clear();
 }
 
-transport::awaitable<Result<std::shared_ptr<tcp::socket>>> DataChannel::open(std::chrono::seconds timeout) {
+std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() { return std::exchange(acceptor_, nullptr); }
+
+SocketPtr DataChannel::new_stream_socket() {
+  return std::make_shared<tcp::socket>(asio::make_strand(pool_executor_));
+}
+
+transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds timeout) {
   const auto acceptor = acceptor_;
-  const auto peer = active_peer_;
-  active_peer_.reset();
-  if (!acceptor && !peer) co_return make_error(error_code_for(Condition::BadSequence));
+  const auto peers = std::exchange(active_peers_, {});
+  if (!acceptor && peers.empty()) co_return make_error(error_code_for(Condition::BadSequence));
   auto socket = std::make_shared<tcp::socket>(executor_);
-  opening_socket_ = socket;
+  opening_sockets_ = {socket};
 
   auto deadline = std::make_shared<transport::Deadline>(executor_);
   deadline->expires_after(timeout);
@@ -81,14 +86,45 @@ transport::awaitable<Result<std::shared_ptr<tcp::socket>>> DataChannel::open(std
     acceptor->close(ignored);
     if (acceptor_ == acceptor) acceptor_.reset();
   } else {
-    co_await socket->async_connect(*peer, asio::redirect_error(transport::use_awaitable, ec));
+    co_await socket->async_connect(peers.front(), asio::redirect_error(transport::use_awaitable, ec));
   }
-  if (opening_socket_ == socket) opening_socket_.reset();
+  opening_sockets_.clear();
   const bool timed_out = deadline->expired();
   deadline->stop();
   if (ec || timed_out || !socket->is_open()) co_return make_error(error_code_for(Condition::DataConnection));
   socket->set_option(tcp::no_delay(true), ec);
   co_return socket;
+}
+
+transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_streams(unsigned per_peer,
+                                                                                  std::chrono::seconds timeout) {
+  const auto peers = std::exchange(active_peers_, {});
+  if (peers.empty()) co_return make_error(error_code_for(Condition::BadSequence));
+  std::vector<SocketPtr> sockets;
+  for (std::size_t i = 0; i < peers.size() * per_peer; ++i) sockets.push_back(new_stream_socket());
+  opening_sockets_ = sockets;
+  auto deadline = std::make_shared<transport::Deadline>(executor_);
+  deadline->expires_after(timeout);
+  transport::start_watch(deadline, [sockets] {
+    boost::system::error_code ignored;
+    for (const auto& socket : sockets) socket->close(ignored);
+  });
+  // Connects run one after another; each is a loopback or LAN round trip, and serial connects
+  // keep the accounting simple. The peer accepts them in any order.
+  boost::system::error_code ec;
+  for (std::size_t i = 0; i < sockets.size() && !ec; ++i) {
+    co_await sockets[i]->async_connect(peers[i / per_peer], asio::redirect_error(transport::use_awaitable, ec));
+    if (!ec) sockets[i]->set_option(tcp::no_delay(true), ec);
+  }
+  opening_sockets_.clear();
+  const bool timed_out = deadline->expired();
+  deadline->stop();
+  if (ec || timed_out) {
+    boost::system::error_code ignored;
+    for (const auto& socket : sockets) socket->close(ignored);
+    co_return make_error(error_code_for(Condition::DataConnection));
+  }
+  co_return sockets;
 }
 
 }  // namespace gridftp::server

@@ -1,10 +1,11 @@
-// How a session's next data connection is made: passive (PASV/EPSV: we listen, the peer
-// connects) or active (PORT/EPRT: we connect). One setup serves one stream-mode transfer.
+// How a session's next data connections are made: passive (PASV/EPSV/SPAS: we listen, the peer
+// connects) or active (PORT/EPRT/SPOR: we connect). Stream mode uses one connection per transfer;
+// MODE E opens several, each on its own strand so parallel streams run on different threads.
 #pragma once
 
 #include <chrono>
 #include <memory>
-#include <optional>
+#include <vector>
 
 #include "protocol/core/result.hpp"
 #include "server/config/server_config.hpp"
@@ -14,31 +15,48 @@ namespace gridftp::server {
 
 namespace asio = transport::asio;
 using transport::tcp;
+using SocketPtr = std::shared_ptr<tcp::socket>;
 
 class DataChannel {
  public:
-  DataChannel(const asio::any_io_executor& executor, const ListenConfig& listen)
-      : executor_(executor), listen_(listen) {}
+  // `session_executor` is the session's strand; `pool_executor` the raw io_context executor
+  // from which each MODE E stream gets a fresh strand.
+  DataChannel(const asio::any_io_executor& session_executor, asio::io_context::executor_type pool_executor,
+              const ListenConfig& listen)
+      : executor_(session_executor), pool_executor_(std::move(pool_executor)), listen_(listen) {}
 
   // Opens a listener on `local_address` within the passive port range and returns its endpoint.
   // Errors: errno from bind/listen (EADDRINUSE when the whole range is taken).
   Result<tcp::endpoint> listen_passive(const asio::ip::address& local_address);
-  void set_active(const tcp::endpoint& peer);
-  bool is_configured() const { return acceptor_ != nullptr || active_peer_.has_value(); }
-  // Closes a pending listener or connection attempt (used by ABOR and at session end).
+  // PORT/EPRT give one peer, SPOR several (one stripe each).
+  void set_active(std::vector<tcp::endpoint> peers);
+  bool is_configured() const { return is_passive() || is_active(); }
+  bool is_passive() const { return acceptor_ != nullptr; }
+  bool is_active() const { return !active_peers_.empty(); }
+  const std::vector<tcp::endpoint>& active_peers() const { return active_peers_; }
+  // Closes a pending listener or connection attempts (used by ABOR and at session end).
   void cancel();
 
-  // Accepts or connects, within `timeout`. The setup is consumed either way.
-  // Errors: Condition::DataConnection with the cause logged by the caller.
-  transport::awaitable<Result<std::shared_ptr<tcp::socket>>> open(std::chrono::seconds timeout);
+  // Stream mode: accepts or connects one connection within `timeout`; the setup is consumed.
+  // Errors: Condition::DataConnection.
+  transport::awaitable<Result<SocketPtr>> open(std::chrono::seconds timeout);
+  // MODE E sender: `per_peer` connections to every active peer, each on its own strand.
+  // Result is grouped by peer: all of peer 0's sockets, then peer 1's, ...
+  transport::awaitable<Result<std::vector<SocketPtr>>> connect_streams(unsigned per_peer, std::chrono::seconds timeout);
+  // MODE E receiver: the listener, which the receiver keeps accepting on until EOF accounting
+  // completes. Consumes the passive setup.
+  std::shared_ptr<tcp::acceptor> take_acceptor();
+  // A socket on a fresh strand for accepting a MODE E stream.
+  SocketPtr new_stream_socket();
 
  private:
   asio::any_io_executor executor_;
+  asio::io_context::executor_type pool_executor_;
   const ListenConfig& listen_;
   // Shared with open()'s watchdog; cancel() closes whichever is live so ABOR ends a pending open.
   std::shared_ptr<tcp::acceptor> acceptor_;
-  std::shared_ptr<tcp::socket> opening_socket_;
-  std::optional<tcp::endpoint> active_peer_;
+  std::vector<SocketPtr> opening_sockets_;
+  std::vector<tcp::endpoint> active_peers_;
 };
 
 }  // namespace gridftp::server

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <vector>
 
 #include "protocol/control/ascii_codec.hpp"
@@ -54,16 +55,19 @@ transport::awaitable<Result<void>> write_all(tcp::socket& socket, const char* da
 }
 
 transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd, std::uint64_t offset,
-                                                      transport::Deadline& deadline,
+                                                      std::uint64_t length, transport::Deadline& deadline,
                                                       std::chrono::seconds timeout,
                                                       TransferProgress& progress, bool& unsupported) {
   socket.non_blocking(true);
   auto position = static_cast<off_t>(offset);
-  while (true) {
+  std::uint64_t left = length;
+  while (left > 0) {
     deadline.expires_after(timeout);
-    const auto sent = ::sendfile(socket.native_handle(), fd, &position, kSendfileChunkBytes);
+    const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(left, kSendfileChunkBytes));
+    const auto sent = ::sendfile(socket.native_handle(), fd, &position, chunk);
     if (sent > 0) {
       progress.bytes += static_cast<std::uint64_t>(sent);
+      left -= static_cast<std::uint64_t>(sent);
       continue;
     }
     if (sent == 0) co_return Result<void>{};
@@ -82,16 +86,17 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
                                                 ? error_code_for(Condition::DataConnection)
                                                 : errno_code()));
   }
+  co_return Result<void>{};
 }
 
 }  // namespace
 
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset, bool ascii,
-                                             std::chrono::seconds stall_timeout, TransferProgress& progress) {
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::uint64_t length,
+                                             bool ascii, std::chrono::seconds stall_timeout, TransferProgress& progress) {
   auto deadline = start_stall_watch(socket, stall_timeout);
   if (!ascii) {
     bool unsupported = false;
-    auto result = co_await send_with_sendfile(socket, fd, offset, *deadline, stall_timeout, progress, unsupported);
+    auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout, progress, unsupported);
     if (!unsupported) {
       deadline->stop();
       co_return result;
@@ -100,8 +105,10 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
   std::vector<char> buffer(kChunkBytes);
   std::string converted;
   auto position = static_cast<off_t>(offset);
-  while (true) {
-    const auto got = ::pread(fd, buffer.data(), buffer.size(), position);
+  std::uint64_t left = length;
+  while (left > 0) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
+    const auto got = ::pread(fd, buffer.data(), want, position);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       deadline->stop();
@@ -109,6 +116,7 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
     }
     if (got == 0) break;
     position += got;
+    left -= static_cast<std::uint64_t>(got);
     const char* data = buffer.data();
     auto size = static_cast<std::size_t>(got);
     if (ascii) {

@@ -2,6 +2,7 @@
 // (RFC 959 §3.4.1). Binary sends use sendfile(2) so file bytes never enter user space.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -15,14 +16,14 @@ namespace gridftp::server {
 using transport::tcp;
 
 struct TransferProgress {
-  std::uint64_t bytes = 0;  // moved so far (wire bytes for ASCII)
+  std::atomic<std::uint64_t> bytes{0};  // moved so far (wire bytes for ASCII); MODE E streams add from their strands
 };
 
-// Sends `fd` from `offset` to its end; `ascii` converts LF to CR LF.
+// Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to CR LF.
 // Errors: errno from the file or socket; Condition::DataConnection on a stall past `stall_timeout`.
 transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset,
-                                             bool ascii, std::chrono::seconds stall_timeout,
-                                             TransferProgress& progress);
+                                             std::uint64_t length, bool ascii,
+                                             std::chrono::seconds stall_timeout, TransferProgress& progress);
 // Sends an in-memory listing.
 transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string text,
                                              std::chrono::seconds stall_timeout,

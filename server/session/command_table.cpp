@@ -29,12 +29,11 @@ constexpr std::array kRows{
     Row{Verb::Retr, &S::on_retr}, Row{Verb::Stor, &S::on_stor}, Row{Verb::Appe, &S::on_appe},
     Row{Verb::List, &S::on_list}, Row{Verb::Nlst, &S::on_nlst}, Row{Verb::Mlsd, &S::on_mlsd},
     Row{Verb::Abor, &S::on_abor},
-    // GridFTP verbs that arrive with the data-channel issue; until then they are refused plainly.
-    Row{Verb::Eret, &S::on_not_implemented}, Row{Verb::Esto, &S::on_not_implemented},
-    Row{Verb::Spas, &S::on_not_implemented}, Row{Verb::Spor, &S::on_not_implemented},
-    Row{Verb::Adat, &S::on_not_implemented}, Row{Verb::Dcau, &S::on_not_implemented},
-    Row{Verb::Sbuf, &S::on_not_implemented}, Row{Verb::Cksm, &S::on_not_implemented},
-    Row{Verb::Trev, &S::on_not_implemented},
+    Row{Verb::Eret, &S::on_eret}, Row{Verb::Esto, &S::on_esto}, Row{Verb::Spas, &S::on_spas},
+    Row{Verb::Spor, &S::on_spor}, Row{Verb::Dcau, &S::on_dcau}, Row{Verb::Sbuf, &S::on_sbuf},
+    Row{Verb::Cksm, &S::on_cksm}, Row{Verb::Trev, &S::on_trev},
+    // GSI's ADAT arrives with the secure-channels work; until then it is refused plainly.
+    Row{Verb::Adat, &S::on_not_implemented},
 };
 
 }  // namespace

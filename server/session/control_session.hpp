@@ -13,8 +13,10 @@
 #include "protocol/control/command.hpp"
 #include "protocol/control/reply.hpp"
 #include "protocol/control/session_rules.hpp"
+#include "protocol/restart/byte_range_set.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/data/data_channel.hpp"
+#include "server/data/mode_e_streams.hpp"
 #include "server/data/stream_transfer.hpp"
 #include "server/logging/transfer_log.hpp"
 #include "server/session/session_services.hpp"
@@ -80,17 +82,27 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_nlst(const std::string& argument);
   transport::awaitable<void> on_mlsd(const std::string& argument);
   transport::awaitable<void> on_abor(const std::string& argument);
+  transport::awaitable<void> on_spas(const std::string& argument);
+  transport::awaitable<void> on_spor(const std::string& argument);
+  transport::awaitable<void> on_eret(const std::string& argument);
+  transport::awaitable<void> on_esto(const std::string& argument);
+  transport::awaitable<void> on_cksm(const std::string& argument);
+  transport::awaitable<void> on_sbuf(const std::string& argument);
+  transport::awaitable<void> on_trev(const std::string& argument);
+  transport::awaitable<void> on_dcau(const std::string& argument);
 
  private:
   // What a running transfer needs; lives in the transfer coroutine's frame.
   struct TransferJob {
     std::string command;
     std::string path;
-    std::optional<storage::UniqueFd> source = {};     // RETR
-    std::optional<storage::Upload> upload = {};       // STOR/APPE
-    std::optional<std::string> listing = {};          // LIST/NLST/MLSD
-    std::uint64_t offset = 0;
+    std::optional<storage::UniqueFd> source = {};      // RETR/ERET
+    std::shared_ptr<storage::Upload> upload = {};      // STOR/APPE/ESTO
+    std::optional<std::string> listing = {};           // LIST/NLST/MLSD
+    std::uint64_t offset = 0;                          // stream REST, or ERET's file offset
+    std::uint64_t length = UINT64_MAX;                 // bytes to send (ERET), to EOF by default
     std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
+    std::optional<protocol::restart::ByteRangeSet> present = {};  // MODE E REST: ranges already there
   };
 
   transport::awaitable<void> read_commands();
@@ -113,6 +125,16 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void start_transfer(TransferJob job);
   transport::awaitable<void> run_transfer(TransferJob job);
   transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket);
+  // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
+  transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
+  transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
+  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<bool> done);
+  void send_perf_marker();
+  // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
+  void close_data_streams();
+  void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
+  transport::awaitable<void> begin_retrieve(const std::string& path_argument, std::uint64_t offset,
+                                            std::uint64_t length, const char* command);
   transport::awaitable<void> wait_for_transfer();
   // In stream mode a dying client's FIN looks like EOF; these tell a cut-off upload apart.
   Result<void> check_upload_complete(const TransferJob& job);
@@ -148,6 +170,11 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string cwd_ = "/";
   bool ascii_ = true;  // RFC 959 default is TYPE A
   std::uint64_t restart_offset_ = 0;
+  std::optional<protocol::restart::ByteRangeSet> restart_ranges_;  // MODE E REST range list
+  bool mode_e_ = false;
+  std::uint64_t esto_offset_ = 0;
+  unsigned parallelism_ = 1;            // OPTS RETR Parallelism, streams per stripe we open
+  unsigned marker_seconds_ = 5;         // TREV PERF/RESTART: 111/112 period while receiving
   std::optional<std::uint64_t> allocated_bytes_;  // ALLO: the size the client announced
   std::optional<std::string> rename_from_;
   DataChannel data_channel_;
@@ -156,6 +183,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool transfer_active_ = false;
   bool abort_requested_ = false;
   std::shared_ptr<tcp::socket> data_socket_;
+  std::vector<SocketPtr> data_streams_;
+  std::size_t streams_used_ = 0;                        // connections the last MODE E transfer used                 // MODE E connections of the running transfer
+  std::shared_ptr<tcp::acceptor> stream_acceptor_;      // MODE E receiver's listener while it runs
   TransferProgress progress_;
   asio::steady_timer transfer_done_;
   std::uint64_t transfers_started_ = 0;

@@ -23,6 +23,7 @@ struct SessionServices {
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;
+  transport::asio::io_context::executor_type pool_executor;  // fresh strands for data streams
 };
 
 }  // namespace gridftp::server

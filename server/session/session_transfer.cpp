@@ -23,7 +23,7 @@ bool ControlSession::require_data_channel_or_reply() {
 void ControlSession::start_transfer(TransferJob job) {
   transfer_active_ = true;
   abort_requested_ = false;
-  progress_ = {};
+  progress_.bytes = 0;
   ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
@@ -41,21 +41,30 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   const auto started = std::chrono::steady_clock::now();
   const char* type = ascii_ ? "ASCII" : "BINARY";
   send(rc::kFileStatusOk, std::string("Opening ") + type + " mode data connection.");
-  const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
-  auto socket = co_await data_channel_.open(timeout);
   Result<void> outcome;
-  if (!socket) {
-    outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : socket.error());
+  if (mode_e_) {
+    // if/else, not ?: — GCC 12 miscompiles co_await inside a conditional expression.
+    if (job.upload) {
+      outcome = co_await receive_mode_e(job);
+    } else {
+      outcome = co_await send_mode_e(job);
+    }
   } else {
-    data_socket_ = *socket;
-    outcome = co_await move_data(job, **socket);
-    boost::system::error_code ignored;
-    // Stream mode: our close is the sender's EOF, so shut down cleanly before closing.
-    (*socket)->shutdown(tcp::socket::shutdown_both, ignored);
-    (*socket)->close(ignored);
-    data_socket_.reset();
+    const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+    auto socket = co_await data_channel_.open(timeout);
+    if (!socket) {
+      outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : socket.error());
+    } else {
+      data_socket_ = *socket;
+      outcome = co_await move_data(job, **socket);
+      boost::system::error_code ignored;
+      // Stream mode: our close is the sender's EOF, so shut down cleanly before closing.
+      (*socket)->shutdown(tcp::socket::shutdown_both, ignored);
+      (*socket)->close(ignored);
+      data_socket_.reset();
+    }
+    if (outcome && job.upload) outcome = check_upload_complete(job);
   }
-  if (outcome && job.upload) outcome = check_upload_complete(job);
   if (outcome && job.upload) outcome = job.upload->commit();
   if (!outcome && job.upload) job.upload->abort();
   if (!outcome && abort_requested_) outcome = make_error(error_code_for(Condition::TransferAborted));
@@ -66,7 +75,7 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
 
 transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
-  if (job.source) co_return co_await send_file(socket, job.source->get(), job.offset, ascii_, timeout, progress_);
+  if (job.source) co_return co_await send_file(socket, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
   if (job.upload) co_return co_await receive_into(socket, *job.upload, ascii_, timeout, progress_);
   co_return co_await send_text(socket, std::move(*job.listing), timeout, progress_);
 }
@@ -98,6 +107,8 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.command = job.command;
   record.path = job.path;
   record.bytes = progress_.bytes;
+  record.streams = mode_e_ ? std::max<unsigned>(1, static_cast<unsigned>(streams_used_)) : 1;
+  record.mode = mode_e_ ? 'E' : 'S';
   record.duration = elapsed;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();

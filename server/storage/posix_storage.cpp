@@ -221,6 +221,7 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   const int fd = ::openat(directory->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return make_error(last_errno());
   std::uint64_t start = offset;
+  if (mode == UploadMode::InPlace) return Upload(UniqueFd(fd), std::move(*directory), std::string(), name, start);
   if (mode == UploadMode::Append && offset == 0) {
     struct stat info {};
     if (::fstat(fd, &info) != 0) {

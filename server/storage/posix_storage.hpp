@@ -16,7 +16,10 @@
 
 namespace gridftp::server::storage {
 
-enum class UploadMode { Replace, Append, Resume };
+// Replace: hidden temp file renamed on commit. Append (APPE), Resume (stream REST: truncate to the
+// offset) and InPlace (ESTO, MODE E restarts: write into the existing file, no truncation) write
+// the target directly.
+enum class UploadMode { Replace, Append, Resume, InPlace };
 
 class PosixStorage {
  public:

@@ -85,7 +85,7 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Illegal PORT command.");
     co_return;
   }
-  data_channel_.set_active(tcp::endpoint(address, host_port->port));
+  data_channel_.set_active({tcp::endpoint(address, host_port->port)});
   send(rc::kCommandOk, "PORT Command successful.");
 }
 
@@ -101,11 +101,66 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Illegal EPRT command.");
     co_return;
   }
-  data_channel_.set_active(tcp::endpoint(address, host_port->port));
+  data_channel_.set_active({tcp::endpoint(address, host_port->port)});
   send(rc::kCommandOk, "EPRT Command successful.");
 }
 
+transport::awaitable<void> ControlSession::on_spas(const std::string&) {
+  // GFD.20 striped passive: a single-stripe server answers with one address line.
+  const auto address = data_address();
+  const auto endpoint = data_channel_.listen_passive(address);
+  if (!endpoint) {
+    log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
+    send(rc::kCannotOpenData, "Can't open passive listener.");
+    co_return;
+  }
+  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(), address.is_v6()};
+  const auto line = address.is_v4() ? protocol::control::format_port_argument(host_port)
+                                    : protocol::control::format_eprt_argument(host_port);
+  send(protocol::control::Reply{rc::kEnteringExtendedPassive, {"Entering Striped Passive Mode.", " " + line, "End"}});
+}
+
+transport::awaitable<void> ControlSession::on_spor(const std::string& argument) {
+  // GFD.20: space-separated host-ports, each in PORT or EPRT form; one stripe per address.
+  std::vector<tcp::endpoint> peers;
+  std::size_t start = 0;
+  while (start < argument.size()) {
+    auto end = argument.find(' ', start);
+    if (end == std::string::npos) end = argument.size();
+    const auto item = argument.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    auto host_port = item.front() == '|' ? protocol::control::parse_eprt_argument(item)
+                                         : protocol::control::parse_port_argument(item);
+    boost::system::error_code ec;
+    const auto address = host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
+    if (!host_port || ec || host_port->port < kLowestActivePort) {
+      send(rc::kParameterSyntaxError, "Illegal SPOR command.");
+      co_return;
+    }
+    peers.emplace_back(address, host_port->port);
+  }
+  if (peers.empty()) {
+    send(rc::kParameterSyntaxError, "Illegal SPOR command.");
+    co_return;
+  }
+  data_channel_.set_active(std::move(peers));
+  send(rc::kCommandOk, "PORT Command successful.");
+}
+
 transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
+  if (argument.find('-') != std::string::npos) {
+    // MODE E form (wire doc §4.3): the ranges already at the receiver, "0-4980736,5242880-6000000".
+    auto ranges = protocol::restart::parse_range_list(argument);
+    if (!ranges) {
+      send(rc::kParameterSyntaxError, "bad parameter.");
+      co_return;
+    }
+    restart_ranges_ = std::move(*ranges);
+    restart_offset_ = 0;
+    send(rc::kPendingFurtherInfo, "Restart Marker OK. Send STORE or RETR to initiate transfer.");
+    co_return;
+  }
   std::uint64_t offset = 0;
   const auto* end = argument.data() + argument.size();
   const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
@@ -114,6 +169,7 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
     co_return;
   }
   restart_offset_ = offset;
+  restart_ranges_.reset();
   send(rc::kPendingFurtherInfo, "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }
 

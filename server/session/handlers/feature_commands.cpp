@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 
 #include "protocol/control/feat.hpp"
+#include "protocol/control/retr_options.hpp"
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/control_session.hpp"
@@ -41,6 +43,14 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
   const auto option = upper(argument);
   if (option == "UTF8 ON" || option == "UTF8") {
     send(rc::kCommandOk, "UTF8 mode enabled.");
+  } else if (option.starts_with("RETR ")) {
+    auto retr = protocol::control::parse_retr_options(argument.substr(5));
+    if (!retr) {
+      send(rc::kParameterSyntaxError, "Bad OPTS RETR parameters.");
+      co_return;
+    }
+    if (retr->parallelism) parallelism_ = *retr->parallelism;
+    send(rc::kCommandOk, "OPTS Command Successful.");
   } else if (option.starts_with("MLST ")) {
     send(rc::kCommandOk, "MLST OPTS Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
   } else {
@@ -114,8 +124,10 @@ transport::awaitable<void> ControlSession::on_type(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
-  if (upper(argument) == "S") {
-    send(rc::kCommandOk, "Mode set to S.");
+  const auto mode = upper(argument);
+  if (mode == "S" || mode == "E") {
+    mode_e_ = mode == "E";
+    send(rc::kCommandOk, "Mode set to " + mode + ".");
   } else {
     send(rc::kParameterNotImplemented, "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
   }
@@ -162,6 +174,38 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
     send(rc::kCommandOk, "Protection level set to C.");
   } else {
     send_error(error_code_for(Condition::ProtectionRequired));
+  }
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) {
+  // The kernel autotunes loopback and LAN buffers better than a fixed size; accepted as Globus does.
+  send(rc::kCommandOk, "SBUF Command Successful.");
+  (void)argument;
+  co_return;
+}
+
+transport::awaitable<void> ControlSession::on_trev(const std::string& argument) {
+  // "TREV RESTART|PERF <seconds>": the marker period while receiving (GFD.20 markers).
+  unsigned seconds = 0;
+  char kind[16] = {};
+  if (std::sscanf(argument.c_str(), "%15s %u", kind, &seconds) != 2 || seconds == 0 || seconds > 3600) {
+    send(rc::kParameterSyntaxError, "TREV RESTART|PERF <seconds>.");
+    co_return;
+  }
+  marker_seconds_ = seconds;
+  send(rc::kCommandOk, "Command Successful.");
+}
+
+transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
+  // Without GSI there is no credential to authenticate data channels with: only N is honest.
+  const auto mode = upper(argument);
+  if (mode == "N") {
+    send(rc::kCommandOk, "DCAU N.");
+  } else if (mode == "A" || mode.starts_with("S")) {
+    send(rc::kParameterNotImplemented, "DCAU " + mode.substr(0, 1) + " needs a GSI session.");
+  } else {
+    send(rc::kParameterSyntaxError, "Bad DCAU mode.");
   }
   co_return;
 }

@@ -3,7 +3,9 @@
 // (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/virtual_path.hpp"
@@ -29,10 +31,11 @@ std::string without_list_options(const std::string& argument) {
 
 }  // namespace
 
-transport::awaitable<void> ControlSession::on_retr(const std::string& argument) {
+transport::awaitable<void> ControlSession::begin_retrieve(const std::string& path_argument, std::uint64_t offset,
+                                                          std::uint64_t length, const char* command) {
   if (!check_storage_or_reply()) co_return;
-  const auto offset = std::exchange(restart_offset_, 0);
-  const auto path = resolve_or_reply(argument);
+  auto present = std::exchange(restart_ranges_, std::nullopt);
+  const auto path = resolve_or_reply(path_argument);
   if (!path) co_return;
   auto fd = storage_->open_for_read(*path);
   if (!fd) {
@@ -40,17 +43,63 @@ transport::awaitable<void> ControlSession::on_retr(const std::string& argument) 
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
-  start_transfer(TransferJob{.command = "RETR", .path = *path, .source = std::move(*fd), .offset = offset});
+  if (mode_e_ && !data_channel_.is_active()) {
+    // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
+    send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    co_return;
+  }
+  const auto facts = storage_->stat(*path);
+  const bool regular = facts && facts->type == protocol::listing::FileType::File;
+  if (regular) {
+    const auto size = facts->size_bytes;
+    offset = std::min(offset, size);
+    length = std::min(length, size - offset);
+  } else if (length == UINT64_MAX && mode_e_) {
+    send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
+    co_return;
+  }
+  start_transfer(TransferJob{.command = command,
+                             .path = *path,
+                             .source = std::move(*fd),
+                             .offset = offset,
+                             .length = length,
+                             .present = std::move(present)});
+}
+
+transport::awaitable<void> ControlSession::on_retr(const std::string& argument) {
+  const auto offset = std::exchange(restart_offset_, 0);
+  co_await begin_retrieve(argument, offset, UINT64_MAX, "RETR");
+}
+
+transport::awaitable<void> ControlSession::on_eret(const std::string& argument) {
+  // GFD.20 partial retrieve: "ERET P <offset> <length> <path>".
+  unsigned long long offset = 0, length = 0;
+  int consumed = 0;
+  if (std::sscanf(argument.c_str(), "P %llu %llu %n", &offset, &length, &consumed) != 2 || consumed == 0 ||
+      static_cast<std::size_t>(consumed) >= argument.size()) {
+    send(rc::kParameterSyntaxError, "ERET supports only the P module: ERET P <offset> <length> <path>.");
+    co_return;
+  }
+  restart_offset_ = 0;
+  co_await begin_retrieve(argument.substr(static_cast<std::size_t>(consumed)), offset, length, "ERET");
 }
 
 transport::awaitable<void> ControlSession::begin_upload(const std::string& argument, storage::UploadMode mode,
                                                         const char* command) {
   if (!check_storage_or_reply()) co_return;
-  const auto offset = std::exchange(restart_offset_, 0);
+  auto offset = std::exchange(restart_offset_, 0);
+  auto present = std::exchange(restart_ranges_, std::nullopt);
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
   if (!require_data_channel_or_reply()) co_return;
+  if (mode_e_ && !data_channel_.is_passive()) {
+    send(rc::kBadSequence, "MODE E receiving requires PASV or SPAS.");
+    co_return;
+  }
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
+  // A MODE E restart adds the missing ranges to what is already in the file.
+  if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::InPlace;
+  if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO") offset = esto_offset_;
   auto upload = storage_->begin_upload(*path, mode, offset);
   if (!upload) {
     send_error(upload.error());
@@ -58,7 +107,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   }
   start_transfer(TransferJob{.command = command,
                              .path = *path,
-                             .upload = std::move(*upload),
+                             .upload = std::make_shared<storage::Upload>(std::move(*upload)),
                              .offset = offset,
                              .expected_bytes = std::exchange(allocated_bytes_, std::nullopt)});
 }
@@ -69,6 +118,19 @@ transport::awaitable<void> ControlSession::on_stor(const std::string& argument) 
 
 transport::awaitable<void> ControlSession::on_appe(const std::string& argument) {
   co_await begin_upload(argument, storage::UploadMode::Append, "APPE");
+}
+
+transport::awaitable<void> ControlSession::on_esto(const std::string& argument) {
+  // GFD.20 adjusted store: "ESTO A <offset> <path>"; block offsets count from <offset>.
+  unsigned long long offset = 0;
+  int consumed = 0;
+  if (std::sscanf(argument.c_str(), "A %llu %n", &offset, &consumed) != 1 || consumed == 0 ||
+      static_cast<std::size_t>(consumed) >= argument.size()) {
+    send(rc::kParameterSyntaxError, "ESTO supports only the A module: ESTO A <offset> <path>.");
+    co_return;
+  }
+  esto_offset_ = offset;
+  co_await begin_upload(argument.substr(static_cast<std::size_t>(consumed)), storage::UploadMode::InPlace, "ESTO");
 }
 
 std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
@@ -112,6 +174,10 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
 transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
   if (!check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
+  if (mode_e_ && !data_channel_.is_active()) {
+    send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    co_return;
+  }
   auto listing = build_listing(argument, verb);
   if (!listing) co_return;
   start_transfer(TransferJob{
@@ -139,6 +205,7 @@ transport::awaitable<void> ControlSession::on_abor(const std::string&) {
   abort_requested_ = true;
   boost::system::error_code ignored;
   if (data_socket_) data_socket_->close(ignored);
+  close_data_streams();
   data_channel_.cancel();
   co_await wait_for_transfer();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");

@@ -1,0 +1,178 @@
+#include "server/data/mode_e_streams.hpp"
+
+#include <array>
+#include <vector>
+
+#include "protocol/core/errors.hpp"
+#include "protocol/mode_e/block_decoder.hpp"
+#include "protocol/mode_e/block_header.hpp"
+#include "transport/deadline.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace mode_e = protocol::mode_e;
+using transport::use_awaitable;
+
+std::error_code socket_error(const boost::system::error_code& ec, const transport::Deadline& deadline) {
+  if (deadline.expired()) return error_code_for(Condition::DataConnection);
+  if (ec == asio::error::operation_aborted) return error_code_for(Condition::TransferAborted);
+  return error_code_for(Condition::DataConnection);
+}
+
+std::shared_ptr<transport::Deadline> watch_socket(const SocketPtr& socket, std::chrono::seconds timeout) {
+  auto deadline = std::make_shared<transport::Deadline>(socket->get_executor());
+  deadline->expires_after(timeout);
+  transport::start_watch(deadline, [socket] {
+    boost::system::error_code ignored;
+    socket->close(ignored);
+  });
+  return deadline;
+}
+
+}  // namespace
+
+std::optional<mode_e::Block> SenderShared::next_block() {
+  const std::lock_guard lock(mutex);
+  return planner.next_block();
+}
+
+Result<void> ReceiverShared::on_data(std::uint64_t offset, std::uint64_t length) {
+  const std::lock_guard lock(mutex);
+  if (auto ok = tracker.on_data(); !ok) return ok;
+  received.insert(offset, offset + length);
+  return {};
+}
+
+Result<void> ReceiverShared::on_eod() {
+  std::function<void()> notify;
+  {
+    const std::lock_guard lock(mutex);
+    if (auto ok = tracker.on_eod(); !ok) return ok;
+    if (tracker.is_complete() && !completion_reported) {
+      completion_reported = true;
+      notify = on_complete;
+    }
+  }
+  if (notify) notify();
+  return {};
+}
+
+Result<void> ReceiverShared::on_eof(std::uint64_t expected) {
+  std::function<void()> notify;
+  {
+    const std::lock_guard lock(mutex);
+    if (auto ok = tracker.on_eof(expected); !ok) return ok;
+    if (tracker.is_complete() && !completion_reported) {
+      completion_reported = true;
+      notify = on_complete;
+    }
+  }
+  if (notify) notify();
+  return {};
+}
+
+bool ReceiverShared::is_complete() const {
+  const std::lock_guard lock(mutex);
+  return tracker.is_complete();
+}
+
+protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
+  const std::lock_guard lock(mutex);
+  return received;
+}
+
+transport::awaitable<Result<void>> send_stream(SocketPtr socket, BlockSource source,
+                                               std::shared_ptr<SenderShared> shared,
+                                               std::optional<std::uint64_t> eof_count, StreamLimits limits,
+                                               StreamFailureHook on_failure) {
+  auto deadline = watch_socket(socket, limits.stall_timeout);
+  // One buffer per stream for the whole transfer: no allocation per block.
+  std::vector<char> payload(limits.block_bytes);
+  Result<void> outcome;
+  while (auto block = shared->next_block()) {
+    std::uint64_t sent = 0;
+    while (sent < block->length) {
+      const auto want = std::min<std::uint64_t>(block->length - sent, payload.size());
+      auto got = source.read_at(block->offset + sent, {payload.data(), static_cast<std::size_t>(want)});
+      if (!got) {
+        outcome = make_error(got.error());
+        break;
+      }
+      if (*got == 0) {
+        outcome = make_error(error_code_for(Condition::TransferFailed));  // file shrank under us
+        break;
+      }
+      const auto header = mode_e::encode_header({0, *got, block->offset + sent});
+      const std::array<asio::const_buffer, 2> buffers{asio::buffer(header), asio::buffer(payload.data(), *got)};
+      deadline->expires_after(limits.stall_timeout);
+      boost::system::error_code ec;
+      co_await asio::async_write(*socket, buffers, asio::redirect_error(use_awaitable, ec));
+      if (ec) {
+        outcome = make_error(socket_error(ec, *deadline));
+        break;
+      }
+      sent += *got;
+      if (shared->bytes != nullptr) *shared->bytes += *got;
+    }
+    if (!outcome) break;
+  }
+  if (outcome) {
+    const mode_e::BlockHeader last = eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
+                                               : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0};
+    const auto header = mode_e::encode_header(last);
+    deadline->expires_after(limits.stall_timeout);
+    boost::system::error_code ec;
+    co_await asio::async_write(*socket, asio::buffer(header), asio::redirect_error(use_awaitable, ec));
+    if (ec) outcome = make_error(socket_error(ec, *deadline));
+  }
+  deadline->stop();
+  if (!outcome && on_failure) on_failure();
+  co_return outcome;
+}
+
+transport::awaitable<Result<void>> receive_stream(SocketPtr socket, std::shared_ptr<storage::Upload> upload,
+                                                  std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
+                                                  StreamFailureHook on_failure) {
+  auto deadline = watch_socket(socket, limits.stall_timeout);
+  std::vector<char> buffer(limits.block_bytes);
+  mode_e::BlockDecoder decoder;
+  bool got_eod = false;
+  Result<void> outcome;
+  while (!got_eod && outcome) {
+    deadline->expires_after(limits.stall_timeout);
+    boost::system::error_code ec;
+    const auto got = co_await socket->async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      // A close before this connection's EOD loses whatever the sender still meant to send.
+      outcome = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : socket_error(ec, *deadline));
+      break;
+    }
+    std::span<const char> input(buffer.data(), got);
+    mode_e::DecoderEvent event;
+    do {
+      auto consumed = decoder.next(input, event);
+      if (!consumed) {
+        outcome = make_error(consumed.error());
+        break;
+      }
+      input = input.subspan(*consumed);
+      using Kind = mode_e::DecoderEvent::Kind;
+      if (event.kind == Kind::Data) {
+        outcome = upload->write_at(event.offset, event.payload);
+        if (outcome) outcome = shared->on_data(event.offset, event.payload.size());
+        if (outcome && shared->bytes != nullptr) *shared->bytes += event.payload.size();
+      } else if (event.kind == Kind::Eof) {
+        outcome = shared->on_eof(event.eod_count);
+      } else if (event.kind == Kind::Eod) {
+        got_eod = true;
+        outcome = shared->on_eod();
+      }
+    } while (outcome && event.kind != mode_e::DecoderEvent::Kind::NeedMore);
+  }
+  deadline->stop();
+  if (!outcome && on_failure) on_failure();
+  co_return outcome;
+}
+
+}  // namespace gridftp::server

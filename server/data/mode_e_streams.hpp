@@ -1,0 +1,69 @@
+// One MODE E data connection's work (GFD.20 extended block mode; wire doc §2.3). A sender stream
+// pulls blocks from the transfer's shared planner until none are left, then ends with EOD (one
+// stream per receiver stripe sends EOF|EOD with the connection count). A receiver stream decodes
+// blocks and writes each where its offset says, until its EOD. Each runs on its own strand.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "protocol/core/result.hpp"
+#include "protocol/mode_e/block_planner.hpp"
+#include "protocol/mode_e/eod_tracker.hpp"
+#include "protocol/restart/byte_range_set.hpp"
+#include "server/data/block_source.hpp"
+#include "server/data/data_channel.hpp"
+#include "server/storage/upload.hpp"
+
+namespace gridftp::server {
+
+// Shared by a transfer's sender streams. The mutex guards only the planner hand-out.
+struct SenderShared {
+  explicit SenderShared(protocol::mode_e::BlockPlanner plan) : planner(std::move(plan)) {}
+  std::optional<protocol::mode_e::Block> next_block();
+
+  std::mutex mutex;
+  protocol::mode_e::BlockPlanner planner;
+  std::atomic<std::uint64_t>* bytes = nullptr;  // the session's live counter (STAT, markers)
+};
+
+// Shared by a transfer's receiver streams: EOD accounting and what has arrived (for 111 markers).
+struct ReceiverShared {
+  Result<void> on_data(std::uint64_t offset, std::uint64_t length);
+  Result<void> on_eod();
+  Result<void> on_eof(std::uint64_t expected);
+  bool is_complete() const;
+  protocol::restart::ByteRangeSet received_ranges() const;
+
+  mutable std::mutex mutex;
+  protocol::mode_e::EodTracker tracker;
+  protocol::restart::ByteRangeSet received;
+  std::atomic<std::uint64_t>* bytes = nullptr;
+  std::function<void()> on_complete;  // called once, from the stream that completed the count
+  bool completion_reported = false;
+};
+
+// Called from a stream's strand when it fails, so the owner can stop the others at once.
+using StreamFailureHook = std::function<void()>;
+
+struct StreamLimits {
+  std::size_t block_bytes = 1 << 20;
+  std::chrono::seconds stall_timeout{120};
+};
+
+// `eof_count` set: this stream sends EOF|EOD with that count instead of a plain EOD.
+transport::awaitable<Result<void>> send_stream(SocketPtr socket, BlockSource source,
+                                               std::shared_ptr<SenderShared> shared,
+                                               std::optional<std::uint64_t> eof_count, StreamLimits limits,
+                                               StreamFailureHook on_failure);
+
+transport::awaitable<Result<void>> receive_stream(SocketPtr socket, std::shared_ptr<storage::Upload> upload,
+                                                  std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
+                                                  StreamFailureHook on_failure);
+
+}  // namespace gridftp::server
