@@ -82,10 +82,11 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
   return received;
 }
 
-transport::awaitable<Result<void>> send_stream(SocketPtr socket, BlockSource source,
+transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
                                                std::optional<std::uint64_t> eof_count, StreamLimits limits,
                                                StreamFailureHook on_failure) {
+  const auto& socket = stream->socket;
   auto deadline = watch_socket(socket, limits.stall_timeout);
   // One buffer per stream for the whole transfer: no allocation per block.
   std::vector<char> payload(limits.block_bytes);
@@ -131,48 +132,62 @@ transport::awaitable<Result<void>> send_stream(SocketPtr socket, BlockSource sou
   co_return outcome;
 }
 
-transport::awaitable<Result<void>> receive_stream(SocketPtr socket, std::shared_ptr<storage::Upload> upload,
+namespace {
+
+// Feeds `input` to the decoder until it needs more or this connection's EOD arrives; bytes after
+// the EOD belong to the next transfer and are kept in `stream.pending`.
+Result<bool> consume(std::span<const char> input, mode_e::BlockDecoder& decoder, DataStream& stream,
+                     storage::Upload& upload, ReceiverShared& shared) {
+  using Kind = mode_e::DecoderEvent::Kind;
+  mode_e::DecoderEvent event;
+  do {
+    auto consumed = decoder.next(input, event);
+    if (!consumed) return make_error(consumed.error());
+    input = input.subspan(*consumed);
+    if (event.kind == Kind::Data) {
+      if (auto ok = upload.write_at(event.offset, event.payload); !ok) return make_error(ok.error());
+      if (auto ok = shared.on_data(event.offset, event.payload.size()); !ok) return make_error(ok.error());
+      if (shared.bytes != nullptr) *shared.bytes += event.payload.size();
+    } else if (event.kind == Kind::Eof) {
+      if (auto ok = shared.on_eof(event.eod_count); !ok) return make_error(ok.error());
+    } else if (event.kind == Kind::Eod) {
+      stream.pending.assign(input.begin(), input.end());
+      if (auto ok = shared.on_eod(); !ok) return make_error(ok.error());
+      return true;
+    }
+  } while (event.kind != Kind::NeedMore);
+  return false;
+}
+
+}  // namespace
+
+transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::shared_ptr<storage::Upload> upload,
                                                   std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
                                                   StreamFailureHook on_failure) {
+  const auto& socket = stream->socket;
   auto deadline = watch_socket(socket, limits.stall_timeout);
   std::vector<char> buffer(limits.block_bytes);
   mode_e::BlockDecoder decoder;
-  bool got_eod = false;
-  Result<void> outcome;
-  while (!got_eod && outcome) {
+  Result<bool> at_eod = false;
+  if (!stream->pending.empty()) {
+    const std::string early = std::exchange(stream->pending, {});
+    at_eod = consume(early, decoder, *stream, *upload, *shared);
+  }
+  while (at_eod && !*at_eod) {
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
     const auto got = co_await socket->async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
-      outcome = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : socket_error(ec, *deadline));
+      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : socket_error(ec, *deadline));
       break;
     }
-    std::span<const char> input(buffer.data(), got);
-    mode_e::DecoderEvent event;
-    do {
-      auto consumed = decoder.next(input, event);
-      if (!consumed) {
-        outcome = make_error(consumed.error());
-        break;
-      }
-      input = input.subspan(*consumed);
-      using Kind = mode_e::DecoderEvent::Kind;
-      if (event.kind == Kind::Data) {
-        outcome = upload->write_at(event.offset, event.payload);
-        if (outcome) outcome = shared->on_data(event.offset, event.payload.size());
-        if (outcome && shared->bytes != nullptr) *shared->bytes += event.payload.size();
-      } else if (event.kind == Kind::Eof) {
-        outcome = shared->on_eof(event.eod_count);
-      } else if (event.kind == Kind::Eod) {
-        got_eod = true;
-        outcome = shared->on_eod();
-      }
-    } while (outcome && event.kind != mode_e::DecoderEvent::Kind::NeedMore);
+    at_eod = consume({buffer.data(), got}, decoder, *stream, *upload, *shared);
   }
   deadline->stop();
-  if (!outcome && on_failure) on_failure();
-  co_return outcome;
+  if (!at_eod && on_failure) on_failure();
+  if (!at_eod) co_return make_error(at_eod.error());
+  co_return Result<void>{};
 }
 
 }  // namespace gridftp::server

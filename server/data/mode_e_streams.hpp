@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "protocol/core/result.hpp"
 #include "protocol/mode_e/block_planner.hpp"
@@ -21,6 +22,14 @@
 #include "server/storage/upload.hpp"
 
 namespace gridftp::server {
+
+// One MODE E connection. Connections idle at EOD may carry the next transfer (GFD.20 caching);
+// `pending` keeps bytes read past this transfer's EOD for it.
+struct DataStream {
+  SocketPtr socket;
+  std::string pending;
+};
+using DataStreamPtr = std::shared_ptr<DataStream>;
 
 // Shared by a transfer's sender streams. The mutex guards only the planner hand-out.
 struct SenderShared {
@@ -57,12 +66,12 @@ struct StreamLimits {
 };
 
 // `eof_count` set: this stream sends EOF|EOD with that count instead of a plain EOD.
-transport::awaitable<Result<void>> send_stream(SocketPtr socket, BlockSource source,
+transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
                                                std::optional<std::uint64_t> eof_count, StreamLimits limits,
                                                StreamFailureHook on_failure);
 
-transport::awaitable<Result<void>> receive_stream(SocketPtr socket, std::shared_ptr<storage::Upload> upload,
+transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::shared_ptr<storage::Upload> upload,
                                                   std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
                                                   StreamFailureHook on_failure);
 

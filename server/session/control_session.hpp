@@ -132,6 +132,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void send_perf_marker();
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
   void close_data_streams();
+  void drop_cached_streams();
+  bool can_reuse_streams(bool sending) const;
   void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
   transport::awaitable<void> begin_retrieve(const std::string& path_argument, std::uint64_t offset,
                                             std::uint64_t length, const char* command);
@@ -183,7 +185,12 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool transfer_active_ = false;
   bool abort_requested_ = false;
   std::shared_ptr<tcp::socket> data_socket_;
-  std::vector<SocketPtr> data_streams_;
+  std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
+  // MODE E connections left idle at EOD by the last transfer, reusable by the next one in the
+  // same direction until PASV/PORT/MODE changes (GFD.20 connection caching; reply 125).
+  enum class CachedDirection { None, Sending, Receiving };
+  std::vector<DataStreamPtr> cached_streams_;
+  CachedDirection cached_direction_ = CachedDirection::None;
   std::size_t streams_used_ = 0;                        // connections the last MODE E transfer used                 // MODE E connections of the running transfer
   std::shared_ptr<tcp::acceptor> stream_acceptor_;      // MODE E receiver's listener while it runs
   TransferProgress progress_;

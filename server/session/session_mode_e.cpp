@@ -32,8 +32,20 @@ std::int64_t now_tenths() {
 
 void ControlSession::close_data_streams() {
   boost::system::error_code ignored;
-  for (const auto& socket : data_streams_) socket->close(ignored);
+  for (const auto& stream : data_streams_) stream->socket->close(ignored);
   if (stream_acceptor_) stream_acceptor_->close(ignored);
+}
+
+void ControlSession::drop_cached_streams() {
+  boost::system::error_code ignored;
+  for (const auto& stream : cached_streams_) stream->socket->close(ignored);
+  cached_streams_.clear();
+  cached_direction_ = CachedDirection::None;
+}
+
+bool ControlSession::can_reuse_streams(bool sending) const {
+  if (!mode_e_ || data_channel_.is_configured() || cached_streams_.empty()) return false;
+  return cached_direction_ == (sending ? CachedDirection::Sending : CachedDirection::Receiving);
 }
 
 void ControlSession::send_perf_marker() {
@@ -47,10 +59,18 @@ void ControlSession::send_range_marker(const protocol::restart::ByteRangeSet& ra
 
 transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
-  const auto per_peer = parallelism_;
-  auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
-  if (!sockets) co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : sockets.error());
-  data_streams_ = *sockets;
+  // Reused connections keep their stripe grouping: all of them went to the one cached peer.
+  const bool reuse = can_reuse_streams(true);
+  const auto per_peer = reuse ? static_cast<unsigned>(cached_streams_.size()) : parallelism_;
+  if (reuse) {
+    data_streams_ = std::exchange(cached_streams_, {});
+  } else {
+    drop_cached_streams();
+    auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
+    if (!sockets) co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : sockets.error());
+    for (auto& socket : *sockets) data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}}));
+  }
+  cached_direction_ = CachedDirection::None;
   streams_used_ = data_streams_.size();
 
   std::shared_ptr<const std::string> text;
@@ -70,15 +90,17 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
     const auto eof_count = i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
-    group.spawn(data_streams_[i]->get_executor(), send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
+    group.spawn(data_streams_[i]->socket->get_executor(),
+                send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
-  for (const auto& socket : data_streams_) {
-    boost::system::error_code ignored;
-    socket->shutdown(tcp::socket::shutdown_send, ignored);
-    socket->close(ignored);
+  if (outcome && !abort_requested_) {
+    cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next RETR
+    cached_direction_ = CachedDirection::Sending;
+  } else {
+    close_data_streams();
+    data_streams_.clear();
   }
-  data_streams_.clear();
   co_return outcome;
 }
 
@@ -97,8 +119,13 @@ transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<Receiver
 
 transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
-  stream_acceptor_ = data_channel_.take_acceptor();
-  const auto acceptor = stream_acceptor_;
+  const bool reuse = can_reuse_streams(false);
+  if (!reuse) drop_cached_streams();
+  auto reused = std::exchange(cached_streams_, {});
+  cached_direction_ = CachedDirection::None;
+  stream_acceptor_ = reuse ? nullptr : data_channel_.take_acceptor();
+  // With reused connections nothing new is expected, so a closed listener stands in.
+  const auto acceptor = stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(socket_.get_executor());
   const auto self = shared_from_this();
   auto shared = std::make_shared<ReceiverShared>();
   shared->bytes = &progress_.bytes;
@@ -125,24 +152,37 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   });
   const StreamLimits limits{kBlockBytes, timeout};
   transport::TaskGroup group(socket_.get_executor());
+  for (auto& stream : reused) {
+    data_streams_.push_back(stream);
+    group.spawn(stream->socket->get_executor(), receive_stream(stream, job.upload, shared, limits, on_failure));
+  }
   while (acceptor->is_open() && !shared->is_complete()) {
-    auto socket = data_channel_.new_stream_socket();
+    auto stream = std::make_shared<DataStream>(DataStream{data_channel_.new_stream_socket(), {}});
     boost::system::error_code ec;
-    co_await acceptor->async_accept(*socket, asio::redirect_error(use_awaitable, ec));
+    co_await acceptor->async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
     if (ec) break;
     accept_deadline->expires_after(timeout);
-    socket->set_option(tcp::no_delay(true), ec);
-    data_streams_.push_back(socket);
-    group.spawn(socket->get_executor(), receive_stream(socket, job.upload, shared, limits, on_failure));
+    stream->socket->set_option(tcp::no_delay(true), ec);
+    data_streams_.push_back(stream);
+    group.spawn(stream->socket->get_executor(), receive_stream(stream, job.upload, shared, limits, on_failure));
   }
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   streams_used_ = data_streams_.size();
   *markers_done = true;
-  close_data_streams();
-  data_streams_.clear();
+  if (stream_acceptor_) {
+    boost::system::error_code ignored;
+    stream_acceptor_->close(ignored);
+  }
   stream_acceptor_.reset();
   if (outcome && !shared->is_complete()) outcome = make_error(error_code_for(Condition::TransferFailed));
+  if (outcome && !abort_requested_) {
+    cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next STOR
+    cached_direction_ = CachedDirection::Receiving;
+  } else {
+    close_data_streams();
+    data_streams_.clear();
+  }
   send_perf_marker();
   send_range_marker(shared->received_ranges());
   co_return outcome;

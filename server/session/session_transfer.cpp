@@ -15,7 +15,7 @@ namespace rc = protocol::control::reply_code;
 using transport::use_awaitable;
 
 bool ControlSession::require_data_channel_or_reply() {
-  if (data_channel_.is_configured()) return true;
+  if (data_channel_.is_configured() || (mode_e_ && !cached_streams_.empty())) return true;
   send(rc::kCannotOpenData, "Use PORT or PASV first.");
   return false;
 }
@@ -39,8 +39,12 @@ transport::awaitable<void> ControlSession::wait_for_transfer() {
 transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   const auto self = shared_from_this();
   const auto started = std::chrono::steady_clock::now();
-  const char* type = ascii_ ? "ASCII" : "BINARY";
-  send(rc::kFileStatusOk, std::string("Opening ") + type + " mode data connection.");
+  if (can_reuse_streams(!job.upload)) {
+    send(rc::kDataAlreadyOpen, "Beginning transfer; reusing existing data connection.");
+  } else {
+    const char* type = ascii_ ? "ASCII" : "BINARY";
+    send(rc::kFileStatusOk, std::string("Opening ") + type + " mode data connection.");
+  }
   Result<void> outcome;
   if (mode_e_) {
     // if/else, not ?: — GCC 12 miscompiles co_await inside a conditional expression.

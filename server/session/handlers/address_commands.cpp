@@ -38,6 +38,7 @@ asio::ip::address ControlSession::data_address() const {
 }
 
 transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   const auto address = data_address();
   if (!address.is_v4()) {
     send(rc::kNetworkProtocolNotSupported, "Network protocol not supported; use EPSV.");
@@ -54,6 +55,7 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   if (argument == "ALL" || argument == "all") {
     send(rc::kCommandOk, "EPSV ALL Successful.");
     co_return;
@@ -78,6 +80,7 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_port(const std::string& argument) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_port_argument(argument);
   boost::system::error_code ec;
   const auto address = host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
@@ -90,6 +93,7 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_eprt_argument(argument);
   if (!host_port) {
     send_error(host_port.error());
@@ -106,6 +110,7 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_spas(const std::string&) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   // GFD.20 striped passive: a single-stripe server answers with one address line.
   const auto address = data_address();
   const auto endpoint = data_channel_.listen_passive(address);
@@ -121,6 +126,7 @@ transport::awaitable<void> ControlSession::on_spas(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_spor(const std::string& argument) {
+  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   // GFD.20: space-separated host-ports, each in PORT or EPRT form; one stripe per address.
   std::vector<tcp::endpoint> peers;
   std::size_t start = 0;

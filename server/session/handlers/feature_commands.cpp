@@ -126,6 +126,7 @@ transport::awaitable<void> ControlSession::on_type(const std::string& argument) 
 transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
   const auto mode = upper(argument);
   if (mode == "S" || mode == "E") {
+    if (mode_e_ != (mode == "E")) drop_cached_streams();
     mode_e_ = mode == "E";
     send(rc::kCommandOk, "Mode set to " + mode + ".");
   } else {
