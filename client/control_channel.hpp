@@ -27,6 +27,9 @@ class ControlChannel {
   // Numeric address of the server as connected ("127.0.0.1", "::1").
   virtual std::string peer_address() const = 0;
   virtual bool is_ipv6() const = 0;
+  // Numeric address of our end, the one the server can connect back to for PORT/EPRT; empty
+  // when the channel has no socket of its own (test doubles).
+  virtual std::string local_address() const { return {}; }
   virtual void close() = 0;
 };
 

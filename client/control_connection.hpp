@@ -47,6 +47,7 @@ class ControlConnection {
   void clear_failure() { last_failure_.clear(); }
   const std::string& label() const { return label_; }
   ControlChannel& channel() { return *channel_; }
+  const ControlChannel& channel() const { return *channel_; }
   void set_command_timeout(Clock::duration timeout) { command_timeout_ = timeout; }
   // Sends QUIT and reads the reply, ignoring failures: the connection is closed either way.
   void quit();

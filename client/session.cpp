@@ -152,6 +152,46 @@ Result<void> Session::use_binary_type() {
   return {};
 }
 
+Result<void> Session::use_extended_block_mode(bool extended) {
+  if (extended == extended_block_mode_) {
+    return {};
+  }
+  if (auto reply = control_->command_expecting(extended ? "MODE E" : "MODE S",
+                                               kPositiveCompletion);
+      !reply) {
+    return make_error(reply.error());
+  }
+  extended_block_mode_ = extended;
+  return {};
+}
+
+Result<void> Session::set_parallelism(unsigned streams) {
+  if (streams == parallelism_) {
+    return {};
+  }
+  if (auto reply = control_->command_expecting(parallelism_command(streams), kPositiveCompletion);
+      !reply) {
+    return make_error(reply.error());
+  }
+  parallelism_ = streams;
+  return {};
+}
+
+Result<std::string> Session::checksum(security::DigestAlgorithm algorithm,
+                                      const std::string& path,
+                                      const std::optional<PartialRange>& range) {
+  const auto command = checksum_command(algorithm, path, range);
+  auto reply = control_->command_expecting(command, kPositiveCompletion);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  auto digest = parse_checksum_reply(reply->first_text());
+  if (!digest) {
+    control_->note_failure(command, *reply);
+  }
+  return digest;
+}
+
 Result<HostPort> Session::request_passive() {
   const bool extended = control_->channel().is_ipv6();
   auto reply = control_->command_expecting(extended ? "EPSV" : "PASV", kPositiveCompletion);
@@ -242,7 +282,8 @@ Result<ParsedReply> Session::begin_transfer(const std::string& command) {
   return reply;
 }
 
-Result<ParsedReply> Session::finish_transfer(Clock::duration timeout) {
+Result<ParsedReply> Session::finish_transfer(Clock::duration timeout,
+                                             const MarkerCallback& on_marker) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     const auto left = deadline - Clock::now();
@@ -251,6 +292,9 @@ Result<ParsedReply> Session::finish_transfer(Clock::duration timeout) {
     if (!reply || reply->is_preliminary()) {
       if (!reply) {
         return reply;
+      }
+      if (on_marker) {
+        on_marker(*reply);
       }
       continue;  // 111/112 markers and similar
     }

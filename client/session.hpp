@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "client/address_reply.hpp"
 #include "client/control_connection.hpp"
 #include "client/data_connection.hpp"
+#include "client/transfer_plan.hpp"
 #include "client/url.hpp"
 
 namespace gridftp::client {
@@ -47,6 +49,16 @@ class Session {
   bool has_feature(std::string_view name) const;
   // TYPE I, once per session.
   Result<void> use_binary_type();
+  // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
+  Result<void> use_extended_block_mode(bool extended);
+  // OPTS RETR Parallelism=n,n,n; sent only when n changes (wire doc §1.5).
+  Result<void> set_parallelism(unsigned streams);
+  // CKSM <alg> <offset|0> <length|-1> path → the lower-case hex digest. Errors: a refusal
+  // (rejected_reply_error()), ClientErrc::ChecksumUnavailable for an unreadable 213.
+  Result<std::string> checksum(security::DigestAlgorithm algorithm, const std::string& path,
+                               const std::optional<PartialRange>& range);
+  // Our end of the control connection: where a server can reach us for PORT/EPRT.
+  std::string local_address() const { return control_->channel().local_address(); }
   // PASV, or EPSV when the control connection is IPv6 (wire doc §3.2). An address the server
   // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
   Result<HostPort> request_passive();
@@ -61,7 +73,10 @@ class Session {
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
   Result<ParsedReply> begin_transfer(const std::string& command);
   // Reads past 1xx markers to the final reply and requires a 2xx, waiting at most `timeout`.
-  Result<ParsedReply> finish_transfer(Clock::duration timeout);
+  // Each preliminary reply (111/112 markers) goes to `on_marker` when given.
+  using MarkerCallback = std::function<void(const ParsedReply&)>;
+  Result<ParsedReply> finish_transfer(Clock::duration timeout,
+                                      const MarkerCallback& on_marker = {});
 
   ControlConnection& control() { return *control_; }
   const SessionOptions& options() const { return options_; }
@@ -78,6 +93,8 @@ class Session {
   std::vector<std::string> features_;
   std::string transfer_command_;  // for the failure message of finish_transfer()
   bool binary_type_ = false;
+  bool extended_block_mode_ = false;
+  unsigned parallelism_ = 0;  // 0: never sent
 };
 
 }  // namespace gridftp::client

@@ -58,6 +58,21 @@ Result<void> StagedFile::write(std::string_view bytes) {
   return {};
 }
 
+Result<void> StagedFile::write_at(std::uint64_t offset, std::string_view bytes) const {
+  while (!bytes.empty()) {
+    const auto written = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (written < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return errno_error();
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(written));
+    offset += static_cast<std::uint64_t>(written);
+  }
+  return {};
+}
+
 Result<void> StagedFile::commit() {
   // close() reports delayed write errors (NFS, quota), so it must succeed before the rename.
   const int fd = std::exchange(fd_, -1);

@@ -2,6 +2,7 @@
 // only on commit(), so a failed download never leaves a partial file under the real name.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,9 @@ class StagedFile {
 
   // Errors: errno from write(2).
   Result<void> write(std::string_view bytes);
+  // Writes `bytes` at `offset` (pwrite(2)); safe from several threads at once, as MODE E blocks
+  // arrive in any order. Errors: errno from pwrite(2).
+  Result<void> write_at(std::uint64_t offset, std::string_view bytes) const;
   // Closes and renames onto the destination. Errors: errno from close(2) or rename(2).
   Result<void> commit();
 

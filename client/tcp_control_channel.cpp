@@ -37,6 +37,15 @@ std::string TcpControlChannel::peer_address() const {
   return endpoint.address().to_string();
 }
 
+std::string TcpControlChannel::local_address() const {
+  boost::system::error_code ec;
+  const auto endpoint = socket_.local_endpoint(ec);
+  if (ec) {
+    return {};
+  }
+  return endpoint.address().to_string();
+}
+
 bool TcpControlChannel::is_ipv6() const {
   boost::system::error_code ec;
   const auto endpoint = socket_.remote_endpoint(ec);

@@ -24,6 +24,7 @@ class TcpControlChannel final : public ControlChannel {
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout) override;
   std::string peer_address() const override;
   bool is_ipv6() const override;
+  std::string local_address() const override;
   void close() override;
 
  private:

@@ -101,6 +101,23 @@ Result<std::size_t> read_some_with_deadline(asio::io_context& io, tcp::socket& s
   return count;
 }
 
+Result<void> accept_with_deadline(asio::io_context& io, tcp::acceptor& acceptor,
+                                  tcp::socket& socket, Clock::duration timeout) {
+  bool done = false;
+  boost::system::error_code error;
+  acceptor.async_accept(socket, [&](const boost::system::error_code& ec) {
+    done = true;
+    error = ec;
+  });
+  if (auto timed_out = run_until_done(io, done, acceptor, timeout); timed_out) {
+    return make_error(timed_out);
+  }
+  if (error) {
+    return make_error(to_std(error));
+  }
+  return {};
+}
+
 Result<void> write_all_with_deadline(asio::io_context& io, tcp::socket& socket,
                                      std::string_view bytes, Clock::duration timeout) {
   bool done = false;

@@ -29,6 +29,13 @@ Result<std::size_t> read_some_with_deadline(transport::asio::io_context& io,
                                             transport::tcp::socket& socket, std::span<char> buffer,
                                             Clock::duration timeout);
 
+// Accepts one connection on `acceptor` into `socket` (which may belong to another io_context),
+// running `io`, the acceptor's context. Errors: std::errc::timed_out (the acceptor is then
+// closed), or the socket error.
+Result<void> accept_with_deadline(transport::asio::io_context& io,
+                                  transport::tcp::acceptor& acceptor,
+                                  transport::tcp::socket& socket, Clock::duration timeout);
+
 // Writes all of `bytes`. Errors: std::errc::timed_out, or the socket error.
 Result<void> write_all_with_deadline(transport::asio::io_context& io,
                                      transport::tcp::socket& socket, std::string_view bytes,

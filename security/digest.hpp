@@ -43,8 +43,8 @@ class Digest {
   //   ADLER32 "Wikipedia" -> "213 11e60398"; ADLER32 of an empty file -> "213 00000001"
   //   MD5 ""  -> "213 d41d8cd98f00b204e9800998ecf8427e"
   //   SHA256 "abc" -> "213 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-  // Errors: an OpenSSL error from an earlier update() or from finishing; protocol::Errc::BadSequence
-  // when called a second time.
+  // Errors: an OpenSSL error from an earlier update() or from finishing;
+  // protocol::Errc::BadSequence when called a second time.
   Result<std::string> hex_final();
 
  private:

@@ -27,6 +27,9 @@ Reply reply_for_error(std::error_code ec) {
   if (ec == C::FileNameNotAllowed) return make_reply(rc::kFileNameNotAllowed, "File name not allowed.");
   if (ec == C::NoSpace) return make_reply(rc::kInsufficientStorage, "Insufficient storage space.");
   if (ec == C::DataConnection) return make_reply(rc::kCannotOpenData, "Can't open data connection.");
+  if (ec == C::UnexpectedDataPeer) {
+    return make_reply(rc::kCannotOpenData, "Data connection from an unexpected address refused.");
+  }
   if (ec == C::TransferAborted) return make_reply(rc::kTransferAborted, "Connection closed; transfer aborted.");
   if (ec == C::TransferFailed) return make_reply(rc::kLocalError, "Transfer failed.");
   if (ec == C::ProtectionRequired) {

@@ -15,10 +15,10 @@ namespace gridftp::protocol::control {
 inline constexpr unsigned kMaxParallelism = 64;
 
 struct RetrOptions {
-  std::optional<unsigned> parallelism;         // first number of "start,min,max"
-  std::optional<std::string> stripe_layout;    // "Blocked" or "Partitioned", canonical spelling
-  std::optional<std::uint64_t> block_size;     // bytes, > 0
-  std::optional<unsigned> marker_seconds;      // perf-marker period; 0 turns markers off
+  std::optional<unsigned> parallelism;       // first number of "start,min,max"
+  std::optional<std::string> stripe_layout;  // "Blocked" or "Partitioned", canonical spelling
+  std::optional<std::uint64_t> block_size;   // bytes, > 0
+  std::optional<unsigned> marker_seconds;    // perf-marker period; 0 turns markers off
 };
 
 // Parses the text after "RETR ": one or more `key=value;` options, keys case-insensitive, every

@@ -15,7 +15,8 @@ constexpr Table make_tables() {
   Table tables{};
   for (std::uint32_t i = 0; i < 256; ++i) {
     auto crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1U) != 0 ? kReflectedPolynomial : 0);
+    for (int bit = 0; bit < 8; ++bit)
+      crc = (crc >> 1) ^ ((crc & 1U) != 0 ? kReflectedPolynomial : 0);
     tables[0][i] = crc;
   }
   for (std::size_t k = 1; k < 8; ++k) {

@@ -25,6 +25,7 @@ class ConditionCategory final : public std::error_category {
       case Condition::IsADirectory: return "is a directory";
       case Condition::NoSpace: return "insufficient storage space";
       case Condition::DataConnection: return "data connection failed";
+      case Condition::UnexpectedDataPeer: return "data connection from an unexpected address";
       case Condition::TransferAborted: return "transfer aborted";
       case Condition::ProtectionRequired: return "protection required";
       case Condition::LineTooLong: return "command line too long";

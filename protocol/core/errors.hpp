@@ -23,6 +23,7 @@ enum class Condition {
   IsADirectory,
   NoSpace,
   DataConnection,
+  UnexpectedDataPeer,
   TransferAborted,
   ProtectionRequired,
   LineTooLong,

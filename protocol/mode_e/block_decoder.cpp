@@ -44,8 +44,8 @@ Result<std::size_t> BlockDecoder::next(std::span<const char> input, DecoderEvent
       return make_error(failed_);
     }
     if (payload_remaining_ > 0) {
-      const auto take = static_cast<std::size_t>(
-          std::min<std::uint64_t>(payload_remaining_, rest.size()));
+      const auto take =
+          static_cast<std::size_t>(std::min<std::uint64_t>(payload_remaining_, rest.size()));
       event.kind = DecoderEvent::Kind::Data;
       event.offset = payload_offset_;
       event.payload = rest.first(take);
@@ -85,8 +85,8 @@ Result<void> BlockDecoder::start_block() {
 
 bool BlockDecoder::take_pending(DecoderEvent& event) {
   for (const auto& [flag, kind] : {std::pair{kDescriptorEof, DecoderEvent::Kind::Eof},
-                                  std::pair{kDescriptorEod, DecoderEvent::Kind::Eod},
-                                  std::pair{kDescriptorClose, DecoderEvent::Kind::Close}}) {
+                                   std::pair{kDescriptorEod, DecoderEvent::Kind::Eod},
+                                   std::pair{kDescriptorClose, DecoderEvent::Kind::Close}}) {
     if ((pending_ & flag) == 0) continue;
     pending_ = static_cast<std::uint8_t>(pending_ & ~flag);
     event.kind = kind;

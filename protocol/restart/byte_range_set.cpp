@@ -36,10 +36,9 @@ std::optional<Range> parse_range(std::string_view item) {
 void ByteRangeSet::insert(std::uint64_t start, std::uint64_t end) {
   if (start >= end) return;
   // First range that could touch [start, end): its end reaches start (adjacent counts).
-  auto first = std::lower_bound(ranges_.begin(), ranges_.end(), start,
-                                [](const Range& range, std::uint64_t value) {
-                                  return range.end < value;
-                                });
+  auto first =
+      std::lower_bound(ranges_.begin(), ranges_.end(), start,
+                       [](const Range& range, std::uint64_t value) { return range.end < value; });
   auto last = first;
   while (last != ranges_.end() && last->start <= end) {
     start = std::min(start, last->start);
@@ -59,10 +58,9 @@ bool ByteRangeSet::contains(std::uint64_t offset, std::uint64_t length) const {
   if (length > std::numeric_limits<std::uint64_t>::max() - offset) return false;
   const auto end = offset + length;
   // The only range that can contain offset is the last one starting at or before it.
-  auto after = std::upper_bound(ranges_.begin(), ranges_.end(), offset,
-                                [](std::uint64_t value, const Range& range) {
-                                  return value < range.start;
-                                });
+  auto after =
+      std::upper_bound(ranges_.begin(), ranges_.end(), offset,
+                       [](std::uint64_t value, const Range& range) { return value < range.start; });
   if (after == ranges_.begin()) return false;
   const auto& candidate = *std::prev(after);
   return candidate.end >= end;

@@ -33,8 +33,8 @@ std::string_view skip_reply_code(std::string_view text) {
 std::string format_tenths(std::int64_t tenths) {
   const bool negative = tenths < 0;
   // Unsigned arithmetic so that INT64_MIN has a magnitude.
-  const auto magnitude = negative ? 0 - static_cast<std::uint64_t>(tenths)
-                                  : static_cast<std::uint64_t>(tenths);
+  const auto magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(tenths) : static_cast<std::uint64_t>(tenths);
   std::string text = negative ? "-" : "";
   text += std::to_string(magnitude / 10);
   text += '.';
@@ -66,7 +66,8 @@ Result<ByteRangeSet> parse_range_marker(std::string_view line_text) {
     return make_error(make_error_code(Errc::BadArgument));
   }
   text.remove_prefix(kRangeMarkerPrefix.size());
-  if (text.empty() || !is_space(text.front())) return make_error(make_error_code(Errc::BadArgument));
+  if (text.empty() || !is_space(text.front()))
+    return make_error(make_error_code(Errc::BadArgument));
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
   return parse_range_list(text);
 }

@@ -16,6 +16,7 @@ struct ListenConfig {
   std::string data_interface;
   std::uint16_t passive_port_min = 0;
   std::uint16_t passive_port_max = 0;
+  bool require_data_peer_match = false;
 };
 
 struct ServerSection {

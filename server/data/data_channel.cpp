@@ -58,6 +58,15 @@ void DataChannel::cancel() {
   active_peers_.clear();
 }
 
+bool DataChannel::is_expected_peer(const tcp::socket& socket) const {
+  if (!expected_peer_) return true;
+  boost::system::error_code ec;
+  auto peer = socket.remote_endpoint(ec).address();
+  if (ec) return false;
+  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) peer = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6());
+  return peer == *expected_peer_;
+}
+
 std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() { return std::exchange(acceptor_, nullptr); }
 
 SocketPtr DataChannel::new_stream_socket() {
@@ -92,6 +101,7 @@ transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds t
   const bool timed_out = deadline->expired();
   deadline->stop();
   if (ec || timed_out || !socket->is_open()) co_return make_error(error_code_for(Condition::DataConnection));
+  if (acceptor && !is_expected_peer(*socket)) co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
   socket->set_option(tcp::no_delay(true), ec);
   co_return socket;
 }

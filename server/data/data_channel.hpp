@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "protocol/core/result.hpp"
@@ -28,6 +29,10 @@ class DataChannel {
   // Opens a listener on `local_address` within the passive port range and returns its endpoint.
   // Errors: errno from bind/listen (EADDRINUSE when the whole range is taken).
   Result<tcp::endpoint> listen_passive(const asio::ip::address& local_address);
+  // When set, accepted connections must come from this address (listen.require_data_peer_match).
+  void set_expected_peer(std::optional<asio::ip::address> address) { expected_peer_ = std::move(address); }
+  // False when a peer check is configured and `socket`'s peer is someone else.
+  bool is_expected_peer(const tcp::socket& socket) const;
   // PORT/EPRT give one peer, SPOR several (one stripe each).
   void set_active(std::vector<tcp::endpoint> peers);
   bool is_configured() const { return is_passive() || is_active(); }
@@ -57,6 +62,7 @@ class DataChannel {
   std::shared_ptr<tcp::acceptor> acceptor_;
   std::vector<SocketPtr> opening_sockets_;
   std::vector<tcp::endpoint> active_peers_;
+  std::optional<asio::ip::address> expected_peer_;
 };
 
 }  // namespace gridftp::server

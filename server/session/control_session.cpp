@@ -47,6 +47,13 @@ transport::awaitable<void> ControlSession::run() {
     co_return;
   }
   entered_registry_ = true;
+  if (services_.config.listen.require_data_peer_match && !ec) {
+    auto address = peer.address();
+    if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+      address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
+    }
+    data_channel_.set_expected_peer(address);
+  }
   log_->info("{} session start peer={}", tag(), ec ? "?" : peer.address().to_string());
   send(rc::kServiceReady, services_.config.server.banner);
   touch_idle();

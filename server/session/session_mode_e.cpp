@@ -151,6 +151,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     acceptor->close(ignored);
   });
   const StreamLimits limits{kBlockBytes, timeout};
+  Result<void> outcome_override;
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
@@ -161,6 +162,12 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     boost::system::error_code ec;
     co_await acceptor->async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
     if (ec) break;
+    if (!data_channel_.is_expected_peer(*stream->socket)) {
+      log_->warn("{} data connection from an unexpected address refused", tag());
+      close_data_streams();
+      outcome_override = make_error(error_code_for(Condition::UnexpectedDataPeer));
+      break;
+    }
     accept_deadline->expires_after(timeout);
     stream->socket->set_option(tcp::no_delay(true), ec);
     data_streams_.push_back(stream);
@@ -168,6 +175,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   }
   accept_deadline->stop();
   auto outcome = co_await group.wait();
+  if (!outcome_override) outcome = outcome_override;
   streams_used_ = data_streams_.size();
   *markers_done = true;
   if (stream_acceptor_) {

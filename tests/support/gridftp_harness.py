@@ -745,3 +745,99 @@ def run_tests(namespace: dict) -> None:
     print(f"=== {total - len(failed)}/{total} passed"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     sys.exit(1 if failed or not tests else 0)
+
+
+# --------------------------------------------------------------------------------------------
+# MODE E helpers (appended for the MODE E, third-party, restart and checksum suites)
+# --------------------------------------------------------------------------------------------
+
+def file_url(path: str) -> str:
+    return "file://" + os.path.abspath(path)
+
+
+def make_sparse_file(path: str, size: int, chunks: int = 7, seed: int = 0) -> str:
+    """A "sparse-ish" file: truncate() to `size` (holes read as zeros), then a few random
+    chunks (1 B .. 300 KiB) written at scattered offsets, always including the first and the
+    last byte. Returns the SHA-256 of the whole file."""
+    import random
+    rng = random.Random(seed)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.truncate(size)
+        if size:
+            spots = [(0, min(size, 1 + rng.randrange(4096))), (size - 1, 1)]
+            for _ in range(chunks):
+                length = min(size, 1 + rng.randrange(300 * 1024))
+                spots.append((rng.randrange(max(1, size - length + 1)), length))
+            for offset, length in spots:
+                f.seek(offset)
+                f.write(rng.randbytes(length))
+    return sha256_file(path)
+
+
+def guc_dialogue(stderr: str) -> list[str]:
+    """The control-channel dialogue from `globus-url-copy -dbg` output: '>> CMD' for each
+    command sent and '<< reply' for the first line of each reply received."""
+    lines = stderr.splitlines()
+    out = []
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("debug: sending command"):
+            out.append(">> " + lines[i + 1].strip())
+        elif line.startswith("debug: response from"):
+            out.append("<< " + lines[i + 1].strip())
+    return out
+
+
+def mode_e_header(desc: int, count: int, offset: int) -> bytes:
+    """A GFD.20 extended block header: 1-byte descriptor, 64-bit count and offset (BE)."""
+    return bytes([desc]) + count.to_bytes(8, "big") + offset.to_bytes(8, "big")
+
+
+MODE_E_EOF, MODE_E_EOD, MODE_E_CLOSE = 0x40, 0x08, 0x04
+
+
+def parse_pasv_reply(text: str) -> tuple[str, int]:
+    m = re.search(r"(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)", text)
+    if not m:
+        raise AssertionError(f"unparsable PASV reply {text!r}")
+    n = [int(x) for x in m.groups()]
+    return ".".join(map(str, n[:4])), n[4] * 256 + n[5]
+
+
+def read_final_reply(ctl: "RawControl", timeout: float = 60) -> tuple[int, str, list[str]]:
+    """Reads replies until a non-1xx one; returns (code, text, [preliminary reply texts]).
+    The timeout only catches hangs."""
+    old = ctl.sock.gettimeout()
+    ctl.sock.settimeout(timeout)
+    prelims: list[str] = []
+    try:
+        while True:
+            try:
+                code, text = ctl.read_reply()
+            except socket.timeout:
+                raise AssertionError(f"no final reply within {timeout:.0f}s (preliminary "
+                                     f"replies so far: {prelims})")
+            if 100 <= code < 200:
+                prelims.append(text)
+                continue
+            return code, text, prelims
+    finally:
+        ctl.sock.settimeout(old)
+
+
+_CRC32C_TABLE: list[int] = []
+
+
+def crc32c(data: bytes, crc: int = 0) -> int:
+    """CRC-32C (Castagnoli, reflected 0x82F63B78), as in iSCSI/ext4; pure Python."""
+    if not _CRC32C_TABLE:
+        for n in range(256):
+            c = n
+            for _ in range(8):
+                c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+            _CRC32C_TABLE.append(c)
+    table = _CRC32C_TABLE
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF

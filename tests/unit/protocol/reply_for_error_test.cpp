@@ -40,6 +40,7 @@ TEST_CASE("reply_for_error maps every Condition to its reply code", "[control][r
       {Condition::NotFound, 550},
       {Condition::PermissionDenied, 550},
       {Condition::AlreadyExists, 553},
+      {Condition::DirectoryNotEmpty, 550},
       {Condition::NotADirectory, 550},
       {Condition::IsADirectory, 550},
       {Condition::NoSpace, 452},
@@ -61,13 +62,20 @@ TEST_CASE("reply_for_error maps every Condition to its reply code", "[control][r
   check_well_formed(reply);
 }
 
-TEST_CASE("reply_for_error table covers every Condition enumerator", "[control][reply_for_error]") {
-  // If a Condition is added after LocalError this fails, reminding to extend the table above.
+TEST_CASE("reply_for_error gives every Condition enumerator a named, well-formed error reply",
+          "[control][reply_for_error]") {
+  // LocalError is the last enumerator; everything from NotLoggedIn up to it must be handled.
   const auto last = static_cast<int>(Condition::LocalError);
-  CHECK(last == 23);
   for (int value = 1; value <= last; ++value) {
     const std::error_code ec(value, gridftp::condition_category());
+    INFO("condition " << value);
     CHECK(ec.message() != "unknown condition");
+    const auto reply = reply_for_error(ec);
+    check_well_formed(reply);
+    if (value != last && value != static_cast<int>(Condition::TransferFailed)) {
+      // Only LocalError (and TransferFailed) may fall through to the generic "local error".
+      CHECK(reply.lines[0] != "Local error in processing.");
+    }
   }
 }
 
@@ -82,7 +90,7 @@ TEST_CASE("reply_for_error maps errno values from storage", "[control][reply_for
       {ENOTDIR, 550},
       {EISDIR, 550},
       {EEXIST, 553},
-      {ENOTEMPTY, 553},
+      {ENOTEMPTY, 550},
       {ENOSPC, 452},
       {EDQUOT, 452},
       {EFBIG, 452},

@@ -47,14 +47,14 @@ TEST_CASE("apply_restrict_paths makes the first readable path the anonymous root
   CHECK(anonymous.root == root);
 }
 
-TEST_CASE("apply_restrict_paths turns RW paths inside the root into relative writable areas",
+TEST_CASE("apply_restrict_paths turns RW and W paths inside the root into relative writable areas",
           "[startup][restrict_paths]") {
   AnonymousConfig anonymous;
   const auto problems = apply_restrict_paths("R/srv/pub,RW/srv/pub/incoming,W/srv/pub/a/b", anonymous);
   INFO(joined(problems));
   CHECK(problems.empty());
   CHECK(anonymous.root == "/srv/pub");
-  CHECK(anonymous.writable == std::vector<std::string>{"incoming"});
+  CHECK(anonymous.writable == std::vector<std::string>{"incoming", "a/b"});
 }
 
 TEST_CASE("apply_restrict_paths replaces writable areas from the config file", "[startup][restrict_paths]") {

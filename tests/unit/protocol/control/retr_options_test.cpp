@@ -55,38 +55,29 @@ TEST_CASE("parse_retr_options keeps the last of a repeated key", "[opts]") {
 }
 
 TEST_CASE("parse_retr_options reads the largest block size", "[opts]") {
-  CHECK(parse_retr_options("BlockSize=18446744073709551615;")->block_size ==
-        18446744073709551615u);
+  CHECK(parse_retr_options("BlockSize=18446744073709551615;")->block_size == 18446744073709551615u);
 }
 
 TEST_CASE("parse_retr_options rejects malformed options", "[opts]") {
-  const std::string text = GENERATE(as<std::string>{},
-                                    "",                          // Globus: 500 OPTS failed.
-                                    "Parallelism=4",             // no ';' (Globus: 500)
-                                    "foo=1;",                    // unknown key (Globus: 500)
-                                    "Parallelism=abc;",          // (Globus: 500)
-                                    ";",                         // (Globus: 500)
-                                    "Parallelism=4;;",           // (Globus: 500)
-                                    "Parallelism = 4;",          // (Globus: 500)
-                                    "markers=abc;",              // (Globus: 500)
-                                    "StripeLayout=Foo;",         // (Globus: 500)
-                                    "Parallelism=0;",            // Globus accepts; we need 1..64
-                                    "Parallelism=65;",
-                                    "Parallelism=-1;",
-                                    "Parallelism=99999999999999;",
-                                    "Parallelism=4 ;",           // Globus accepts; no spaces here
-                                    "Parallelism=4,x,y;",
-                                    "Parallelism=4,4,4,4;",
-                                    "Parallelism=4,;",
-                                    "Parallelism=;",
-                                    "Parallelism;",
-                                    "=4;",
-                                    "BlockSize=0;",
-                                    "BlockSize=18446744073709551616;",
-                                    "BlockSize=+5;",
-                                    "markers=4294967296;",
-                                    "Parallelism=4;markers=5",   // the last option lacks ';'
-                                    "Parallelism=4;bogus=1;");
+  const std::string text =
+      GENERATE(as<std::string>{},
+               "",                   // Globus: 500 OPTS failed.
+               "Parallelism=4",      // no ';' (Globus: 500)
+               "foo=1;",             // unknown key (Globus: 500)
+               "Parallelism=abc;",   // (Globus: 500)
+               ";",                  // (Globus: 500)
+               "Parallelism=4;;",    // (Globus: 500)
+               "Parallelism = 4;",   // (Globus: 500)
+               "markers=abc;",       // (Globus: 500)
+               "StripeLayout=Foo;",  // (Globus: 500)
+               "Parallelism=0;",     // Globus accepts; we need 1..64
+               "Parallelism=65;", "Parallelism=-1;", "Parallelism=99999999999999;",
+               "Parallelism=4 ;",  // Globus accepts; no spaces here
+               "Parallelism=4,x,y;", "Parallelism=4,4,4,4;", "Parallelism=4,;", "Parallelism=;",
+               "Parallelism;", "=4;", "BlockSize=0;", "BlockSize=18446744073709551616;",
+               "BlockSize=+5;", "markers=4294967296;",
+               "Parallelism=4;markers=5",  // the last option lacks ';'
+               "Parallelism=4;bogus=1;");
   INFO(text);
   const auto options = parse_retr_options(text);
   REQUIRE_FALSE(options);

@@ -55,8 +55,8 @@ TEST_CASE("Adler32 gives the same value however the input is split", "[digest]")
 
 TEST_CASE("Adler32 stays exact across the 5552-byte modulo boundary", "[digest]") {
   // 0xFF bytes make the sums grow fastest, so a late modulo would overflow first here.
-  const auto size = static_cast<std::size_t>(
-      GENERATE(5551, 5552, 5553, 11103, 11104, 11105, 65536, 1 << 20));
+  const auto size =
+      static_cast<std::size_t>(GENERATE(5551, 5552, 5553, 11103, 11104, 11105, 65536, 1 << 20));
   const std::string ones(size, '\xFF');
   CHECK(adler32_of(ones) == reference_adler32(ones));
 }

@@ -144,8 +144,8 @@ std::string reuse_stream() {
          block(kEod, 4, 100);
 }
 std::vector<Item> reuse_items() {
-  return {data_item(0, 5), data_item(4096, 3), eod_item(), eof_item(2), eod_item(),
-          data_item(100, 4), eod_item()};
+  return {data_item(0, 5), data_item(4096, 3), eod_item(), eof_item(2),
+          eod_item(),      data_item(100, 4),  eod_item()};
 }
 
 }  // namespace
@@ -199,10 +199,10 @@ TEST_CASE("BlockDecoder replays the observed -p 4 get streams", "[mode_e]") {
   const std::vector<std::string> connections{
       block(kData, 262144, 0) + block(kData, 262144, 262144) + block(kData, 262144, 1310720) +
           block(kData, 262144, 2359296) + block(kEod, 0, 0),
-      block(kData, 262144, 524288) + block(kData, 262144, 1572864) +
-          block(kData, 262144, 2621440) + block(kEod, 0, 0),
-      block(kData, 262144, 786432) + block(kData, 262144, 1835008) +
-          block(kData, 116416, 2883584) + block(kEod, 0, 0),
+      block(kData, 262144, 524288) + block(kData, 262144, 1572864) + block(kData, 262144, 2621440) +
+          block(kEod, 0, 0),
+      block(kData, 262144, 786432) + block(kData, 262144, 1835008) + block(kData, 116416, 2883584) +
+          block(kEod, 0, 0),
       block(kData, 262144, 1048576) + block(kData, 262144, 2097152) + block(kEofEod, 0, 4),
   };
   struct Chunking {
@@ -219,7 +219,8 @@ TEST_CASE("BlockDecoder replays the observed -p 4 get streams", "[mode_e]") {
   std::uint64_t eof_count = 0;
   std::uint64_t overlapping_bytes = 0;
   for (std::size_t i = 0; i < connections.size(); ++i) {
-    const auto collected = feed_random(connections[i], seed + static_cast<std::uint32_t>(i), max_chunk);
+    const auto collected =
+        feed_random(connections[i], seed + static_cast<std::uint32_t>(i), max_chunk);
     REQUIRE_FALSE(collected.error);
     for (const auto& item : collected.items) {
       if (item.kind == Kind::Eod) ++eods;
@@ -241,7 +242,8 @@ TEST_CASE("BlockDecoder replays the observed -p 4 get streams", "[mode_e]") {
 
 TEST_CASE("BlockDecoder replays the observed -p 4 put streams", "[mode_e]") {
   // Wire doc §2.4: client sender, 1 MiB blocks, EOF+EOD first on conn1, bare EODs elsewhere.
-  const auto conn1 = block(kData, 1048576, 0) + block(kData, 1048576, 1048576) + block(kEofEod, 0, 4);
+  const auto conn1 =
+      block(kData, 1048576, 0) + block(kData, 1048576, 1048576) + block(kEofEod, 0, 4);
   const auto conn2 = block(kData, 902848, 2097152) + block(kEod, 0, 0);
   const auto conn3 = block(kEod, 0, 0);
   const auto seed = static_cast<std::uint32_t>(GENERATE(7, 8));
@@ -260,10 +262,17 @@ TEST_CASE("BlockDecoder replays the observed 5-transfer reuse stream", "[mode_e]
   const auto wire = block(kData, 788, 0) + block(kEod, 0, 0) + block(kEofEod, 0, 2) +
                     block(kData, 262144, 0) + block(kData, 262144, 524288) + block(kEod, 0, 0) +
                     block(kEofEod, 0, 2) + block(kData, 2, 0) + block(kEod, 0, 0);
-  const std::vector<Item> expected{
-      data_item(0, 788),      eod_item(), eof_item(2), eod_item(), data_item(0, 262144),
-      data_item(524288, 262144), eod_item(), eof_item(2), eod_item(), data_item(0, 2),
-      eod_item()};
+  const std::vector<Item> expected{data_item(0, 788),
+                                   eod_item(),
+                                   eof_item(2),
+                                   eod_item(),
+                                   data_item(0, 262144),
+                                   data_item(524288, 262144),
+                                   eod_item(),
+                                   eof_item(2),
+                                   eod_item(),
+                                   data_item(0, 2),
+                                   eod_item()};
   CHECK(feed_whole(wire).items == expected);
   CHECK(feed_random(wire, 42, 5000).items == expected);
 }
@@ -392,13 +401,13 @@ TEST_CASE("BlockDecoder bounds offset + count by 2^63", "[mode_e]") {
     bool ok;
   };
   const auto c = GENERATE_COPY(values<Case>({
-      {0, kLimit, true},           // ends exactly at 2^63
-      {1, kLimit - 1, true},       // last byte an off_t can address
-      {1, kLimit, false},          // one past
-      {0, kLimit + 1, false},      // offset alone too large
-      {kLimit, 0, true},           // a (theoretical) 2^63-byte block at 0
+      {0, kLimit, true},       // ends exactly at 2^63
+      {1, kLimit - 1, true},   // last byte an off_t can address
+      {1, kLimit, false},      // one past
+      {0, kLimit + 1, false},  // offset alone too large
+      {kLimit, 0, true},       // a (theoretical) 2^63-byte block at 0
       {kLimit + 1, 0, false},
-      {2, kMax, false},            // offset + count wraps around
+      {2, kMax, false},  // offset + count wraps around
       {kMax, 1, false},
       {kMax, kMax, false},
   }));

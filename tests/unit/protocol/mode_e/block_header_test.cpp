@@ -25,8 +25,7 @@ TEST_CASE("MODE E descriptor flags have the GFD.20 values", "[mode_e]") {
 
 TEST_CASE("encode_header writes the observed EOF+EOD header for 4 connections", "[mode_e]") {
   // Wire doc §2.2: 48 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 04.
-  const std::array<std::uint8_t, 17> expected{0x48, 0, 0, 0, 0, 0, 0, 0, 0,
-                                              0,    0, 0, 0, 0, 0, 0, 4};
+  const std::array<std::uint8_t, 17> expected{0x48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4};
   const BlockHeader header{.descriptors = 0x48, .count = 0, .offset = 4};
   CHECK(encode_header(header) == expected);
   const auto decoded = decode_header(expected);
@@ -39,16 +38,15 @@ TEST_CASE("encode_header writes the observed EOF+EOD header for 4 connections", 
 TEST_CASE("encode_header is big-endian in both 64-bit fields", "[mode_e]") {
   const BlockHeader header{
       .descriptors = 0x00, .count = 0x0102030405060708ULL, .offset = 0x1112131415161718ULL};
-  const std::array<std::uint8_t, 17> expected{0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
-                                              0x06, 0x07, 0x08, 0x11, 0x12, 0x13,
-                                              0x14, 0x15, 0x16, 0x17, 0x18};
+  const std::array<std::uint8_t, 17> expected{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+                                              0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18};
   CHECK(encode_header(header) == expected);
 }
 
 TEST_CASE("encode_header writes an observed 256 KiB data block header", "[mode_e]") {
   // Wire doc §2.4: "00 262144 @1310720".
   const auto bytes = encode_header({.descriptors = 0, .count = 262144, .offset = 1310720});
-  const std::array<std::uint8_t, 17> expected{0, 0, 0, 0, 0, 0, 0x04, 0x00, 0x00,
+  const std::array<std::uint8_t, 17> expected{0, 0, 0, 0, 0, 0,    0x04, 0x00, 0x00,
                                               0, 0, 0, 0, 0, 0x14, 0x00, 0x00};
   CHECK(bytes == expected);
 }

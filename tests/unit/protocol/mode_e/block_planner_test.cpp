@@ -48,10 +48,9 @@ TEST_CASE("BlockPlanner skips the REST ranges the receiver holds", "[mode_e]") {
   REQUIRE(present);
   auto planner = BlockPlanner::for_restart(0, 6000000, *present, 262144);
   REQUIRE(planner);
-  CHECK(drain(*planner) == std::vector<Block>{{4980736, 262144},
-                                               {5242880, 262144},
-                                               {5505024, 262144},
-                                               {5767168, 232832}});
+  CHECK(drain(*planner) ==
+        std::vector<Block>{
+            {4980736, 262144}, {5242880, 262144}, {5505024, 262144}, {5767168, 232832}});
 }
 
 TEST_CASE("BlockPlanner fills holes between several REST ranges", "[mode_e]") {
@@ -66,8 +65,7 @@ TEST_CASE("BlockPlanner fills holes between several REST ranges", "[mode_e]") {
 TEST_CASE("BlockPlanner aligns blocks to absolute multiples of the block size", "[mode_e]") {
   auto planner = BlockPlanner::create({{1000, 600000}}, 262144);
   REQUIRE(planner);
-  CHECK(drain(*planner) ==
-        std::vector<Block>{{1000, 261144}, {262144, 262144}, {524288, 75712}});
+  CHECK(drain(*planner) == std::vector<Block>{{1000, 261144}, {262144, 262144}, {524288, 75712}});
 }
 
 TEST_CASE("BlockPlanner merges overlapping ranges given in any order", "[mode_e]") {

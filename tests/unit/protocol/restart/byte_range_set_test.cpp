@@ -119,12 +119,11 @@ TEST_CASE("parse_range_list accepts the largest 64-bit values", "[restart]") {
 }
 
 TEST_CASE("parse_range_list rejects malformed lists", "[restart]") {
-  const std::string text = GENERATE(as<std::string>{}, "", "0-0", "100-50", "0-100, 200-300",
-                                    " 0-100", "0-100 ", "0-100,", ",0-100", "0-100,,200-300",
-                                    "-5", "5-", "-", "abc", "100", "+1-5", "1-+5", "0-0x10",
-                                    "0-100;", "1-2-3", "0-18446744073709551616",
-                                    "18446744073709551615-18446744073709551616", "0--5", "0-1a",
-                                    "\t0-1", std::string("0-1\0", 4));
+  const std::string text = GENERATE(
+      as<std::string>{}, "", "0-0", "100-50", "0-100, 200-300", " 0-100", "0-100 ", "0-100,",
+      ",0-100", "0-100,,200-300", "-5", "5-", "-", "abc", "100", "+1-5", "1-+5", "0-0x10", "0-100;",
+      "1-2-3", "0-18446744073709551616", "18446744073709551615-18446744073709551616", "0--5",
+      "0-1a", "\t0-1", std::string("0-1\0", 4));
   const auto set = parse_range_list(text);
   REQUIRE_FALSE(set);
   CHECK(set.error() == gridftp::Condition::BadSyntax);

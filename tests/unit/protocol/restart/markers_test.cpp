@@ -63,11 +63,10 @@ TEST_CASE("parse_range_marker skips a 111 code and matches case-insensitively", 
 }
 
 TEST_CASE("parse_range_marker rejects other text", "[restart]") {
-  const std::string text =
-      GENERATE(as<std::string>{}, "", "Range Marker", "Range Marker ", "Range Marker 0-0",
-               "Range Markers 0-1", "RangeMarker 0-1", "Range Marker0-1", "Perf Marker",
-               "112 Range Marker 0-1", "Range Marker 0-1,", "Range Marker 5-1",
-               " Range Marker 0-1");
+  const std::string text = GENERATE(as<std::string>{}, "", "Range Marker", "Range Marker ",
+                                    "Range Marker 0-0", "Range Markers 0-1", "RangeMarker 0-1",
+                                    "Range Marker0-1", "Perf Marker", "112 Range Marker 0-1",
+                                    "Range Marker 0-1,", "Range Marker 5-1", " Range Marker 0-1");
   const auto parsed = parse_range_marker(text);
   REQUIRE_FALSE(parsed);
   CHECK(parsed.error() == gridftp::Condition::BadSyntax);
@@ -86,9 +85,9 @@ TEST_CASE("parse_range_marker reads what format_range_marker_text writes", "[res
 TEST_CASE("parse_perf_marker_bytes reads our own and Globus' marker lines", "[restart]") {
   CHECK(parse_perf_marker_bytes(perf_marker_lines(17953115123, 0, 3000000, 1)) == 3000000);
   // As reply_parser keeps them: codes on the first and last line.
-  CHECK(parse_perf_marker_bytes({"112-Perf Marker", " Timestamp:  1795311512.3",
-                                 " Stripe Index: 0", " Stripe Bytes Transferred: 262144",
-                                 " Total Stripe Count: 1", "112 End."}) == 262144);
+  CHECK(parse_perf_marker_bytes({"112-Perf Marker", " Timestamp:  1795311512.3", " Stripe Index: 0",
+                                 " Stripe Bytes Transferred: 262144", " Total Stripe Count: 1",
+                                 "112 End."}) == 262144);
   // GCT master prints one space; any whitespace is skipped.
   CHECK(parse_perf_marker_bytes({" Stripe Bytes Transferred:7"}) == 7);
   CHECK(parse_perf_marker_bytes({" Stripe Bytes Transferred: \t 0 "}) == 0);

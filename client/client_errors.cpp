@@ -1,0 +1,52 @@
+#include "client/client_errors.hpp"
+
+#include <string>
+
+#include "protocol/core/errors.hpp"
+
+namespace gridftp::client {
+namespace {
+
+class ClientCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "gridcp-transfer"; }
+  std::string message(int value) const override {
+    switch (static_cast<ClientErrc>(value)) {
+      case ClientErrc::ChecksumMismatch:
+        return "checksum mismatch between source and destination";
+      case ClientErrc::ChecksumUnavailable:
+        return "the server gave no usable checksum";
+      case ClientErrc::TooManyConnections:
+        return "the sender opened too many data connections";
+      case ClientErrc::IncompleteData:
+        return "a data connection ended before all data arrived";
+      case ClientErrc::UnknownSize:
+        return "-off without -len needs the file size, which is unknown";
+      case ClientErrc::Cancelled:
+        return "cancelled after the other side failed";
+    }
+    return "unknown client error";
+  }
+  std::error_condition default_error_condition(int value) const noexcept override {
+    switch (static_cast<ClientErrc>(value)) {
+      case ClientErrc::TooManyConnections:
+      case ClientErrc::IncompleteData:
+        return Condition::DataConnection;
+      case ClientErrc::Cancelled:
+        return Condition::TransferAborted;
+      default:
+        return {value, *this};
+    }
+  }
+};
+
+}  // namespace
+
+const std::error_category& client_category() {
+  static const ClientCategory category;
+  return category;
+}
+
+std::error_code make_error_code(ClientErrc e) { return {static_cast<int>(e), client_category()}; }
+
+}  // namespace gridftp::client

@@ -1,0 +1,55 @@
+// What gridcp says to the servers for one file, as globus-url-copy says it (wire doc §1.5, §2.6):
+// RETR or ERET, STOR or ESTO, ALLO, OPTS RETR, CKSM, and how -off/-len resolve against a size.
+// Pure: strings and numbers only; sending them is transfer.cpp's job.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "protocol/core/result.hpp"
+#include "security/digest.hpp"
+
+namespace gridftp::client {
+
+// guc's default -bs: the block size of the MODE E blocks a client sends (wire doc §2.4).
+inline constexpr std::uint64_t kDefaultBlockSizeBytes = 1024 * 1024;
+
+// The bytes [offset, offset + length) of the source file (-off/-len).
+struct PartialRange {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  friend bool operator==(const PartialRange&, const PartialRange&) = default;
+};
+
+// -off and -len as given; both absent means the whole file.
+struct RangeRequest {
+  std::optional<std::uint64_t> offset;
+  std::optional<std::uint64_t> length;
+  bool is_partial() const { return offset.has_value() || length.has_value(); }
+};
+
+// Turns -off/-len into a range. -len alone starts at 0; -off alone runs to the end of the file,
+// which needs `size_bytes`. An offset past the end gives an empty range. nullopt when the
+// request is not partial. Errors: ClientErrc::UnknownSize for -off alone without a size.
+Result<std::optional<PartialRange>> resolve_range(const RangeRequest& request,
+                                                  std::optional<std::uint64_t> size_bytes);
+
+// "RETR p", or "ERET P <offset> <length> p" for a partial range.
+std::string retrieve_command(const std::string& path, const std::optional<PartialRange>& range);
+// "STOR p", or "ESTO A <offset> p" for a partial range.
+std::string store_command(const std::string& path, const std::optional<PartialRange>& range);
+// The ALLO argument: the range's length, else the whole size; nullopt when neither is known.
+std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_bytes,
+                                              const std::optional<PartialRange>& range);
+// "OPTS RETR Parallelism=4,4,4;".
+std::string parallelism_command(unsigned streams);
+// "CKSM MD5 0 -1 p" for a whole file, "CKSM MD5 <offset> <length> p" for a range.
+std::string checksum_command(security::DigestAlgorithm algorithm, const std::string& path,
+                             const std::optional<PartialRange>& range);
+// The hex digest of a "213 <hex>" reply text, lower-cased and trimmed. Errors:
+// ClientErrc::ChecksumUnavailable when the text is empty or not hex.
+Result<std::string> parse_checksum_reply(std::string_view text);
+
+}  // namespace gridftp::client
