@@ -46,14 +46,13 @@ Result<std::vector<ListingEntry>> list_local(const std::string& directory) {
 
 }  // namespace
 
-CopyJob::CopyJob(transport::asio::io_context& io, CopyOptions options,
-                 std::shared_ptr<spdlog::logger> log)
-    : io_(io), options_(std::move(options)), log_(std::move(log)) {}
+CopyJob::CopyJob(CopyOptions options, std::shared_ptr<spdlog::logger> log)
+    : options_(std::move(options)), log_(std::move(log)) {}
 
 Result<TransferStats> CopyJob::copy(const Url& source, const Url& dest) {
   failure_detail_.clear();
-  for (auto& [key, session] : sessions_) {
-    session->control().clear_failure();
+  for (auto& [key, slot] : sessions_) {
+    slot.session->control().clear_failure();
   }
   Result<TransferStats> result = TransferStats{};
   if (source.is_directory() && !options_.recursive) {
@@ -82,7 +81,7 @@ Result<std::vector<ListingEntry>> CopyJob::list(const Url& url) {
 Result<Session*> CopyJob::session_for(const Url& url, Role role) {
   const auto key = std::make_pair(session_key(url), role);
   if (auto found = sessions_.find(key); found != sessions_.end()) {
-    return found->second.get();
+    return found->second.session.get();
   }
   if (url.scheme != Scheme::Ftp) {
     failure_detail_ = std::string(scheme_name(url.scheme)) +
@@ -91,7 +90,8 @@ Result<Session*> CopyJob::session_for(const Url& url, Role role) {
   }
   // Third-party runs hold two sessions to one server; the role tells their dialogues apart.
   const auto label = (role == Role::Source ? "src " : "dst ") + url.origin();
-  auto session = Session::connect(io_, url, label, options_.session, log_);
+  auto io = std::make_unique<transport::asio::io_context>();
+  auto session = Session::connect(*io, url, label, options_.session, log_);
   if (!session) {
     failure_detail_ = "cannot connect to " + url.origin();
     return make_error(session.error());
@@ -106,7 +106,7 @@ Result<Session*> CopyJob::session_for(const Url& url, Role role) {
     return make_error(logged_in.error());
   }
   auto* raw = session->get();
-  sessions_.emplace(key, std::move(*session));
+  sessions_.emplace(key, SessionSlot{std::move(io), std::move(*session)});
   return raw;
 }
 
@@ -125,14 +125,14 @@ Result<TransferStats> CopyJob::copy_file(const Url& source, const Url& dest_give
     stats = copy_local_file(source.path, dest.path);
   } else if (!dest.is_remote()) {
     auto session = session_for(source, Role::Source);
-    stats = session ? get_file(**session, source.path, dest.path) : make_error(session.error());
+    stats = session ? get_file(**session, source.path, dest.path, options_.transfer) : make_error(session.error());
   } else if (!source.is_remote()) {
     auto session = session_for(dest, Role::Dest);
-    stats = session ? put_file(**session, source.path, dest.path) : make_error(session.error());
+    stats = session ? put_file(**session, source.path, dest.path, options_.transfer) : make_error(session.error());
   } else {
     auto from = session_for(source, Role::Source);
     auto to = from ? session_for(dest, Role::Dest) : make_error(from.error());
-    stats = to ? third_party_copy(**from, source.path, **to, dest.path) : make_error(to.error());
+    stats = to ? third_party_copy(**from, source.path, **to, dest.path, options_.transfer) : make_error(to.error());
   }
   if (stats && on_file_done_) {
     on_file_done_(source, dest, *stats);
@@ -199,26 +199,26 @@ Result<void> CopyJob::make_dest_directory(const Url& dest, const std::string& di
 }
 
 void CopyJob::record_failure(std::error_code error) {
-  for (const auto& [key, session] : sessions_) {
-    const auto& rejection = session->control().last_failure();
+  for (const auto& [key, slot] : sessions_) {
+    const auto& rejection = slot.session->control().last_failure();
     if (!rejection.empty()) {
-      failure_detail_ += (failure_detail_.empty() ? "" : "\n  ") + session->control().label() +
-                         " replied to " + rejection;
+      failure_detail_ += (failure_detail_.empty() ? "" : "\n  ") +
+                         slot.session->control().label() + " replied to " + rejection;
     }
   }
   // After a failure a connection may be mid-transfer (third-party STOR still open) or out of
   // step; reconnecting is cheaper than reasoning about its state.
   if (error) {
-    for (auto& [key, session] : sessions_) {
-      session->control().channel().close();
+    for (auto& [key, slot] : sessions_) {
+      slot.session->control().channel().close();
     }
     sessions_.clear();
   }
 }
 
 void CopyJob::close_all() {
-  for (auto& [key, session] : sessions_) {
-    session->control().quit();
+  for (auto& [key, slot] : sessions_) {
+    slot.session->control().quit();
   }
   sessions_.clear();
 }

@@ -20,6 +20,7 @@ struct CopyOptions {
   bool create_dest = false;  // -cd
   bool recursive = false;    // -r
   SessionOptions session;
+  TransferOptions transfer;  // -p, -bs, -off/-len, -verify-checksum
 };
 
 // Called after each file that was copied, with its URLs as the user would spell them.
@@ -28,8 +29,7 @@ using FileDoneCallback =
 
 class CopyJob {
  public:
-  CopyJob(transport::asio::io_context& io, CopyOptions options,
-          std::shared_ptr<spdlog::logger> log);
+  CopyJob(CopyOptions options, std::shared_ptr<spdlog::logger> log);
 
   // Copies source to dest. A dest ending in '/' receives the source's file name; with
   // `recursive`, a source ending in '/' is copied as a tree. Errors: see transfer.hpp; also
@@ -56,10 +56,16 @@ class CopyJob {
   // Collects the servers' refusals into failure_detail_ and drops every session.
   void record_failure(std::error_code error);
 
-  transport::asio::io_context& io_;
+  // Each session has its own io_context, so that the two control connections of a third-party
+  // transfer can be waited on from two threads at once.
+  struct SessionSlot {
+    std::unique_ptr<transport::asio::io_context> io;  // declared first: outlives the session
+    std::unique_ptr<Session> session;
+  };
+
   CopyOptions options_;
   std::shared_ptr<spdlog::logger> log_;
-  std::map<std::pair<std::string, Role>, std::unique_ptr<Session>> sessions_;
+  std::map<std::pair<std::string, Role>, SessionSlot> sessions_;
   FileDoneCallback on_file_done_;
   std::string failure_detail_;
 };

@@ -9,11 +9,12 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 19> kLongFlags{
-    "vb",         "verbose",     "quiet",    "dbg",    "debugftp",        "list",
-    "cd",         "create-dest", "parallel", "tcp-bs", "tcp-buffer-size", "bs",
-    "block-size", "recurse",     "help",     "usage",  "version",         "stall-timeout",
-    "st",
+constexpr std::array<std::string_view, 25> kLongFlags{
+    "vb",           "verbose",        "quiet",           "dbg",          "debugftp",
+    "list",         "cd",             "create-dest",     "parallel",     "tcp-bs",
+    "tcp-buffer-size", "bs",          "block-size",      "recurse",      "help",
+    "usage",        "version",        "stall-timeout",   "st",           "off",
+    "partial-offset", "len",          "partial-length",  "verify-checksum", "checksum-alg",
 };
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -16,6 +18,8 @@
 #include "client/copy_job.hpp"
 #include "client/flag_spelling.hpp"
 #include "client/url_pair_list.hpp"
+#include "protocol/control/retr_options.hpp"
+#include "security/digest.hpp"
 
 namespace {
 
@@ -33,9 +37,13 @@ struct Flags {
   bool recursive = false;      // -r
   std::string list_url;        // -list
   std::string url_file;        // -f
-  unsigned parallel = 1;       // -p
+  std::optional<unsigned> parallel;  // -p: MODE E whenever given, as globus-url-copy
   std::string tcp_buffer_size;
-  std::string block_size;
+  std::uint64_t block_size = gridftp::client::kDefaultBlockSizeBytes;
+  std::optional<std::uint64_t> partial_offset;  // -off
+  std::optional<std::uint64_t> partial_length;  // -len
+  bool verify_checksum = false;
+  std::string checksum_algorithm = "MD5";
   unsigned stall_timeout_seconds = 600;
   std::vector<std::string> urls;
 };
@@ -50,11 +58,22 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_option("--list", flags.list_url, "List the directory at this URL");
   app.add_option("-f", flags.url_file, "Read 'source dest' URL pairs from this file");
   app.add_option("-p,--parallel", flags.parallel,
-                 "Parallel streams; needs MODE E, not supported yet: one stream is used");
+                 "Parallel data streams; switches to extended block mode (MODE E)")
+      ->check(CLI::Range(1U, gridftp::protocol::control::kMaxParallelism));
   app.add_option("--tcp-bs,--tcp-buffer-size", flags.tcp_buffer_size,
                  "Accepted for compatibility and ignored (the kernel tunes buffers)");
   app.add_option("--bs,--block-size", flags.block_size,
-                 "Accepted for compatibility and ignored (MODE E block size)");
+                 "MODE E block size in bytes for the blocks gridcp sends (default 1048576)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+  app.add_option("--off,--partial-offset", flags.partial_offset,
+                 "Transfer only from this byte offset (ERET/ESTO)");
+  app.add_option("--len,--partial-length", flags.partial_length,
+                 "Transfer only this many bytes (ERET/ESTO)");
+  app.add_flag("--verify-checksum", flags.verify_checksum,
+               "Compare source and destination checksums after each file");
+  app.add_option("--checksum-alg", flags.checksum_algorithm,
+                 "Checksum algorithm for -verify-checksum: MD5 (default), ADLER32, SHA1, SHA256, "
+                 "SHA512, CRC32C");
   app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
                  "Fail a transfer that makes no progress for this many seconds")
       ->check(CLI::PositiveNumber);
@@ -176,7 +195,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gridcp: copy files between ftp:// and file:// URLs (globus-url-copy flags)",
                "gridcp"};
   app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
-             "-cd, -tcp-bs N, -bs N, -st N.");
+             "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A.");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
@@ -189,16 +208,29 @@ int main(int argc, char** argv) {
     std::cerr << app.help();
     return 1;
   }
-  if (flags.parallel > 1 && !flags.quiet) {
-    std::cerr << "gridcp: warning: -p " << flags.parallel
-              << ": parallel streams need MODE E, which is not supported yet; using one stream\n";
-  }
-  gridftp::transport::asio::io_context io;
   gridftp::client::CopyOptions options;
+  if (flags.verify_checksum) {
+    auto algorithm = gridftp::security::parse_digest_algorithm(flags.checksum_algorithm);
+    if (!algorithm) {
+      std::cerr << "gridcp: error: unknown checksum algorithm " << flags.checksum_algorithm
+                << '\n';
+      return 1;
+    }
+    options.transfer.verify_checksum = *algorithm;
+  }
+  options.transfer.parallelism = flags.parallel;
+  options.transfer.block_size_bytes = flags.block_size;
+  options.transfer.range = {flags.partial_offset, flags.partial_length};
+  if (flags.verbose_bytes && !flags.quiet) {
+    options.transfer.on_progress = [](std::uint64_t bytes) {
+      std::printf("%14llu bytes\r", static_cast<unsigned long long>(bytes));
+      std::fflush(stdout);
+    };
+  }
   options.create_dest = flags.create_dest;
   options.recursive = flags.recursive;
   options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
-  CopyJob job(io, options, make_client_logger(flags.debug));
+  CopyJob job(options, make_client_logger(flags.debug));
   job.set_file_done_callback(
       [&flags](const Url& source, const Url& dest, const TransferStats& stats) {
         report_file(flags, source, dest, stats);

@@ -270,13 +270,24 @@ Result<void> Session::make_directories(const std::string& directory) {
 }
 
 Result<ParsedReply> Session::begin_transfer(const std::string& command) {
+  if (auto sent = send_transfer_command(command); !sent) {
+    return make_error(sent.error());
+  }
+  return expect_transfer_start();
+}
+
+Result<void> Session::send_transfer_command(const std::string& command) {
   transfer_command_ = command;
-  auto reply = control_->command(command);
+  return control_->send(command);
+}
+
+Result<ParsedReply> Session::expect_transfer_start() {
+  auto reply = control_->read_reply(options_.command_timeout);
   if (!reply) {
     return reply;
   }
   if (!reply->is_preliminary()) {
-    control_->note_failure(command, *reply);
+    control_->note_failure(transfer_command_, *reply);
     return make_error(rejected_reply_error());
   }
   return reply;

@@ -72,6 +72,10 @@ class Session {
   Result<void> make_directories(const std::string& directory);
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
   Result<ParsedReply> begin_transfer(const std::string& command);
+  // The two halves of begin_transfer(), for callers that must act between them (a MODE E put
+  // connects after sending STOR, as globus-url-copy does).
+  Result<void> send_transfer_command(const std::string& command);
+  Result<ParsedReply> expect_transfer_start();
   // Reads past 1xx markers to the final reply and requires a 2xx, waiting at most `timeout`.
   // Each preliminary reply (111/112 markers) goes to `on_marker` when given.
   using MarkerCallback = std::function<void(const ParsedReply&)>;

@@ -1,13 +1,14 @@
 #include "client/transfer.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <vector>
 
+#include "client/checksum_check.hpp"
+#include "client/local_source.hpp"
+#include "client/mode_e_transfer.hpp"
+#include "client/transfer_steps.hpp"
 #include "client/staged_file.hpp"
 #include "protocol/core/errors.hpp"
 
@@ -19,54 +20,6 @@ constexpr std::size_t kChunkBytes = 256 * 1024;
 // A listing bigger than this is almost certainly not a listing; stop reading.
 constexpr std::size_t kMaxListingBytes = 64 * 1024 * 1024;
 
-Unexpected errno_error() { return make_error(std::error_code(errno, std::generic_category())); }
-
-// An owned file descriptor for reading a local source file.
-class LocalSource {
- public:
-  static Result<LocalSource> open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      return errno_error();
-    }
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-      const int error = S_ISDIR(info.st_mode) ? EISDIR : errno;
-      ::close(fd);
-      return make_error(std::error_code(error, std::generic_category()));
-    }
-    return LocalSource(fd, static_cast<std::uint64_t>(info.st_size));
-  }
-  LocalSource(LocalSource&& other) noexcept
-      : fd_(std::exchange(other.fd_, -1)), size_bytes_(other.size_bytes_) {}
-  LocalSource(const LocalSource&) = delete;
-  LocalSource& operator=(const LocalSource&) = delete;
-  LocalSource& operator=(LocalSource&&) = delete;
-  ~LocalSource() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-
-  // Returns 0 at end of file.
-  Result<std::size_t> read(std::vector<char>& buffer) {
-    for (;;) {
-      const auto count = ::read(fd_, buffer.data(), buffer.size());
-      if (count >= 0) {
-        return static_cast<std::size_t>(count);
-      }
-      if (errno != EINTR) {
-        return errno_error();
-      }
-    }
-  }
-  std::uint64_t size_bytes() const { return size_bytes_; }
-
- private:
-  LocalSource(int fd, std::uint64_t size_bytes) : fd_(fd), size_bytes_(size_bytes) {}
-  int fd_;
-  std::uint64_t size_bytes_;
-};
 
 // Reads the data connection to its end into `sink(bytes)`; returns the byte count.
 template <typename Sink>
@@ -88,49 +41,128 @@ Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
   }
 }
 
-// After a data-channel failure the server usually explains it (426, 451); read that reply
-// briefly so the user sees it, then report the original error.
 template <typename T>
 Result<T> fail_with_server_reason(Session& session, std::error_code error) {
-  (void)session.finish_transfer(std::chrono::seconds(2));
-  return make_error(error);
+  return make_error(with_server_reason(session, error));
 }
 
-// ALLO is advisory (RFC 959 §4.1.3); servers that refuse or ignore it still take the STOR.
-Result<void> send_allocate(Session& session, std::uint64_t size_bytes) {
-  auto reply = session.control().command("ALLO " + std::to_string(size_bytes));
-  if (!reply) {
-    return make_error(reply.error());
+// -off alone needs the size to turn into an ERET length; otherwise no SIZE is sent.
+Result<std::optional<PartialRange>> remote_range(Session& session, const std::string& path,
+                                                 const RangeRequest& request) {
+  std::optional<std::uint64_t> size_bytes;
+  if (request.offset && !request.length) {
+    auto size = session.size(path);
+    if (!size) {
+      return make_error(size.error());
+    }
+    size_bytes = *size;
   }
-  return {};
+  return resolve_range(request, size_bytes);
+}
+
+// Stream-mode body of a get: the bytes arrive in order from the local offset on.
+Result<std::uint64_t> receive_stream(Session& session, const std::string& command,
+                                     const StagedFile& staged, std::uint64_t local_offset) {
+  auto data = session.open_passive_data();
+  if (!data) {
+    return make_error(data.error());
+  }
+  if (auto begun = session.begin_transfer(command); !begun) {
+    return make_error(begun.error());
+  }
+  std::uint64_t position = local_offset;
+  auto bytes = drain(*data, [&](std::string_view chunk) {
+    auto written = staged.write_at(position, chunk);
+    position += chunk.size();
+    return written;
+  });
+  data->close();
+  if (!bytes) {
+    return fail_with_server_reason<std::uint64_t>(session, bytes.error());
+  }
+  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
+    return make_error(done.error());
+  }
+  return bytes;
+}
+
+// Stream-mode body of a put: `length` bytes from the local offset.
+Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const std::string& command,
+                                  std::optional<std::uint64_t> allocate_bytes,
+                                  std::uint64_t local_offset, std::uint64_t length) {
+  auto data = session.open_passive_data();
+  if (!data) {
+    return make_error(data.error());
+  }
+  if (auto allocated = send_allocate(session, allocate_bytes); !allocated) {
+    return make_error(allocated.error());
+  }
+  if (auto begun = session.begin_transfer(command); !begun) {
+    return make_error(begun.error());
+  }
+  std::vector<char> buffer(kChunkBytes);
+  std::uint64_t total = 0;
+  while (total < length) {
+    const auto count =
+        static_cast<std::size_t>(std::min<std::uint64_t>(length - total, buffer.size()));
+    auto chunk = std::span(buffer.data(), count);
+    auto sent = source.read_at(local_offset + total, chunk);
+    if (sent) {
+      sent = data->write_all(std::string_view(chunk.data(), chunk.size()));
+    }
+    if (!sent) {
+      data->close();
+      return fail_with_server_reason<std::uint64_t>(session, sent.error());
+    }
+    total += count;
+  }
+  if (auto finished = data->finish_upload(); !finished) {
+    data->close();
+    return fail_with_server_reason<std::uint64_t>(session, finished.error());
+  }
+  auto done = session.finish_transfer(session.options().data_timeout);
+  data->close();
+  if (!done) {
+    return make_error(done.error());
+  }
+  return total;
 }
 
 }  // namespace
 
 Result<TransferStats> get_file(Session& session, const std::string& remote_path,
-                               const std::string& local_path) {
+                               const std::string& local_path, const TransferOptions& options) {
   const auto start = Clock::now();
+  if (auto prepared = prepare_session(session, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  auto range = remote_range(session, remote_path, options.range);
+  if (!range) {
+    return make_error(range.error());
+  }
+  auto expected = source_checksum(&session, remote_path, *range, options);
+  if (!expected) {
+    return make_error(expected.error());
+  }
   auto staged = StagedFile::create(local_path);
   if (!staged) {
     return make_error(staged.error());
   }
-  if (auto typed = session.use_binary_type(); !typed) {
-    return make_error(typed.error());
-  }
-  auto data = session.open_passive_data();
-  if (!data) {
-    return make_error(data.error());
-  }
-  if (auto begun = session.begin_transfer("RETR " + remote_path); !begun) {
-    return make_error(begun.error());
-  }
-  auto bytes = drain(*data, [&](std::string_view chunk) { return staged->write(chunk); });
-  data->close();
+  // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5).
+  const std::uint64_t local_offset = *range ? (*range)->offset : 0;
+  const auto command = retrieve_command(remote_path, *range);
+  auto bytes = options.parallelism
+                   ? receive_mode_e(session, command, *options.parallelism, *staged, local_offset)
+                   : receive_stream(session, command, *staged, local_offset);
   if (!bytes) {
-    return fail_with_server_reason<TransferStats>(session, bytes.error());
+    return make_error(bytes.error());
   }
-  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
-    return make_error(done.error());
+  if (*expected) {
+    auto local = local_file_checksum(staged->temporary_path(), *options.verify_checksum, *range);
+    auto same = local ? compare_checksums(**expected, *local) : make_error(local.error());
+    if (!same) {
+      return make_error(same.error());  // the staged file is removed, never renamed into place
+    }
   }
   if (auto committed = staged->commit(); !committed) {
     return make_error(committed.error());
@@ -139,101 +171,41 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
 }
 
 Result<TransferStats> put_file(Session& session, const std::string& local_path,
-                               const std::string& remote_path) {
+                               const std::string& remote_path, const TransferOptions& options) {
   const auto start = Clock::now();
   auto source = LocalSource::open(local_path);
   if (!source) {
     return make_error(source.error());
   }
-  if (auto typed = session.use_binary_type(); !typed) {
-    return make_error(typed.error());
+  auto range = resolve_range(options.range, source->size_bytes());
+  if (!range) {
+    return make_error(range.error());
   }
-  auto data = session.open_passive_data();
-  if (!data) {
-    return make_error(data.error());
+  const std::uint64_t local_offset = *range ? (*range)->offset : 0;
+  const std::uint64_t available =
+      source->size_bytes() > local_offset ? source->size_bytes() - local_offset : 0;
+  const std::uint64_t length = *range ? std::min((*range)->length, available) : available;
+  auto expected = source_checksum(nullptr, local_path, *range, options);
+  if (!expected) {
+    return make_error(expected.error());
   }
-  if (auto allocated = send_allocate(session, source->size_bytes()); !allocated) {
-    return make_error(allocated.error());
+  if (auto prepared = prepare_session(session, options); !prepared) {
+    return make_error(prepared.error());
   }
-  if (auto begun = session.begin_transfer("STOR " + remote_path); !begun) {
-    return make_error(begun.error());
+  const auto command = store_command(remote_path, *range);
+  const auto allocate = allocation_bytes(source->size_bytes(), *range);
+  auto bytes = options.parallelism
+                   ? send_mode_e(session, *source,
+                                 ModeESendRequest{command, allocate, *options.parallelism,
+                                                  options.block_size_bytes, local_offset, length})
+                   : send_stream(session, *source, command, allocate, local_offset, length);
+  if (!bytes) {
+    return make_error(bytes.error());
   }
-  std::vector<char> buffer(kChunkBytes);
-  std::uint64_t total = 0;
-  for (;;) {
-    auto count = source->read(buffer);
-    if (!count) {
-      data->close();
-      return fail_with_server_reason<TransferStats>(session, count.error());
-    }
-    if (*count == 0) {
-      break;
-    }
-    if (auto sent = data->write_all(std::string_view(buffer.data(), *count)); !sent) {
-      data->close();
-      return fail_with_server_reason<TransferStats>(session, sent.error());
-    }
-    total += *count;
+  if (auto verified = verify_remote(session, remote_path, *range, *expected, options); !verified) {
+    return make_error(verified.error());
   }
-  if (auto finished = data->finish_upload(); !finished) {
-    data->close();
-    return fail_with_server_reason<TransferStats>(session, finished.error());
-  }
-  auto done = session.finish_transfer(session.options().data_timeout);
-  data->close();
-  if (!done) {
-    return make_error(done.error());
-  }
-  return TransferStats{total, Clock::now() - start};
-}
-
-Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
-                                       Session& dest, const std::string& dest_path) {
-  const auto start = Clock::now();
-  for (Session* session : {&source, &dest}) {
-    if (auto typed = session->use_binary_type(); !typed) {
-      return make_error(typed.error());
-    }
-  }
-  std::optional<std::uint64_t> size_bytes;
-  if (source.has_feature("SIZE")) {
-    auto size = source.size(source_path);
-    if (!size) {
-      return make_error(size.error());
-    }
-    size_bytes = *size;
-  }
-  // Dest is always passive and source always active (wire doc §1.5).
-  auto address = dest.request_passive();
-  if (!address) {
-    return make_error(address.error());
-  }
-  if (size_bytes) {
-    if (auto allocated = send_allocate(dest, *size_bytes); !allocated) {
-      return make_error(allocated.error());
-    }
-  }
-  // The dest answers STOR only once the source has connected, so its replies are read last.
-  if (auto sent = dest.control().send("STOR " + dest_path); !sent) {
-    return make_error(sent.error());
-  }
-  if (auto ported = source.send_port(*address); !ported) {
-    return make_error(ported.error());
-  }
-  const auto timeout = source.options().transfer_reply_timeout;
-  auto source_done = source.begin_transfer("RETR " + source_path);
-  if (source_done) {
-    source_done = source.finish_transfer(timeout);
-  }
-  // Read the dest's outcome even when the source failed: its reply says what the dest saw.
-  auto dest_done = dest.finish_transfer(source_done ? timeout : std::chrono::seconds(5));
-  if (!source_done) {
-    return make_error(source_done.error());
-  }
-  if (!dest_done) {
-    return make_error(dest_done.error());
-  }
-  return TransferStats{size_bytes.value_or(0), Clock::now() - start};
+  return TransferStats{*bytes, Clock::now() - start};
 }
 
 Result<TransferStats> copy_local_file(const std::string& source_path,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -23,7 +24,12 @@ ConfigLoad load_config_file(const std::filesystem::path& path) {
 
 std::vector<std::string> apply_restrict_paths(const std::string& spec, AnonymousConfig& anonymous) {
   std::vector<std::string> problems;
-  std::vector<std::pair<std::string, std::string>> entries;  // (rights, path)
+  struct Entry {
+    bool readable;
+    bool writable;
+    std::filesystem::path path;
+  };
+  std::vector<Entry> entries;
   std::stringstream stream(spec);
   std::string item;
   while (std::getline(stream, item, ',')) {
@@ -33,25 +39,32 @@ std::vector<std::string> apply_restrict_paths(const std::string& spec, Anonymous
       problems.push_back(fmt::format("-restrict-paths entry '{}' is not an absolute path", item));
       continue;
     }
-    entries.emplace_back(item.substr(0, slash), item.substr(slash));
+    // Globus's prefixes; no prefix means read and write, as globus-gridftp-server takes it.
+    const auto rights = item.substr(0, slash);
+    if (rights != "" && rights != "R" && rights != "W" && rights != "RW" && rights != "N") {
+      problems.push_back(fmt::format("-restrict-paths entry '{}': prefix must be R, W, RW or N", item));
+      continue;
+    }
+    const bool none = rights == "N";
+    entries.push_back({!none && rights != "W", !none && (rights.empty() || rights.find('W') != std::string::npos),
+                       std::filesystem::path(item.substr(slash)).lexically_normal()});
   }
-  std::filesystem::path root;
-  for (const auto& [rights, path] : entries) {
-    if (rights != "N" && root.empty()) root = path;
-  }
-  if (root.empty()) {
+  const auto root = std::find_if(entries.begin(), entries.end(), [](const Entry& e) { return e.readable || e.writable; });
+  if (root == entries.end()) {
     problems.emplace_back("-restrict-paths names no readable path");
     return problems;
   }
-  anonymous.root = root;
+  anonymous.root = root->path;
   anonymous.writable.clear();
-  for (const auto& [rights, path] : entries) {
-    if (rights != "W" && rights != "RW") continue;
-    const auto relative = std::filesystem::path(path).lexically_relative(root).string();
-    if (relative.empty() || relative.starts_with("..")) {
-      problems.push_back(fmt::format("-restrict-paths writable path {} is outside {}", path, root.string()));
+  for (const auto& entry : entries) {
+    if (!entry.writable) continue;
+    const auto relative = entry.path.lexically_relative(root->path);
+    // Judge by the first component: "..incoming" is a name inside the root, ".." is outside it.
+    if (relative.empty() || *relative.begin() == "..") {
+      problems.push_back(fmt::format("-restrict-paths writable path {} is outside {}", entry.path.string(),
+                                     root->path.string()));
     } else {
-      anonymous.writable.push_back(relative == "." ? "/" : relative);
+      anonymous.writable.push_back(relative.string());  // "." (the whole root) is relative too
     }
   }
   return problems;

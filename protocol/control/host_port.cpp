@@ -44,14 +44,17 @@ bool is_ipv6_text(std::string_view text) {
 Result<HostPort> parse_port_argument(std::string_view text) {
   std::array<unsigned, 6> numbers{};
   std::size_t index = 0;
-  while (index < numbers.size()) {
+  bool more = true;
+  while (more) {
+    // A seventh field or a trailing comma is as malformed as a missing one.
+    if (index == numbers.size()) return make_error(Errc::BadHostPort);
     const auto comma = text.find(',');
     if (!parse_bounded(text.substr(0, comma), 255, numbers[index])) {
       return make_error(Errc::BadHostPort);
     }
     ++index;
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
+    more = comma != std::string_view::npos;
+    if (more) text.remove_prefix(comma + 1);
   }
   if (index != numbers.size()) return make_error(Errc::BadHostPort);
   HostPort result;

@@ -26,6 +26,7 @@ Reply reply_for_error(std::error_code ec) {
   if (ec == C::IsADirectory) return make_reply(rc::kFileUnavailable, "Is a directory.");
   if (ec == C::FileNameNotAllowed) return make_reply(rc::kFileNameNotAllowed, "File name not allowed.");
   if (ec == C::NoSpace) return make_reply(rc::kInsufficientStorage, "Insufficient storage space.");
+  if (ec == C::FileBusy) return make_reply(rc::kFileUnavailableBusy, "File busy: another transfer is writing it.");
   if (ec == C::DataConnection) return make_reply(rc::kCannotOpenData, "Can't open data connection.");
   if (ec == C::UnexpectedDataPeer) {
     return make_reply(rc::kCannotOpenData, "Data connection from an unexpected address refused.");

@@ -24,6 +24,7 @@ class ConditionCategory final : public std::error_category {
       case Condition::NotADirectory: return "not a directory";
       case Condition::IsADirectory: return "is a directory";
       case Condition::NoSpace: return "insufficient storage space";
+      case Condition::FileBusy: return "file busy";
       case Condition::DataConnection: return "data connection failed";
       case Condition::UnexpectedDataPeer: return "data connection from an unexpected address";
       case Condition::TransferAborted: return "transfer aborted";
@@ -67,6 +68,8 @@ class ConditionCategory final : public std::error_category {
         case ENETUNREACH:
         case EHOSTUNREACH: return value == static_cast<int>(Condition::DataConnection);
         case ECANCELED: return value == static_cast<int>(Condition::TransferAborted);
+        case EWOULDBLOCK:
+        case EBUSY: return value == static_cast<int>(Condition::FileBusy);
         default: return false;
       }
     }

@@ -22,6 +22,7 @@ enum class Condition {
   NotADirectory,
   IsADirectory,
   NoSpace,
+  FileBusy,
   DataConnection,
   UnexpectedDataPeer,
   TransferAborted,

@@ -4,12 +4,15 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <climits>
 #include <cerrno>
-#include <random>
+#include <cstdio>
+#include <cstring>
 
 #include "protocol/control/virtual_path.hpp"
 
@@ -49,11 +52,6 @@ FileType type_of(mode_t mode) {
   return FileType::Other;
 }
 
-std::string random_suffix() {
-  std::random_device device;
-  return std::to_string(device()) + std::to_string(device());
-}
-
 std::string name_of(std::string_view path) { return std::string(vp::base_name(path)); }
 
 }  // namespace
@@ -74,6 +72,10 @@ bool PosixStorage::is_writable_area(std::string_view path) const {
 
 Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const {
   if (path == "/") return make_error(std::make_error_code(std::errc::permission_denied));
+  // Fail before any work when the final rename could never succeed.
+  if (name_of(path).size() > NAME_MAX) return make_error(std::make_error_code(std::errc::filename_too_long));
+  // Partial uploads' names are the server's own; clients may not create or touch them directly.
+  if (name_of(path).starts_with(kPartialPrefix)) return make_error(std::make_error_code(std::errc::permission_denied));
   auto parent = resolver_.open_parent(path);
   if (!parent) return parent;
   // Judge the real location, so a symlink inside a writable area cannot lead writes elsewhere.
@@ -92,7 +94,10 @@ Result<void> PosixStorage::check_writable(std::string_view path) const {
 }
 
 Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
-  auto fd = resolver_.open(path, O_RDONLY);
+  // O_NONBLOCK so that a FIFO without a writer cannot stall the session; the type check below
+  // refuses it, and regular files get blocking reads back.
+  if (name_of(path).starts_with(kPartialPrefix)) return make_error(std::make_error_code(std::errc::no_such_file_or_directory));
+  auto fd = resolver_.open(path, O_RDONLY | O_NONBLOCK);
   if (!fd) return fd;
   struct stat info {};
   if (::fstat(fd->get(), &info) != 0) return make_error(last_errno());
@@ -100,6 +105,7 @@ Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
   if (!S_ISREG(info.st_mode) && !S_ISCHR(info.st_mode)) {
     return make_error(std::make_error_code(std::errc::permission_denied));
   }
+  if (::fcntl(fd->get(), F_SETFL, O_RDONLY) != 0) return make_error(last_errno());
   return fd;
 }
 
@@ -204,37 +210,45 @@ Result<void> PosixStorage::set_modify_time(std::string_view path, std::int64_t u
   return {};
 }
 
-Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode,
-                                          std::uint64_t offset) const {
+std::string partial_name_for(std::string_view name) {
+  constexpr std::size_t kMaxName = 255;
+  std::string partial = std::string(kPartialPrefix) + std::string(name);
+  if (partial.size() <= kMaxName) return partial;
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a: stable across runs and builds
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  char suffix[20];
+  std::snprintf(suffix, sizeof suffix, ".%016llx", static_cast<unsigned long long>(hash));
+  return partial.substr(0, kMaxName - std::strlen(suffix)) + suffix;
+}
+
+Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
+                                          bool keep_partial_on_abort) const {
+  // The parent that was checked is the one written in: no second lookup a symlink swap could redirect.
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
   const auto name = name_of(path);
-  // O_PATH descriptors cannot anchor openat2 for creation on every kernel; reopen as a directory.
-  auto directory = resolver_.open(vp::parent_path(path), O_RDONLY | O_DIRECTORY);
-  if (!directory) return make_error(directory.error());
-  if (mode == UploadMode::Replace) {
-    const auto temp = std::string(kPartialPrefix) + name + "." + random_suffix();
-    const int fd = ::openat(directory->get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return make_error(last_errno());
-    return Upload(UniqueFd(fd), std::move(*directory), temp, name, 0);
+  if (mode == UploadMode::Replace || mode == UploadMode::ContinuePartial) {
+    const auto partial = partial_name_for(name);
+    const int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (mode == UploadMode::Replace ? O_CREAT : 0);
+    UniqueFd fd(::openat(parent->get(), partial.c_str(), flags, 0644));
+    if (!fd.valid()) return make_error(last_errno());
+    // One upload per target at a time: the lock is held until the descriptor closes.
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return make_error(last_errno());
+    if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0) return make_error(last_errno());
+    return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
   }
-  const int fd = ::openat(directory->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return make_error(last_errno());
+  UniqueFd fd(::openat(parent->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!fd.valid()) return make_error(last_errno());
   std::uint64_t start = offset;
-  if (mode == UploadMode::InPlace) return Upload(UniqueFd(fd), std::move(*directory), std::string(), name, start);
   if (mode == UploadMode::Append && offset == 0) {
     struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-      ::close(fd);
-      return make_error(last_errno());
-    }
+    if (::fstat(fd.get(), &info) != 0) return make_error(last_errno());
     start = static_cast<std::uint64_t>(info.st_size);
   }
-  if (mode == UploadMode::Resume && ::ftruncate(fd, static_cast<off_t>(offset)) != 0) {
-    ::close(fd);
+  if (mode == UploadMode::Resume && ::ftruncate(fd.get(), static_cast<off_t>(offset)) != 0) {
     return make_error(last_errno());
   }
-  return Upload(UniqueFd(fd), std::move(*directory), std::string(), name, start);
+  return Upload(std::move(fd), std::move(*parent), std::string(), name, start);
 }
 
 }  // namespace gridftp::server::storage

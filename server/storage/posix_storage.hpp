@@ -16,10 +16,15 @@
 
 namespace gridftp::server::storage {
 
-// Replace: hidden temp file renamed on commit. Append (APPE), Resume (stream REST: truncate to the
-// offset) and InPlace (ESTO, MODE E restarts: write into the existing file, no truncation) write
-// the target directly.
-enum class UploadMode { Replace, Append, Resume, InPlace };
+// Replace: a hidden partial file (one fixed name per target) renamed into place on commit.
+// ContinuePartial: a MODE E restart (REST ranges + STOR) writes into that partial file as it is.
+// Append (APPE), Resume (stream REST: truncate to the offset) and InPlace (ESTO: no truncation)
+// write the target directly.
+enum class UploadMode { Replace, ContinuePartial, Append, Resume, InPlace };
+
+// The hidden name an upload of `name` is received under; names too long for the prefix are
+// shortened with a stable hash, so a restart finds the same file.
+std::string partial_name_for(std::string_view name);
 
 class PosixStorage {
  public:
@@ -39,8 +44,12 @@ class PosixStorage {
   Result<void> remove_file(std::string_view path) const;
   Result<void> rename(std::string_view from, std::string_view to) const;
   Result<void> set_modify_time(std::string_view path, std::int64_t unix_seconds) const;
-  // Resume/Append start at `offset` (Append: the current size when offset is 0).
-  Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset) const;
+  // Resume/Append/InPlace start at `offset` (Append: the current size when offset is 0).
+  // `keep_partial_on_abort` leaves a failed Replace/ContinuePartial upload's partial file for a
+  // restart. Errors: EWOULDBLOCK when another upload to the same target is running; ENOENT for
+  // ContinuePartial without a partial file.
+  Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
+                              bool keep_partial_on_abort = false) const;
 
   bool is_writable_area(std::string_view path) const;
   // Errors: PermissionDenied when `path` may not be created, changed or removed.

@@ -6,16 +6,40 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <utility>
 
 namespace gridftp::server::storage {
 
 Upload::Upload(UniqueFd file, UniqueFd directory, std::string temp_name, std::string final_name,
-               std::uint64_t start_offset)
+               std::uint64_t start_offset, bool keep_partial_on_abort)
     : file_(std::move(file)),
       directory_(std::move(directory)),
       temp_name_(std::move(temp_name)),
       final_name_(std::move(final_name)),
-      start_offset_(start_offset) {}
+      start_offset_(start_offset),
+      keep_partial_on_abort_(keep_partial_on_abort) {}
+
+Upload::Upload(Upload&& other) noexcept
+    : file_(std::move(other.file_)),
+      directory_(std::move(other.directory_)),
+      temp_name_(std::move(other.temp_name_)),
+      final_name_(std::move(other.final_name_)),
+      start_offset_(other.start_offset_),
+      keep_partial_on_abort_(other.keep_partial_on_abort_),
+      finished_(std::exchange(other.finished_, true)) {}
+
+Upload& Upload::operator=(Upload&& other) noexcept {
+  if (this == &other) return *this;
+  if (file_.valid() && !finished_) abort();
+  file_ = std::move(other.file_);
+  directory_ = std::move(other.directory_);
+  temp_name_ = std::move(other.temp_name_);
+  final_name_ = std::move(other.final_name_);
+  start_offset_ = other.start_offset_;
+  keep_partial_on_abort_ = other.keep_partial_on_abort_;
+  finished_ = std::exchange(other.finished_, true);
+  return *this;
+}
 
 Upload::~Upload() {
   if (file_.valid() && !finished_) abort();
@@ -48,7 +72,7 @@ Result<void> Upload::commit() {
 
 void Upload::abort() {
   finished_ = true;
-  if (!temp_name_.empty()) ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
+  if (!temp_name_.empty() && !keep_partial_on_abort_) ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
 }
 
 }  // namespace gridftp::server::storage

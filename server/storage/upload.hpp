@@ -17,10 +17,12 @@ inline constexpr std::string_view kPartialPrefix = ".gridftpd-part.";
 
 class Upload {
  public:
+  // `keep_partial_on_abort`: leave the hidden partial file for a later restart (MODE E).
   Upload(UniqueFd file, UniqueFd directory, std::string temp_name, std::string final_name,
-         std::uint64_t start_offset);
-  Upload(Upload&&) noexcept = default;
-  Upload& operator=(Upload&&) noexcept = default;
+         std::uint64_t start_offset, bool keep_partial_on_abort = false);
+  Upload(Upload&& other) noexcept;
+  // An unfinished upload that is overwritten is aborted first, so its temp file is not leaked.
+  Upload& operator=(Upload&& other) noexcept;
   Upload(const Upload&) = delete;
   Upload& operator=(const Upload&) = delete;
   ~Upload();
@@ -28,7 +30,7 @@ class Upload {
   // Writes at `offset` relative to the upload's start (REST/APPE offset already applied).
   Result<void> write_at(std::uint64_t offset, std::span<const char> bytes);
   Result<void> commit();
-  // Removes the temporary file; in-place uploads keep what arrived (a restart can resume it).
+  // Removes the temporary file unless it is kept for a restart; in-place uploads keep what arrived.
   void abort();
 
   std::uint64_t start_offset() const { return start_offset_; }
@@ -40,6 +42,7 @@ class Upload {
   std::string temp_name_;   // empty for in-place uploads
   std::string final_name_;
   std::uint64_t start_offset_ = 0;
+  bool keep_partial_on_abort_ = false;
   bool finished_ = false;
 };
 

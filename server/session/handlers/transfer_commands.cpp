@@ -97,10 +97,11 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
     co_return;
   }
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
-  // A MODE E restart adds the missing ranges to what is already in the file.
-  if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::InPlace;
+  // A MODE E restart adds the missing ranges to the partial file the failed attempt left.
+  if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::ContinuePartial;
   if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO") offset = esto_offset_;
-  auto upload = storage_->begin_upload(*path, mode, offset);
+  // MODE E uploads can be restarted (REST ranges), so their partial file outlives a failure.
+  auto upload = storage_->begin_upload(*path, mode, offset, mode_e_);
   if (!upload) {
     send_error(upload.error());
     co_return;

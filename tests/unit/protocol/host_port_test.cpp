@@ -60,7 +60,7 @@ TEST_CASE("parse_port_argument rejects a seventh field or a trailing comma", "[c
                                     std::string("127,0,0,1,4,0,junk"), std::string("1,2,3,4,5,6,7,8"));
   INFO("PORT " << text);
   const auto parsed = parse_port_argument(text);
-  CHECK_FALSE(parsed.has_value());
+  REQUIRE_FALSE(parsed.has_value());
   CHECK(parsed.error() == Errc::BadHostPort);
 }
 

@@ -78,6 +78,7 @@ TEST_CASE("struct defaults equal the sample's values except the demo anonymous o
   CHECK(sample.listen.data_interface == defaults.listen.data_interface);
   CHECK(sample.listen.passive_port_min == defaults.listen.passive_port_min);
   CHECK(sample.listen.passive_port_max == defaults.listen.passive_port_max);
+  CHECK(sample.listen.require_data_peer_match == defaults.listen.require_data_peer_match);
 
   CHECK(sample.server.threads == defaults.server.threads);
   CHECK(sample.server.banner == defaults.server.banner);

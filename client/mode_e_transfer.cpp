@@ -1,0 +1,95 @@
+#include "client/mode_e_transfer.hpp"
+
+#include "client/mode_e_receiver.hpp"
+#include "client/mode_e_sender.hpp"
+
+namespace gridftp::client {
+
+std::error_code with_server_reason(Session& session, std::error_code error) {
+  (void)session.finish_transfer(std::chrono::seconds(2));
+  return error;
+}
+
+Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_bytes) {
+  if (!size_bytes) {
+    return {};
+  }
+  auto reply = session.control().command("ALLO " + std::to_string(*size_bytes));
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  return {};
+}
+
+Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
+                                     unsigned streams, const StagedFile& staged,
+                                     std::uint64_t local_offset) {
+  if (auto set = session.set_parallelism(streams); !set) {
+    return make_error(set.error());
+  }
+  auto receiver = ModeEReceiver::listen(
+      session.local_address(),
+      [&staged, local_offset](std::uint64_t offset, std::string_view bytes) {
+        return staged.write_at(local_offset + offset, bytes);
+      },
+      session.options().data_timeout);
+  if (!receiver) {
+    return make_error(receiver.error());
+  }
+  // In MODE E the sender connects: the server gets PORT even for a get (wire doc §2.1).
+  if (auto ported = session.send_port((*receiver)->address()); !ported) {
+    return make_error(ported.error());
+  }
+  (*receiver)->start();
+  if (auto begun = session.begin_transfer(command); !begun) {
+    return make_error(begun.error());
+  }
+  auto received = (*receiver)->wait();
+  if (!received) {
+    return make_error(with_server_reason(session, received.error()));
+  }
+  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
+    return make_error(done.error());
+  }
+  return received;
+}
+
+Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
+                                  const ModeESendRequest& request) {
+  // In MODE E the receiver is passive (wire doc §2.1).
+  auto address = session.request_passive();
+  if (!address) {
+    return make_error(address.error());
+  }
+  if (auto allocated = send_allocate(session, request.allocate_bytes); !allocated) {
+    return make_error(allocated.error());
+  }
+  auto sender = ModeESender::create(
+      source, SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
+                       request.length, session.options().data_timeout});
+  if (!sender) {
+    return make_error(sender.error());
+  }
+  if (auto sent = session.send_transfer_command(request.command); !sent) {
+    return make_error(sent.error());
+  }
+  (*sender)->start();
+  if (auto begun = session.expect_transfer_start(); !begun) {
+    (*sender)->cancel();
+    return make_error(begun.error());
+  }
+  auto sent = (*sender)->wait();
+  if (!sent) {
+    (*sender)->close();
+    return make_error(with_server_reason(session, sent.error()));
+  }
+  auto done = session.finish_transfer(session.options().data_timeout);
+  // Our FIN comes after the 226, as globus-url-copy's does (wire doc §2.5).
+  (*sender)->close();
+  if (!done) {
+    return make_error(done.error());
+  }
+  return sent;
+}
+
+}  // namespace gridftp::client

@@ -1,0 +1,44 @@
+// The data phase of MODE E get and put once the session is in TYPE I and MODE E (wire doc §1.5,
+// §2.1): who listens, in which order the commands go, and how the control replies and the data
+// threads are waited for. Internal to transfer.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "client/local_source.hpp"
+#include "client/session.hpp"
+#include "client/staged_file.hpp"
+#include "client/transfer_plan.hpp"
+
+namespace gridftp::client {
+
+// OPTS RETR Parallelism, PORT/EPRT to our listener, `command` (RETR/ERET); blocks land in
+// `staged` at local_offset + their offset. Returns the bytes received after the 226.
+Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
+                                     unsigned streams, const StagedFile& staged,
+                                     std::uint64_t local_offset);
+
+// PASV/EPSV, ALLO, `command` (STOR/ESTO), then `streams` connections sending the local bytes
+// [local_offset, local_offset + length) as wire offsets [0, length). Returns the bytes sent
+// after the 226.
+struct ModeESendRequest {
+  std::string command;
+  std::optional<std::uint64_t> allocate_bytes;
+  unsigned streams = 1;
+  std::uint64_t block_size_bytes = 0;
+  std::uint64_t local_offset = 0;
+  std::uint64_t length = 0;
+};
+Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
+                                  const ModeESendRequest& request);
+
+// After a data failure the server usually explains it (426, 451); read that reply briefly so
+// the user sees it, then report the original error.
+std::error_code with_server_reason(Session& session, std::error_code error);
+
+// ALLO is advisory (RFC 959 §4.1.3); servers that refuse or ignore it still take the STOR.
+Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_bytes);
+
+}  // namespace gridftp::client
