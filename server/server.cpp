@@ -99,6 +99,9 @@ transport::awaitable<void> Server::accept_loop() {
       loggers_.control->warn("accept failed: {}", ec.message());
       continue;
     }
+    // Replies are small writes in quick succession (125 then 226): without NODELAY, Nagle
+    // holds the second until the peer's delayed ACK, ~40 ms per pipelined transfer.
+    socket.set_option(tcp::no_delay(true), ec);
     const auto executor = socket.get_executor();
     auto session = std::make_shared<ControlSession>(std::move(socket), services_, next_session_id_++);
     {

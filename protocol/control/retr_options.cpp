@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::protocol::control {
@@ -16,18 +17,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
-}
-
-// Decimal digits only; no sign, no spaces.
-std::optional<std::uint64_t> parse_decimal(std::string_view digits) {
-  if (digits.empty()) return std::nullopt;
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
-  return value;
 }
 
 // "start[,min[,max]]": Globus uses only the first number.

@@ -120,6 +120,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // Resolves a client path against the cwd; on failure sends the reply and returns nullopt.
   std::optional<std::string> resolve_or_reply(const std::string& argument);
   bool check_storage_or_reply();
+  // Resolves `argument`, runs `operation(storage, path)` (returning Result<void>) and replies with
+  // its error if it fails. The resolved path on success; nullopt once a reply has been sent.
+  template <typename Operation>
+  std::optional<std::string> run_on_path(const std::string& argument, Operation operation);
   bool require_data_channel_or_reply();
 
   void start_transfer(TransferJob job);

@@ -109,8 +109,14 @@ Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
   return fd;
 }
 
-Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name,
-                                         std::string_view virtual_path) const {
+std::optional<std::uint64_t> regular_file_size(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name, std::string_view virtual_path,
+                                         NameCache& names) const {
   // An empty name describes dir_fd itself (what a followed link led to).
   struct stat info {};
   const int flags = name.empty() ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
@@ -123,8 +129,12 @@ Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name,
   facts.mode = info.st_mode & 07777;
   facts.uid = info.st_uid;
   facts.gid = info.st_gid;
-  facts.owner = user_name(info.st_uid);
-  facts.group = group_name(info.st_gid);
+  auto user = names.users.find(info.st_uid);
+  if (user == names.users.end()) user = names.users.emplace(info.st_uid, user_name(info.st_uid)).first;
+  auto group = names.groups.find(info.st_gid);
+  if (group == names.groups.end()) group = names.groups.emplace(info.st_gid, group_name(info.st_gid)).first;
+  facts.owner = user->second;
+  facts.group = group->second;
   facts.link_count = info.st_nlink;
   facts.device = info.st_dev;
   facts.inode = info.st_ino;
@@ -137,7 +147,8 @@ Result<FileFacts> PosixStorage::stat(std::string_view path) const {
   // Follow links that stay beneath the root, then describe what they lead to.
   auto fd = resolver_.open(path, O_PATH);
   if (!fd) return make_error(fd.error());
-  return facts_at(fd->get(), "", path);
+  NameCache names;
+  return facts_at(fd->get(), "", path, names);
 }
 
 Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view path) const {
@@ -151,11 +162,12 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
     return make_error(last_errno());
   }
   std::vector<FileFacts> entries;
+  NameCache names;
   while (const dirent* entry = ::readdir(dir)) {
     const std::string name = entry->d_name;
     if (name == "." || name == ".." || name.starts_with(kPartialPrefix)) continue;
     const std::string child = path == "/" ? "/" + name : std::string(path) + "/" + name;
-    auto facts = facts_at(fd->get(), name, child);
+    auto facts = facts_at(fd->get(), name, child, names);
     if (facts) entries.push_back(std::move(*facts));
   }
   ::closedir(dir);

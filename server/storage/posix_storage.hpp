@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,9 @@ enum class UploadMode { Replace, ContinuePartial, Append, Resume, InPlace };
 // The hidden name an upload of `name` is received under; names too long for the prefix are
 // shortened with a stable hash, so a restart finds the same file.
 std::string partial_name_for(std::string_view name);
+
+// The size of an open regular file; nullopt for anything else (devices, FIFOs).
+std::optional<std::uint64_t> regular_file_size(int fd);
 
 class PosixStorage {
  public:
@@ -60,8 +65,13 @@ class PosixStorage {
       : resolver_(std::move(resolver)), writable_areas_(std::move(writable_areas)) {}
   // Opens the parent of `path` and checks that its real location is writable.
   Result<UniqueFd> open_writable_parent(std::string_view path) const;
+  // Owner and group names by id; one listing asks NSS once per distinct id, not per entry.
+  struct NameCache {
+    std::map<std::uint32_t, std::string> users;
+    std::map<std::uint32_t, std::string> groups;
+  };
   Result<protocol::listing::FileFacts> facts_at(int dir_fd, const std::string& name,
-                                                std::string_view virtual_path) const;
+                                                std::string_view virtual_path, NameCache& names) const;
 
   PathResolver resolver_;
   std::vector<std::string> writable_areas_;

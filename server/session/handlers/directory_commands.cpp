@@ -25,14 +25,22 @@ std::string quoted_path(const std::string& path) {
 
 }  // namespace
 
-transport::awaitable<void> ControlSession::on_cwd(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument.empty() ? "/" : argument);
-  if (!path) co_return;
-  if (auto ok = storage_->check_directory(*path); !ok) {
+template <typename Operation>
+std::optional<std::string> ControlSession::run_on_path(const std::string& argument, Operation operation) {
+  if (!check_storage_or_reply()) return std::nullopt;
+  auto path = resolve_or_reply(argument);
+  if (!path) return std::nullopt;
+  if (auto ok = operation(*storage_, *path); !ok) {
     send_error(ok.error());
-    co_return;
+    return std::nullopt;
   }
+  return path;
+}
+
+transport::awaitable<void> ControlSession::on_cwd(const std::string& argument) {
+  const auto path = run_on_path(argument.empty() ? "/" : argument,
+                                [](auto& storage, const auto& p) { return storage.check_directory(p); });
+  if (!path) co_return;
   cwd_ = *path;
   send(rc::kFileActionOk, "CWD command successful.");
 }
@@ -48,52 +56,32 @@ transport::awaitable<void> ControlSession::on_pwd(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_mkd(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument);
+  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.make_directory(p); });
   if (!path) co_return;
-  if (auto ok = storage_->make_directory(*path); !ok) {
-    send_error(ok.error());
-    co_return;
-  }
   log_->info("{} mkdir path={}", tag(), *path);
   send(rc::kPathCreated, quoted_path(*path) + " directory created.");
 }
 
 transport::awaitable<void> ControlSession::on_rmd(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument);
+  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.remove_directory(p); });
   if (!path) co_return;
-  if (auto ok = storage_->remove_directory(*path); !ok) {
-    send_error(ok.error());
-    co_return;
-  }
   send(rc::kFileActionOk, "RMD command successful.");
 }
 
 transport::awaitable<void> ControlSession::on_dele(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument);
+  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.remove_file(p); });
   if (!path) co_return;
-  if (auto ok = storage_->remove_file(*path); !ok) {
-    send_error(ok.error());
-    co_return;
-  }
   log_->info("{} delete path={}", tag(), *path);
   send(rc::kFileActionOk, "DELE command successful.");
 }
 
 transport::awaitable<void> ControlSession::on_rnfr(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument);
+  // The source must exist and lie where its name may change.
+  const auto path = run_on_path(argument, [](auto& storage, const auto& p) -> Result<void> {
+    if (auto facts = storage.stat(p); !facts) return make_error(facts.error());
+    return storage.check_writable(p);
+  });
   if (!path) co_return;
-  if (auto facts = storage_->stat(*path); !facts) {
-    send_error(facts.error());
-    co_return;
-  }
-  if (auto writable = storage_->check_writable(*path); !writable) {
-    send_error(writable.error());
-    co_return;
-  }
   rename_from_ = *path;
   send(rc::kPendingFurtherInfo, "File exists, ready for destination name.");
 }

@@ -48,12 +48,10 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
     send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
-  const auto facts = storage_->stat(*path);
-  const bool regular = facts && facts->type == protocol::listing::FileType::File;
-  if (regular) {
-    const auto size = facts->size_bytes;
-    offset = std::min(offset, size);
-    length = std::min(length, size - offset);
+  // The size of what was opened, not of a second lookup (and no owner/group name lookups).
+  if (const auto size = storage::regular_file_size(fd->get())) {
+    offset = std::min(offset, *size);
+    length = std::min(length, *size - offset);
   } else if (length == UINT64_MAX && mode_e_) {
     send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
     co_return;
