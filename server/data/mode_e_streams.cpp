@@ -20,8 +20,10 @@ std::error_code socket_error(const boost::system::error_code& ec, const transpor
   return error_code_for(Condition::DataConnection);
 }
 
-std::shared_ptr<transport::Deadline> watch_socket(const SocketPtr& socket, std::chrono::seconds timeout) {
-  auto deadline = std::make_shared<transport::Deadline>(socket->get_executor());
+// The watchdog runs on the stream coroutine's own executor, so arming it crosses no threads.
+std::shared_ptr<transport::Deadline> watch_socket(const asio::any_io_executor& executor, const SocketPtr& socket,
+                                                  std::chrono::seconds timeout) {
+  auto deadline = std::make_shared<transport::Deadline>(executor);
   deadline->expires_after(timeout);
   transport::start_watch(deadline, [socket] {
     boost::system::error_code ignored;
@@ -87,11 +89,16 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
                                                std::optional<std::uint64_t> eof_count, StreamLimits limits,
                                                StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
-  auto deadline = watch_socket(socket, limits.stall_timeout);
+  auto deadline = watch_socket(co_await asio::this_coro::executor, socket, limits.stall_timeout);
   // One buffer per stream for the whole transfer: no allocation per block.
   std::vector<char> payload(limits.block_bytes);
+  const auto trailer = mode_e::encode_header(eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
+                                                       : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
+  bool trailer_sent = false;
   Result<void> outcome;
-  while (auto block = shared->next_block()) {
+  auto block = shared->next_block();
+  while (block && outcome) {
+    const auto next = shared->next_block();  // known ahead, so the last block can carry the trailer
     std::uint64_t sent = 0;
     while (sent < block->length) {
       const auto want = std::min<std::uint64_t>(block->length - sent, payload.size());
@@ -104,8 +111,10 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
         outcome = make_error(error_code_for(Condition::TransferFailed));  // file shrank under us
         break;
       }
+      const bool last_piece = !next && sent + *got == block->length;
       const auto header = mode_e::encode_header({0, *got, block->offset + sent});
-      const std::array<asio::const_buffer, 2> buffers{asio::buffer(header), asio::buffer(payload.data(), *got)};
+      const std::array<asio::const_buffer, 3> buffers{asio::buffer(header), asio::buffer(payload.data(), *got),
+                                                      asio::buffer(trailer.data(), last_piece ? trailer.size() : 0)};
       deadline->expires_after(limits.stall_timeout);
       boost::system::error_code ec;
       co_await asio::async_write(*socket, buffers, asio::redirect_error(use_awaitable, ec));
@@ -113,18 +122,16 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
         outcome = make_error(socket_error(ec, *deadline));
         break;
       }
+      trailer_sent = last_piece;
       sent += *got;
       if (shared->bytes != nullptr) *shared->bytes += *got;
     }
-    if (!outcome) break;
+    block = next;
   }
-  if (outcome) {
-    const mode_e::BlockHeader last = eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
-                                               : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0};
-    const auto header = mode_e::encode_header(last);
+  if (outcome && !trailer_sent) {
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
-    co_await asio::async_write(*socket, asio::buffer(header), asio::redirect_error(use_awaitable, ec));
+    co_await asio::async_write(*socket, asio::buffer(trailer), asio::redirect_error(use_awaitable, ec));
     if (ec) outcome = make_error(socket_error(ec, *deadline));
   }
   deadline->stop();
@@ -165,7 +172,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
                                                   std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
-  auto deadline = watch_socket(socket, limits.stall_timeout);
+  auto deadline = watch_socket(co_await asio::this_coro::executor, socket, limits.stall_timeout);
   std::vector<char> buffer(limits.block_bytes);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;

@@ -138,6 +138,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void close_data_streams();
   void drop_cached_streams();
   bool can_reuse_streams(bool sending) const;
+  asio::any_io_executor stream_executor(std::size_t index);
   void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
   transport::awaitable<void> begin_retrieve(const std::string& path_argument, std::uint64_t offset,
                                             std::uint64_t length, const char* command);

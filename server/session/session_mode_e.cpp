@@ -43,6 +43,13 @@ void ControlSession::drop_cached_streams() {
   cached_direction_ = CachedDirection::None;
 }
 
+asio::any_io_executor ControlSession::stream_executor(std::size_t index) {
+  // One stream gains nothing from another thread and would pay a handoff per transfer (the
+  // small-file case); several streams each get their own strand so they spread over cores.
+  if (data_streams_.size() == 1) return socket_.get_executor();
+  return data_streams_[index]->socket->get_executor();
+}
+
 bool ControlSession::can_reuse_streams(bool sending) const {
   if (!mode_e_ || data_channel_.is_configured() || cached_streams_.empty()) return false;
   return cached_direction_ == (sending ? CachedDirection::Sending : CachedDirection::Receiving);
@@ -90,8 +97,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
     const auto eof_count = i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
-    group.spawn(data_streams_[i]->socket->get_executor(),
-                send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
+    group.spawn(stream_executor(i), send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
   if (outcome && !abort_requested_) {
@@ -155,7 +161,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
-    group.spawn(stream->socket->get_executor(), receive_stream(stream, job.upload, shared, limits, on_failure));
+    const auto executor = reused.size() == 1 ? socket_.get_executor() : stream->socket->get_executor();
+    group.spawn(executor, receive_stream(stream, job.upload, shared, limits, on_failure));
   }
   while (acceptor->is_open() && !shared->is_complete()) {
     auto stream = std::make_shared<DataStream>(DataStream{data_channel_.new_stream_socket(), {}});
