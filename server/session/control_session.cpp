@@ -28,9 +28,13 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
       transfer_done_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()) {}
 
-ControlSession::~ControlSession() {
+ControlSession::~ControlSession() { leave_registry(); }
+
+void ControlSession::leave_registry() {
   if (counted_login_ && user_) services_.registry.logout(user_->name);
   if (entered_registry_) services_.registry.leave();
+  counted_login_ = false;
+  entered_registry_ = false;
 }
 
 std::string ControlSession::tag() const { return "[s" + std::to_string(id_) + "]"; }
@@ -69,6 +73,8 @@ transport::awaitable<void> ControlSession::run() {
   data_channel_.cancel();
   closed_ = true;
   idle_timer_.cancel();
+  // An ended session stops counting now, not when its last coroutine lets go of the object.
+  leave_registry();
   log_->info("{} session end user={}", tag(), user_ ? user_->name : "-");
 }
 

@@ -154,6 +154,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   asio::ip::address data_address() const;
 
   std::string tag() const;
+  void leave_registry();
 
   tcp::socket socket_;
   SessionServices& services_;
