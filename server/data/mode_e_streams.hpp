@@ -28,6 +28,9 @@ namespace gridftp::server {
 struct DataStream {
   SocketPtr socket;
   std::string pending;
+  // Where this stream's coroutine runs; anything else touching `socket` (a close for ABOR or
+  // after another stream failed) must be posted here, as Asio sockets are not thread-safe.
+  asio::any_io_executor executor;
 };
 using DataStreamPtr = std::shared_ptr<DataStream>;
 

@@ -31,8 +31,13 @@ std::int64_t now_tenths() {
 }  // namespace
 
 void ControlSession::close_data_streams() {
+  for (const auto& stream : data_streams_) {
+    asio::post(stream->executor, [stream] {
+      boost::system::error_code ignored;
+      stream->socket->close(ignored);
+    });
+  }
   boost::system::error_code ignored;
-  for (const auto& stream : data_streams_) stream->socket->close(ignored);
   if (stream_acceptor_) stream_acceptor_->close(ignored);
 }
 
@@ -75,7 +80,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
     drop_cached_streams();
     auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
     if (!sockets) co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : sockets.error());
-    for (auto& socket : *sockets) data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}}));
+    for (auto& socket : *sockets) data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
   }
   cached_direction_ = CachedDirection::None;
   streams_used_ = data_streams_.size();
@@ -97,7 +102,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
     const auto eof_count = i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
-    group.spawn(stream_executor(i), send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
+    data_streams_[i]->executor = stream_executor(i);
+    group.spawn(data_streams_[i]->executor, send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
   if (outcome && !abort_requested_) {
@@ -161,11 +167,12 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
-    const auto executor = reused.size() == 1 ? socket_.get_executor() : stream->socket->get_executor();
-    group.spawn(executor, receive_stream(stream, job.upload, shared, limits, on_failure));
+    stream->executor = reused.size() == 1 ? socket_.get_executor() : stream->socket->get_executor();
+    group.spawn(stream->executor, receive_stream(stream, job.upload, shared, limits, on_failure));
   }
   while (acceptor->is_open() && !shared->is_complete()) {
-    auto stream = std::make_shared<DataStream>(DataStream{data_channel_.new_stream_socket(), {}});
+    auto socket = data_channel_.new_stream_socket();
+    auto stream = std::make_shared<DataStream>(DataStream{socket, {}, socket->get_executor()});
     boost::system::error_code ec;
     co_await acceptor->async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
     if (ec) break;
@@ -178,7 +185,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     accept_deadline->expires_after(timeout);
     stream->socket->set_option(tcp::no_delay(true), ec);
     data_streams_.push_back(stream);
-    group.spawn(stream->socket->get_executor(), receive_stream(stream, job.upload, shared, limits, on_failure));
+    group.spawn(stream->executor, receive_stream(stream, job.upload, shared, limits, on_failure));
   }
   accept_deadline->stop();
   auto outcome = co_await group.wait();
