@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstddef>
 
+#include "protocol/control/host_port.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::client {
@@ -11,7 +12,6 @@ namespace {
 
 using protocol::Errc;
 
-constexpr std::size_t kPasvNumbers = 6;
 constexpr unsigned kMaxPort = 65535;
 
 // Parses a decimal number at the front of `text` and removes it. Fails on no digits or overflow
@@ -46,28 +46,19 @@ bool is_dotted_ipv4(std::string_view host) {
 }  // namespace
 
 Result<HostPort> parse_pasv_reply(std::string_view text) {
+  // RFC 1123 §4.1.2.6: scan for the numbers rather than trusting the parentheses; the numbers
+  // themselves are the PORT argument's syntax, parsed by the shared codec.
   const auto first_digit = text.find_first_of("0123456789");
   if (first_digit == std::string_view::npos) {
     return make_error(make_error_code(Errc::BadHostPort));
   }
   text.remove_prefix(first_digit);
-  std::array<unsigned, kPasvNumbers> numbers{};
-  for (std::size_t i = 0; i < kPasvNumbers; ++i) {
-    if (!take_number(text, 255, numbers[i])) {
-      return make_error(make_error_code(Errc::BadHostPort));
-    }
-    if (i + 1 < kPasvNumbers) {
-      if (text.empty() || text.front() != ',') {
-        return make_error(make_error_code(Errc::BadHostPort));
-      }
-      text.remove_prefix(1);
-    }
+  text = text.substr(0, text.find_first_not_of("0123456789,"));
+  auto parsed = protocol::control::parse_port_argument(text);
+  if (!parsed) {
+    return make_error(parsed.error());
   }
-  HostPort out;
-  out.host = std::to_string(numbers[0]) + '.' + std::to_string(numbers[1]) + '.' +
-             std::to_string(numbers[2]) + '.' + std::to_string(numbers[3]);
-  out.port = static_cast<std::uint16_t>(numbers[4] * 256 + numbers[5]);
-  return out;
+  return HostPort{parsed->address, parsed->port};
 }
 
 Result<HostPort> parse_epsv_reply(std::string_view text) {
@@ -107,22 +98,15 @@ Result<std::string> format_port_argument(const HostPort& address) {
   if (!is_dotted_ipv4(address.host)) {
     return make_error(make_error_code(Errc::BadHostPort));
   }
-  std::string out = address.host;
-  for (auto& c : out) {
-    if (c == '.') {
-      c = ',';
-    }
-  }
-  out += ',' + std::to_string(address.port / 256) + ',' + std::to_string(address.port % 256);
-  return out;
+  return protocol::control::format_port_argument({address.host, address.port, false});
 }
 
 Result<std::string> format_eprt_argument(const HostPort& address) {
   if (address.host.empty()) {
     return make_error(make_error_code(Errc::BadHostPort));
   }
-  const char* family = address.host.find(':') == std::string::npos ? "1" : "2";
-  return std::string("|") + family + '|' + address.host + '|' + std::to_string(address.port) + '|';
+  const bool is_ipv6 = address.host.find(':') != std::string::npos;
+  return protocol::control::format_eprt_argument({address.host, address.port, is_ipv6});
 }
 
 }  // namespace gridftp::client
