@@ -6,6 +6,7 @@
 #include "protocol/core/errors.hpp"
 #include "protocol/mode_e/block_decoder.hpp"
 #include "protocol/mode_e/block_header.hpp"
+#include "server/data/stall_watch.hpp"
 #include "transport/deadline.hpp"
 
 namespace gridftp::server {
@@ -13,24 +14,6 @@ namespace {
 
 namespace mode_e = protocol::mode_e;
 using transport::use_awaitable;
-
-std::error_code socket_error(const boost::system::error_code& ec, const transport::Deadline& deadline) {
-  if (deadline.expired()) return error_code_for(Condition::DataConnection);
-  if (ec == asio::error::operation_aborted) return error_code_for(Condition::TransferAborted);
-  return error_code_for(Condition::DataConnection);
-}
-
-// The watchdog runs on the stream coroutine's own executor, so arming it crosses no threads.
-std::shared_ptr<transport::Deadline> watch_socket(const asio::any_io_executor& executor, const SocketPtr& socket,
-                                                  std::chrono::seconds timeout) {
-  auto deadline = std::make_shared<transport::Deadline>(executor);
-  deadline->expires_after(timeout);
-  transport::start_watch(deadline, [socket] {
-    boost::system::error_code ignored;
-    socket->close(ignored);
-  });
-  return deadline;
-}
 
 }  // namespace
 
@@ -89,7 +72,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
                                                std::optional<std::uint64_t> eof_count, StreamLimits limits,
                                                StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
-  auto deadline = watch_socket(co_await asio::this_coro::executor, socket, limits.stall_timeout);
+  auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
   // One buffer per stream for the whole transfer: no allocation per block.
   std::vector<char> payload(limits.block_bytes);
   const auto trailer = mode_e::encode_header(eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
@@ -119,7 +102,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
       boost::system::error_code ec;
       co_await asio::async_write(*socket, buffers, asio::redirect_error(use_awaitable, ec));
       if (ec) {
-        outcome = make_error(socket_error(ec, *deadline));
+        outcome = make_error(data_socket_error(ec, *deadline));
         break;
       }
       trailer_sent = last_piece;
@@ -132,7 +115,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
     co_await asio::async_write(*socket, asio::buffer(trailer), asio::redirect_error(use_awaitable, ec));
-    if (ec) outcome = make_error(socket_error(ec, *deadline));
+    if (ec) outcome = make_error(data_socket_error(ec, *deadline));
   }
   deadline->stop();
   if (!outcome && on_failure) on_failure();
@@ -172,7 +155,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
                                                   std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
-  auto deadline = watch_socket(co_await asio::this_coro::executor, socket, limits.stall_timeout);
+  auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
   std::vector<char> buffer(limits.block_bytes);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;
@@ -186,7 +169,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
     const auto got = co_await socket->async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
-      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : socket_error(ec, *deadline));
+      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : data_socket_error(ec, *deadline));
       break;
     }
     at_eod = consume({buffer.data(), got}, decoder, *stream, *upload, *shared);

@@ -10,6 +10,7 @@
 
 #include "protocol/control/ascii_codec.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/data/stall_watch.hpp"
 #include "transport/deadline.hpp"
 
 namespace gridftp::server {
@@ -22,34 +23,13 @@ constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kSendfileChunkBytes = 16 << 20;
 
 std::error_code errno_code() { return {errno, std::generic_category()}; }
-std::error_code to_std(const boost::system::error_code& ec) {
-  if (ec == asio::error::operation_aborted) return error_code_for(Condition::TransferAborted);
-  return error_code_for(Condition::DataConnection);
-}
-
-// Closes the socket if no progress happens for `timeout`; callers re-arm before each wait.
-std::shared_ptr<transport::Deadline> start_stall_watch(tcp::socket& socket, std::chrono::seconds timeout) {
-  auto deadline = std::make_shared<transport::Deadline>(socket.get_executor());
-  deadline->expires_after(timeout);
-  transport::start_watch(deadline, [&socket] {
-    boost::system::error_code ignored;
-    socket.close(ignored);
-  });
-  return deadline;
-}
-
-// A failure after the watchdog fired is reported as a stall, not as whatever the close caused.
-std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec) {
-  return deadline.expired() ? error_code_for(Condition::DataConnection) : ec;
-}
-
 transport::awaitable<Result<void>> write_all(tcp::socket& socket, const char* data, std::size_t size,
                                              transport::Deadline& deadline, std::chrono::seconds timeout,
                                              TransferProgress& progress) {
   deadline.expires_after(timeout);
   boost::system::error_code ec;
   co_await asio::async_write(socket, asio::buffer(data, size), asio::redirect_error(use_awaitable, ec));
-  if (ec) co_return make_error(stall_or(deadline, to_std(ec)));
+  if (ec) co_return make_error(data_socket_error(ec, deadline));
   progress.bytes += size;
   co_return Result<void>{};
 }
@@ -75,7 +55,7 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
     if (errno == EAGAIN) {
       boost::system::error_code ec;
       co_await socket.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return make_error(stall_or(deadline, to_std(ec)));
+      if (ec) co_return make_error(data_socket_error(ec, deadline));
       continue;
     }
     if ((errno == EINVAL || errno == ENOSYS) && progress.bytes == 0) {
@@ -93,7 +73,7 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
 
 transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::uint64_t length,
                                              bool ascii, std::chrono::seconds stall_timeout, TransferProgress& progress) {
-  auto deadline = start_stall_watch(socket, stall_timeout);
+  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   if (!ascii) {
     bool unsupported = false;
     auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout, progress, unsupported);
@@ -137,7 +117,7 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
 
 transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string text,
                                              std::chrono::seconds stall_timeout, TransferProgress& progress) {
-  auto deadline = start_stall_watch(socket, stall_timeout);
+  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   auto result = co_await write_all(socket, text.data(), text.size(), *deadline, stall_timeout, progress);
   deadline->stop();
   co_return result;
@@ -145,7 +125,7 @@ transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string te
 
 transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout, TransferProgress& progress) {
-  auto deadline = start_stall_watch(socket, stall_timeout);
+  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   std::vector<char> buffer(kChunkBytes);
   std::string converted;
   protocol::control::NetworkAsciiDecoder decoder;
@@ -157,7 +137,7 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Up
     const auto got = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
     if (ec == asio::error::eof) break;
     if (ec) {
-      outcome = make_error(stall_or(*deadline, to_std(ec)));
+      outcome = make_error(data_socket_error(ec, *deadline));
       break;
     }
     progress.bytes += got;

@@ -1,0 +1,24 @@
+// The watchdog every data-connection loop runs under: a Deadline that closes the socket when no
+// progress happens for `timeout` (callers re-arm it before each wait), and the one mapping from
+// the resulting socket errors to transfer conditions. Stream mode and MODE E share it.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <system_error>
+
+#include "transport/asio.hpp"
+#include "transport/deadline.hpp"
+
+namespace gridftp::server {
+
+// Runs on `executor`, which must be where the socket's operations run.
+std::shared_ptr<transport::Deadline> close_on_stall(const transport::asio::any_io_executor& executor,
+                                                    transport::tcp::socket& socket, std::chrono::seconds timeout);
+
+// A failure after the watchdog fired is a stall (DataConnection), whatever the close caused.
+std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec);
+// Socket errors: cancelled → TransferAborted, anything else → DataConnection; stalls first.
+std::error_code data_socket_error(const boost::system::error_code& ec, const transport::Deadline& deadline);
+
+}  // namespace gridftp::server
