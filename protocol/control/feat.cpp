@@ -16,6 +16,7 @@ Reply feat_reply() {
                    " ESTO",
                    " SPAS",
                    " SPOR",
+                   " SBUF",
                    " MFMT",
                    " SIZE",
                    " MDTM",

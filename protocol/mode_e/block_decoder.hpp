@@ -49,6 +49,11 @@ class BlockDecoder {
   // close the connection here without losing anything.
   bool at_block_boundary() const;
 
+  // Where the decoder stands, so a reader can size and place its next read: payload bytes left
+  // in the current block (0 between blocks), and header bytes still missing (0 inside payload).
+  std::uint64_t payload_remaining() const { return payload_remaining_; }
+  std::size_t header_bytes_needed() const { return payload_remaining_ > 0 ? 0 : kHeaderBytes - header_have_; }
+
   // True after a CLOSE header was reported.
   bool is_closed() const { return closed_; }
 

@@ -105,6 +105,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   listen.read_integer("passive_port_min", c.listen.passive_port_min);
   listen.read_integer("passive_port_max", c.listen.passive_port_max);
   listen.read_bool("require_data_peer_match", c.listen.require_data_peer_match);
+  listen.read_integer("data_socket_buffer", c.listen.data_socket_buffer);
   listen.report_unknown_keys();
 
   TableReader server(section(root, "server", problems), "server", problems);

@@ -17,6 +17,8 @@ struct ListenConfig {
   std::uint16_t passive_port_min = 0;
   std::uint16_t passive_port_max = 0;
   bool require_data_peer_match = false;
+  // Default SO_SNDBUF/SO_RCVBUF of data sockets until a client sends SBUF; 0 = kernel autotuning.
+  std::uint32_t data_socket_buffer = 0;
 };
 
 struct ServerSection {

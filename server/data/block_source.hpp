@@ -18,6 +18,10 @@ class BlockSource {
 
   // Fills `out` from `wire_offset`; short only at the end of the data. Errors: errno from pread.
   Result<std::size_t> read_at(std::uint64_t wire_offset, std::span<char> out) const;
+  // A file source can go to a clear socket with sendfile: its descriptor and the file offset of
+  // a wire offset. -1 for in-memory text.
+  int file_descriptor() const { return text_ ? -1 : fd_; }
+  std::uint64_t file_offset(std::uint64_t wire_offset) const { return file_base_ + wire_offset; }
 
  private:
   BlockSource(int fd, std::uint64_t file_base, std::shared_ptr<const std::string> text)

@@ -12,6 +12,24 @@ std::error_code to_std(const boost::system::error_code& ec) {
   return {ec.value(), std::generic_category()};
 }
 
+// Best effort: the kernel clamps to net.core.[rw]mem_max, and a refused size still leaves a
+// working socket with its default buffers.
+template <typename Socket>
+void apply_socket_buffer(Socket& socket, std::uint32_t bytes) {
+  if (bytes == 0) return;
+  boost::system::error_code ignored;
+  socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(bytes)), ignored);
+  socket.set_option(asio::socket_base::receive_buffer_size(static_cast<int>(bytes)), ignored);
+}
+
+// Opens `socket` for `peer`'s family and sizes its buffers before the connect.
+boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpoint& peer, std::uint32_t buffer) {
+  boost::system::error_code ec;
+  if (!socket.is_open()) socket.open(peer.protocol(), ec);
+  if (!ec) apply_socket_buffer(socket, buffer);
+  return ec;
+}
+
 }  // namespace
 
 Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local_address) {
@@ -32,6 +50,7 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
     // Closed data connections leave their port in TIME_WAIT; without this a small passive range
     // runs dry after a handful of transfers.
     acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+    apply_socket_buffer(*acceptor, socket_buffer_bytes_);  // accepted sockets inherit it
     acceptor->bind(endpoint, ec);
     if (ec) continue;
     acceptor->listen(asio::socket_base::max_listen_connections, ec);
@@ -94,7 +113,7 @@ transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds t
     boost::system::error_code ignored;
     acceptor->close(ignored);
     if (acceptor_ == acceptor) acceptor_.reset();
-  } else {
+  } else if (ec = prepare_outgoing(*socket, peers.front(), socket_buffer_bytes_); !ec) {
     co_await socket->async_connect(peers.front(), asio::redirect_error(transport::use_awaitable, ec));
   }
   opening_sockets_.clear();
@@ -123,6 +142,8 @@ transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_stream
   // keep the accounting simple. The peer accepts them in any order.
   boost::system::error_code ec;
   for (std::size_t i = 0; i < sockets.size() && !ec; ++i) {
+    ec = prepare_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_);
+    if (ec) break;
     co_await sockets[i]->async_connect(peers[i / per_peer], asio::redirect_error(transport::use_awaitable, ec));
     if (!ec) sockets[i]->set_option(tcp::no_delay(true), ec);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,7 +25,10 @@ class DataChannel {
   // from which each MODE E stream gets a fresh strand.
   DataChannel(const asio::any_io_executor& session_executor, asio::io_context::executor_type pool_executor,
               const ListenConfig& listen)
-      : executor_(session_executor), pool_executor_(std::move(pool_executor)), listen_(listen) {}
+      : executor_(session_executor),
+        pool_executor_(std::move(pool_executor)),
+        listen_(listen),
+        socket_buffer_bytes_(listen.data_socket_buffer) {}
 
   // Opens a listener on `local_address` within the passive port range and returns its endpoint.
   // Errors: errno from bind/listen (EADDRINUSE when the whole range is taken).
@@ -53,6 +57,11 @@ class DataChannel {
   std::shared_ptr<tcp::acceptor> take_acceptor();
   // A socket on a fresh strand for accepting a MODE E stream.
   SocketPtr new_stream_socket();
+  // SO_SNDBUF/SO_RCVBUF for the next data sockets (SBUF, listen.data_socket_buffer); 0 leaves
+  // the kernel's autotuning alone. Applied to listeners before listen() and to outgoing sockets
+  // before connect(), so the window scale offered in the SYN can use it.
+  void set_socket_buffer(std::uint32_t bytes) { socket_buffer_bytes_ = bytes; }
+  std::uint32_t socket_buffer() const { return socket_buffer_bytes_; }
 
  private:
   asio::any_io_executor executor_;
@@ -63,6 +72,7 @@ class DataChannel {
   std::vector<SocketPtr> opening_sockets_;
   std::vector<tcp::endpoint> active_peers_;
   std::optional<asio::ip::address> expected_peer_;
+  std::uint32_t socket_buffer_bytes_ = 0;
 };
 
 }  // namespace gridftp::server

@@ -7,7 +7,9 @@
 #include "protocol/mode_e/block_decoder.hpp"
 #include "protocol/mode_e/block_header.hpp"
 #include "server/data/stall_watch.hpp"
+#include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
+#include "transport/file_send.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -67,14 +69,54 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
   return received;
 }
 
+namespace {
+
+// One MODE E block piece on a clear connection: the header, then the payload straight from the
+// file with sendfile (no user-space copy; `buffer` stages in-memory sources and file systems that
+// cannot splice), and the trailer when this is the stream's last piece. MSG_MORE keeps header,
+// payload and trailer in the same segments. Returns the payload bytes sent.
+transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, const BlockSource& source,
+                                                     std::uint64_t wire_offset, std::size_t want,
+                                                     std::span<char> buffer,
+                                                     std::optional<std::span<const std::uint8_t>> trailer,
+                                                     transport::Deadline& deadline) {
+  const auto as_chars = [](std::span<const std::uint8_t> bytes) {
+    return std::span<const char>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  const auto header = mode_e::encode_header({0, want, wire_offset});
+  boost::system::error_code ec;
+  co_await transport::async_send_all(socket, as_chars(header), true, ec);
+  std::size_t sent = 0;
+  bool staged = source.file_descriptor() < 0;
+  if (!ec && !staged) {
+    sent = co_await transport::async_send_file(socket, source.file_descriptor(), source.file_offset(wire_offset),
+                                               want, ec);
+    staged = sent == 0 && transport::is_sendfile_unsupported(ec);
+    if (staged) ec.clear();
+  }
+  if (!ec && staged) {
+    auto got = source.read_at(wire_offset, buffer.first(want));
+    if (!got) co_return make_error(got.error());
+    co_await transport::async_send_all(socket, buffer.first(*got), trailer.has_value(), ec);
+    sent = *got;
+  }
+  if (!ec && sent < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
+  if (!ec && trailer) co_await transport::async_send_all(socket, as_chars(*trailer), false, ec);
+  if (ec) co_return make_error(data_socket_error(ec, deadline));
+  co_return sent;
+}
+
+}  // namespace
+
 transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
                                                std::optional<std::uint64_t> eof_count, StreamLimits limits,
                                                StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
   auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
-  // One buffer per stream for the whole transfer: no allocation per block.
-  std::vector<char> payload(limits.block_bytes);
+  // Staging for in-memory sources (and files that cannot be spliced), one per stream for the
+  // whole transfer: no allocation per block.
+  transport::AlignedBuffer payload(limits.block_bytes);
   const auto trailer = mode_e::encode_header(eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
                                                        : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
   bool trailer_sent = false;
@@ -83,31 +125,20 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   while (block && outcome) {
     const auto next = shared->next_block();  // known ahead, so the last block can carry the trailer
     std::uint64_t sent = 0;
-    while (sent < block->length) {
-      const auto want = std::min<std::uint64_t>(block->length - sent, payload.size());
-      auto got = source.read_at(block->offset + sent, {payload.data(), static_cast<std::size_t>(want)});
-      if (!got) {
-        outcome = make_error(got.error());
-        break;
-      }
-      if (*got == 0) {
-        outcome = make_error(error_code_for(Condition::TransferFailed));  // file shrank under us
-        break;
-      }
-      const bool last_piece = !next && sent + *got == block->length;
-      const auto header = mode_e::encode_header({0, *got, block->offset + sent});
-      const std::array<asio::const_buffer, 3> buffers{asio::buffer(header), asio::buffer(payload.data(), *got),
-                                                      asio::buffer(trailer.data(), last_piece ? trailer.size() : 0)};
+    while (sent < block->length && outcome) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(block->length - sent, limits.block_bytes));
+      const bool last_piece = !next && sent + want == block->length;
       deadline->expires_after(limits.stall_timeout);
-      boost::system::error_code ec;
-      co_await asio::async_write(*socket, buffers, asio::redirect_error(use_awaitable, ec));
-      if (ec) {
-        outcome = make_error(data_socket_error(ec, *deadline));
+      auto piece = co_await send_piece(*socket, source, block->offset + sent, want, payload.span(),
+                                       last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
+                                       *deadline);
+      if (!piece) {
+        outcome = make_error(piece.error());
         break;
       }
       trailer_sent = last_piece;
-      sent += *got;
-      if (shared->bytes != nullptr) *shared->bytes += *got;
+      sent += *piece;
+      if (shared->bytes != nullptr) *shared->bytes += *piece;
     }
     block = next;
   }
@@ -123,6 +154,17 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
 }
 
 namespace {
+
+// Where the next read goes. Payload should land cache-line aligned, as the kernel's copy to user
+// memory slows sharply otherwise: inside a payload, read to the buffer's start (taking the next
+// header too); between blocks, read so that the header ends, and the payload begins, at byte 64.
+std::span<char> read_window(const mode_e::BlockDecoder& decoder, transport::AlignedBuffer& buffer) {
+  constexpr std::size_t kPayloadAlignment = 64;
+  if (const auto remaining = decoder.payload_remaining(); remaining > 0) {
+    return buffer.span().first(static_cast<std::size_t>(std::min<std::uint64_t>(remaining + mode_e::kHeaderBytes, buffer.size())));
+  }
+  return buffer.span().subspan(kPayloadAlignment - decoder.header_bytes_needed());
+}
 
 // Feeds `input` to the decoder until it needs more or this connection's EOD arrives; bytes after
 // the EOD belong to the next transfer and are kept in `stream.pending`.
@@ -156,7 +198,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
   auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
-  std::vector<char> buffer(limits.block_bytes);
+  transport::AlignedBuffer buffer(limits.block_bytes + 64);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;
   if (!stream->pending.empty()) {
@@ -166,13 +208,14 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
   while (at_eod && !*at_eod) {
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
-    const auto got = co_await socket->async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    const auto into = read_window(decoder, buffer);
+    const auto got = co_await socket->async_read_some(asio::buffer(into.data(), into.size()), asio::redirect_error(use_awaitable, ec));
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
       at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : data_socket_error(ec, *deadline));
       break;
     }
-    at_eod = consume({buffer.data(), got}, decoder, *stream, *upload, *shared);
+    at_eod = consume(into.first(got), decoder, *stream, *upload, *shared);
   }
   deadline->stop();
   if (!at_eod && on_failure) on_failure();

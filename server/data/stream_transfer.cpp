@@ -1,6 +1,5 @@
 #include "server/data/stream_transfer.hpp"
 
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +10,9 @@
 #include "protocol/control/ascii_codec.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/data/stall_watch.hpp"
+#include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
+#include "transport/file_send.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -38,33 +39,24 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
                                                       std::uint64_t length, transport::Deadline& deadline,
                                                       std::chrono::seconds timeout,
                                                       TransferProgress& progress, bool& unsupported) {
-  socket.non_blocking(true);
-  auto position = static_cast<off_t>(offset);
-  std::uint64_t left = length;
-  while (left > 0) {
+  std::uint64_t done = 0;
+  while (done < length) {
     deadline.expires_after(timeout);
-    const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(left, kSendfileChunkBytes));
-    const auto sent = ::sendfile(socket.native_handle(), fd, &position, chunk);
-    if (sent > 0) {
-      progress.bytes += static_cast<std::uint64_t>(sent);
-      left -= static_cast<std::uint64_t>(sent);
-      continue;
-    }
-    if (sent == 0) co_return Result<void>{};
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN) {
-      boost::system::error_code ec;
-      co_await socket.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return make_error(data_socket_error(ec, deadline));
-      continue;
-    }
-    if ((errno == EINVAL || errno == ENOSYS) && progress.bytes == 0) {
+    const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length - done, kSendfileChunkBytes));
+    boost::system::error_code ec;
+    const auto sent = co_await transport::async_send_file(socket, fd, offset + done, chunk, ec);
+    done += sent;
+    progress.bytes += sent;
+    if (ec && progress.bytes == 0 && transport::is_sendfile_unsupported(ec)) {
       unsupported = true;  // e.g. a file system without splice support: fall back to read/write
       co_return Result<void>{};
     }
-    co_return make_error(stall_or(deadline, errno == EPIPE || errno == ECONNRESET
-                                                ? error_code_for(Condition::DataConnection)
-                                                : errno_code()));
+    if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+        ec == asio::error::bad_descriptor) {
+      co_return make_error(data_socket_error(ec, deadline));
+    }
+    if (ec) co_return make_error(stall_or(deadline, std::error_code(ec.value(), std::generic_category())));
+    if (sent < chunk) break;  // the file ended
   }
   co_return Result<void>{};
 }
@@ -82,7 +74,7 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
       co_return result;
     }
   }
-  std::vector<char> buffer(kChunkBytes);
+  transport::AlignedBuffer buffer(kChunkBytes);
   std::string converted;
   auto position = static_cast<off_t>(offset);
   std::uint64_t left = length;
@@ -126,7 +118,7 @@ transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string te
 transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout, TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  std::vector<char> buffer(kChunkBytes);
+  transport::AlignedBuffer buffer(kChunkBytes);
   std::string converted;
   protocol::control::NetworkAsciiDecoder decoder;
   std::uint64_t file_offset = 0;
@@ -134,7 +126,7 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Up
   while (true) {
     deadline->expires_after(stall_timeout);
     boost::system::error_code ec;
-    const auto got = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    const auto got = co_await socket.async_read_some(asio::buffer(buffer.data(), buffer.size()), asio::redirect_error(use_awaitable, ec));
     if (ec == asio::error::eof) break;
     if (ec) {
       outcome = make_error(data_socket_error(ec, *deadline));

@@ -13,6 +13,7 @@ import os
 from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, file_url, make_file,
                              make_sparse_file, make_temp_dir, run_peer, run_tests,
                              start_server_under_test, wait_until)
+from gridftp_harness import guc_dialogue as h_dialogue
 
 GUC = "globus-url-copy"
 BIG = 1024 * MIB if os.environ.get("GRIDFTP_BIG_TESTS") == "1" else 64 * MIB
@@ -106,6 +107,28 @@ def test_transfer_log_records_mode_e_and_four_streams():
         problems.append(f"result {rec.get('result')!r} != 'ok'")
     assert not problems, (f"transfer log record for a -p 4 get: {'; '.join(problems)}\n"
                           f"record: {rec}\n{result.describe()}")
+
+
+def test_tcp_bs_sends_sbuf_and_transfers_intact():
+    """-tcp-bs N makes globus-url-copy send SBUF N (we list SBUF in FEAT); the server must accept
+    it and size the data sockets of both a get (we connect) and a put (we listen)."""
+    server = start_server_under_test()
+    src = make_temp_dir("guc-sbuf-")
+    digest = make_file(os.path.join(src, "sbuf.bin"), 3 * MIB + 5, seed=77)
+    os.chmod(os.path.join(src, "sbuf.bin"), 0o644)
+    put = run_peer([GUC, "-dbg", "-tcp-bs", "2097152", "-p", "2", file_url(os.path.join(src, "sbuf.bin")),
+                    server.url("incoming/sbuf.bin")], timeout=300, what="-tcp-bs put")
+    assert_file_digest(server.fs("incoming/sbuf.bin"), digest, "-tcp-bs 2097152 -p 2 put")
+    dest = os.path.join(src, "back.bin")
+    get = run_peer([GUC, "-dbg", "-tcp-bs", "2097152", "-p", "2", server.url("incoming/sbuf.bin"),
+                    file_url(dest)], timeout=300, what="-tcp-bs get")
+    assert_file_digest(dest, digest, "-tcp-bs 2097152 -p 2 get")
+    if isinstance(server, GridftpdServer):
+        for result, what in ((put, "put"), (get, "get")):
+            dialogue = h_dialogue(result.stderr)
+            assert ">> SBUF 2097152" in dialogue, f"{what}: no SBUF sent: {dialogue}"
+            reply = dialogue[dialogue.index(">> SBUF 2097152") + 1]
+            assert reply.startswith("<< 200"), f"{what}: SBUF answered {reply!r}"
 
 
 if __name__ == "__main__":

@@ -4,10 +4,12 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
 #include "protocol/control/feat.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "protocol/control/reply_codes.hpp"
+#include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/control_session.hpp"
 
@@ -180,10 +182,15 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) {
-  // The kernel autotunes loopback and LAN buffers better than a fixed size; accepted as Globus does.
+  // "SBUF <bytes>" (GFD.20): socket buffers for this session's next data connections. 0 hands
+  // the choice back to the kernel's autotuning.
+  const auto bytes = parse_decimal(argument);
+  if (!bytes || *bytes > std::numeric_limits<std::uint32_t>::max()) {
+    send_error(error_code_for(Condition::BadSyntax));
+    co_return;
+  }
+  data_channel_.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
   send(rc::kCommandOk, "SBUF Command Successful.");
-  (void)argument;
-  co_return;
 }
 
 transport::awaitable<void> ControlSession::on_trev(const std::string& argument) {

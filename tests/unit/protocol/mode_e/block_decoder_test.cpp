@@ -444,3 +444,34 @@ TEST_CASE("BlockDecoder errors fail the transfer", "[mode_e]") {
   CHECK(error == gridftp::Condition::TransferFailed);
   CHECK_FALSE(error.message().empty());
 }
+
+TEST_CASE("BlockDecoder reports how much of the current header and payload is still to come", "[mode_e]") {
+  BlockDecoder decoder;
+  CHECK(decoder.payload_remaining() == 0);
+  CHECK(decoder.header_bytes_needed() == 17);
+  const auto header = encode_header(BlockHeader{kData, 100, 0});
+  std::string wire(reinterpret_cast<const char*>(header.data()), header.size());
+  wire += std::string(100, 'p');
+  DecoderEvent event;
+  // Five header bytes: twelve still missing, no payload known yet.
+  auto used = decoder.next(std::span<const char>(wire).first(5), event);
+  REQUIRE(used);
+  CHECK(event.kind == Kind::NeedMore);
+  CHECK(decoder.header_bytes_needed() == 12);
+  CHECK(decoder.payload_remaining() == 0);
+  // The rest of the header and 30 payload bytes: 70 payload bytes to come, no header needed.
+  used = decoder.next(std::span<const char>(wire).subspan(5, 12 + 30), event);
+  REQUIRE(used);
+  CHECK(event.kind == Kind::Data);
+  CHECK(decoder.payload_remaining() == 70);
+  CHECK(decoder.header_bytes_needed() == 0);
+  // The last 70: back between blocks.
+  std::span<const char> rest = std::span<const char>(wire).subspan(5 + *used);
+  while (!rest.empty()) {
+    used = decoder.next(rest, event);
+    REQUIRE(used);
+    rest = rest.subspan(*used);
+  }
+  CHECK(decoder.payload_remaining() == 0);
+  CHECK(decoder.header_bytes_needed() == 17);
+}

@@ -1,0 +1,26 @@
+// Zero-copy sends of file ranges: sendfile(2) moves page-cache pages (or /dev/zero's) straight
+// into the socket, so a clear data channel costs one kernel copy per byte instead of two (pread
+// into user memory, then the socket's copy). MODE E headers go in front with MSG_MORE so header
+// and payload leave in the same segments.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "transport/asio.hpp"
+
+namespace gridftp::transport {
+
+// Sends `count` bytes of `fd` starting at `offset`. Returns the bytes sent: fewer than `count`
+// with no error means the file ended early. Socket errors land in `ec`.
+awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::size_t count,
+                                       boost::system::error_code& ec);
+
+// sendfile's way of saying this file (system) cannot be spliced: fall back to read and write.
+bool is_sendfile_unsupported(const boost::system::error_code& ec);
+
+// Sends all of `bytes`; `more` tells the kernel further data follows at once (MSG_MORE).
+awaitable<void> async_send_all(tcp::socket& socket, std::span<const char> bytes, bool more,
+                               boost::system::error_code& ec);
+
+}  // namespace gridftp::transport
