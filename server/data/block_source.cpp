@@ -1,5 +1,6 @@
 #include "server/data/block_source.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,12 @@
 #include <cstring>
 
 namespace gridftp::server {
+
+BlockSource BlockSource::file(int fd, std::uint64_t file_base) {
+  struct stat facts {};
+  const bool regular = ::fstat(fd, &facts) == 0 && S_ISREG(facts.st_mode);
+  return BlockSource(fd, file_base, nullptr, regular);
+}
 
 Result<std::size_t> BlockSource::read_at(std::uint64_t wire_offset, std::span<char> out) const {
   if (text_) {

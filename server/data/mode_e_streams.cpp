@@ -71,9 +71,8 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 
 namespace {
 
-// One MODE E block piece on a clear connection: the header, then the payload straight from the
-// file with sendfile (no user-space copy; `buffer` stages in-memory sources and file systems that
-// cannot splice), and the trailer when this is the stream's last piece. MSG_MORE keeps header,
+// One MODE E block piece on a clear connection: the header, then the payload straight from a
+// regular file with sendfile (no user-space copy; `buffer` stages everything else), and the trailer when this is the stream's last piece. MSG_MORE keeps header,
 // payload and trailer in the same segments. Returns the payload bytes sent.
 transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, const BlockSource& source,
                                                      std::uint64_t wire_offset, std::size_t want,
@@ -87,9 +86,9 @@ transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, const 
   boost::system::error_code ec;
   co_await transport::async_send_all(socket, as_chars(header), true, ec);
   std::size_t sent = 0;
-  bool staged = source.file_descriptor() < 0;
+  bool staged = source.splice_descriptor() < 0;
   if (!ec && !staged) {
-    sent = co_await transport::async_send_file(socket, source.file_descriptor(), source.file_offset(wire_offset),
+    sent = co_await transport::async_send_file(socket, source.splice_descriptor(), source.file_offset(wire_offset),
                                                want, ec);
     staged = sent == 0 && transport::is_sendfile_unsupported(ec);
     if (staged) ec.clear();
