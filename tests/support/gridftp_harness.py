@@ -6,9 +6,12 @@ What it gives a test script:
   * start_server_under_test(root)     -- gridftpd, or Globus when GRIDFTP_TEST_SERVER=globus
                                          (that switch only exists to validate the peer command
                                          lines of the interop tests against the reference server)
+  * gsi=TestPki on all three          -- GSI (gsiftp://) instead of anonymous; shared_test_pki()
+                                         gives the process-wide throwaway PKI (test_pki.py)
   * run_peer(argv, ...)               -- run a peer tool; failure messages carry the exact
                                          command line and its output
   * RawControl                        -- a raw control-channel client for hostile input
+  * GsiControl                        -- RawControl plus AUTH GSSAPI/ADAT and ENC/632 wrapping
   * file/tree helpers with SHA-256 digests, and run_tests(globals()) -- a tiny runner.
 
 Every process started here is tracked by PID and killed (only those PIDs) at the end.
@@ -18,6 +21,7 @@ No test sleeps to wait for a server: we wait for its "listening on" line or its 
 from __future__ import annotations
 
 import atexit
+import base64
 import ftplib
 import hashlib
 import json
@@ -28,12 +32,15 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import traceback
+
+from test_pki import TestPki, make_test_pki
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LISTEN_RE = re.compile(r"listening on (\S+) port (\d+)")
@@ -301,6 +308,7 @@ def run_peer(argv: list[str], timeout: float = 300, expect_rc: int | None = 0, c
 class ServerBase:
     kind = "?"
     proc: subprocess.Popen
+    gsi: "TestPki | None" = None   # the PKI of a GSI-mode server
 
     def __init__(self, host: str, port: int, fs_root: str):
         self.host, self.port, self.fs_root = host, port, fs_root
@@ -318,6 +326,10 @@ class ServerBase:
 
     def url(self, rel: str = "") -> str:
         return f"ftp://{self.url_host}:{self.port}{self.path(rel)}"
+
+    def gsiftp_url(self, rel: str = "") -> str:
+        """gsiftp:// on host `localhost`, the name in the test host certificate."""
+        return f"gsiftp://localhost:{self.port}{self.path(rel)}"
 
     def curl_url(self, rel: str = "") -> str:
         """curl walks paths relative to the login directory; %2F makes them absolute."""
@@ -461,10 +473,13 @@ def write_config(path: str, sections: dict[str, dict]) -> str:
 
 
 def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
-                   **sections) -> GridftpdServer:
+                   gsi: TestPki | None = None, **sections) -> GridftpdServer:
     """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
     writable `incoming/`. Keyword arguments are config sections to merge, e.g.
-    start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5})."""
+    start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5}).
+    With gsi=<TestPki> it gets a [gsi] section (host cert/key, cert dir, gridmap, root = the
+    test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
+    turns it on; like the Globus server, `incoming/` then belongs to the mapped account."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
@@ -473,9 +488,14 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     transfer_log = os.path.join(work, "transfer.log")
     config = {
         "listen": {"control_interface": "127.0.0.1", "port": 0},
-        "anonymous": {"enabled": True, "root": root, "writable": ["incoming"]},
+        "anonymous": {"enabled": gsi is None, "root": root, "writable": ["incoming"]},
         "logging": {"level": "info", "transfer_log": transfer_log},
     }
+    if gsi is not None:
+        config["gsi"] = {"enabled": True, "host_cert": gsi.host_cert, "host_key": gsi.host_key,
+                         "cert_dir": gsi.cert_dir, "gridmap": gsi.gridmap, "root": root}
+        make_world_traversable(root)
+        give_to_globus_user(os.path.join(root, "incoming"), gsi.account)
     for section, keys in sections.items():
         config.setdefault(section, {}).update(keys)
     config_path = write_config(os.path.join(work, "gridftpd.toml"), config)
@@ -508,24 +528,27 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     host = config["listen"]["control_interface"]
     if host in ("::", "0.0.0.0", ""):
         host = "::1" if host == "::" else "127.0.0.1"
-    return GridftpdServer(proc, host, got["port"], root, work, config_path, transfer_log, lines)
+    server = GridftpdServer(proc, host, got["port"], root, work, config_path, transfer_log, lines)
+    server.gsi = gsi
+    return server
 
 
 GLOBUS_USER = "gftest"
 
 
-def ensure_globus_user() -> pwd.struct_passwd:
+def ensure_globus_user(name: str = GLOBUS_USER) -> pwd.struct_passwd:
     try:
-        return pwd.getpwnam(GLOBUS_USER)
+        return pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "-m", GLOBUS_USER], check=False,
+        subprocess.run(["useradd", "-m", name], check=False,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        return pwd.getpwnam(GLOBUS_USER)
+        return pwd.getpwnam(name)
 
 
-def give_to_globus_user(path: str) -> None:
-    """Makes an upload directory writable by the Globus anonymous account."""
-    user = ensure_globus_user()
+def give_to_globus_user(path: str, account: str = GLOBUS_USER) -> None:
+    """Makes an upload directory writable by the Globus anonymous account (or by `account`,
+    e.g. a GSI user's gridmap account)."""
+    user = ensure_globus_user(account)
     for dirpath, dirs, files in os.walk(path):
         os.chown(dirpath, user.pw_uid, user.pw_gid)
         for name in files:
@@ -548,24 +571,33 @@ def _read_greeting(host: str, port: int) -> str | None:
 
 
 def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
-                        extra_args: list[str] | None = None) -> GlobusServer:
+                        extra_args: list[str] | None = None,
+                        gsi: TestPki | None = None) -> GlobusServer:
     """The real globus-gridftp-server, anonymous users mapped to gftest. `root` (made if None)
-    gets a writable `incoming/` like ours; Globus URLs use absolute filesystem paths."""
+    gets a writable `incoming/` like ours; Globus URLs use absolute filesystem paths.
+    With gsi=<TestPki> it runs in GSI mode instead (no -aa: AUTH GSSAPI with the PKI's host
+    credential, gridmap and cert dir); it then setuids to each user's gridmap account, so
+    `incoming/` belongs to pki.account."""
     binary = require_tool("globus-gridftp-server")
     ensure_globus_user()
     if root is None:
         root = os.path.join(make_temp_dir("globus-srv-"), "root")
     os.makedirs(os.path.join(root, "incoming"), exist_ok=True)
     make_world_traversable(root)
-    give_to_globus_user(os.path.join(root, "incoming"))
+    give_to_globus_user(os.path.join(root, "incoming"), gsi.account if gsi else GLOBUS_USER)
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
+    if gsi is not None:
+        make_world_traversable(gsi.cert_dir)   # read again after the setuid (data channels)
+        env.update(gsi.server_env())
     last_error = ""
     for _attempt in range(3):
         port = free_port(host)
-        argv = [binary, "-p", str(port), "-control-interface", host, "-aa",
-                "-anonymous-user", GLOBUS_USER, "-d", "error"] + (extra_args or [])
+        auth_args = [] if gsi else ["-aa", "-anonymous-user", GLOBUS_USER]
+        argv = ([binary, "-p", str(port), "-control-interface", host] + auth_args
+                + ["-disable-usage-stats", "-d", "error"] + (extra_args or []))
         lines: list[str] = []
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, env=env)
         _started_procs.append(proc)
         threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
         deadline = time.monotonic() + START_DEADLINE_S
@@ -576,7 +608,9 @@ def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
                 break
             time.sleep(0.05)
         if greeting and greeting.startswith("220"):
-            return GlobusServer(proc, host, port, root, argv, lines)
+            server = GlobusServer(proc, host, port, root, argv, lines)
+            server.gsi = gsi
+            return server
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
@@ -586,13 +620,30 @@ def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
     raise AssertionError("globus-gridftp-server did not send a 220 greeting\n" + last_error)
 
 
-def start_server_under_test(root: str | None = None, **sections) -> ServerBase:
+def start_server_under_test(root: str | None = None, gsi: TestPki | None = None,
+                            **sections) -> ServerBase:
     """Interop tests run the peers against gridftpd. GRIDFTP_TEST_SERVER=globus points the same
     tests at the reference server instead (to validate the peer command lines)."""
-    if os.environ.get("GRIDFTP_TEST_SERVER") == "globus":
+    if under_test_is_globus():
         host = sections.get("listen", {}).get("control_interface", "127.0.0.1")
-        return start_globus_server(root, host=host)
-    return start_gridftpd(root, **sections)
+        return start_globus_server(root, host=host, gsi=gsi)
+    return start_gridftpd(root, gsi=gsi, **sections)
+
+
+def under_test_is_globus() -> bool:
+    return os.environ.get("GRIDFTP_TEST_SERVER") == "globus"
+
+
+_shared_pki: list[TestPki] = []
+
+
+def shared_test_pki() -> TestPki:
+    """The throwaway GSI PKI of this test process (built on first use, a few seconds)."""
+    if not _shared_pki:
+        base = os.path.join(make_temp_dir("gsi-pki-"), "pki")
+        _shared_pki.append(make_test_pki(base))
+        make_world_traversable(_shared_pki[0].cert_dir)
+    return _shared_pki[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -673,6 +724,128 @@ class RawControl:
     def abort_connection(self) -> None:
         """Closes with RST (SO_LINGER 0): an abrupt disconnect."""
         abort_socket(self.sock)
+
+
+class GsiControl(RawControl):
+    """RawControl that logs in with GSI the way globus-url-copy does on the control channel
+    (docs/gridftp-wire.md 5.1, 5.3): `AUTH GSSAPI`, the TLS handshake carried base64 in
+    `ADAT`/`335 ADAT=` lines, the GSI post-handshake bytes, then every command wrapped as
+    `ENC <b64>` and every `632` reply line unwrapped. Python's ssl on memory BIOs is the
+    initiator. It never delegates (flag '0'): enough for authentication outcomes, hostile
+    ADAT and protected commands, not for DCAU A transfers."""
+
+    def __init__(self, host: str, port: int, timeout: float = 30):
+        super().__init__(host, port, timeout)
+        self.tls: ssl.SSLObject | None = None
+        self._in = ssl.MemoryBIO()
+        self._out = ssl.MemoryBIO()
+        self.exchange: list[str] = []   # first line of each reply during AUTH/ADAT
+
+    @staticmethod
+    def tls_context(proxy: str, ca_file: str) -> ssl.SSLContext:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.load_verify_locations(cafile=ca_file)
+        ctx.load_cert_chain(proxy)   # proxy cert, its key, then the user cert (the chain)
+        return ctx
+
+    def _adat(self, token: bytes) -> tuple[int, str, bytes]:
+        code, text = self.cmd("ADAT " + base64.b64encode(token).decode())
+        self.exchange.append(text.split("\n")[0][:120])
+        data = b""
+        m = re.match(r"\d{3}[ -]ADAT=(\S*)", text)
+        if m:
+            data = base64.b64decode(m.group(1))
+        return code, text, data
+
+    def authenticate(self, proxy: str, ca_file: str,
+                     server_hostname: str = "localhost") -> tuple[int, str]:
+        """AUTH GSSAPI + the ADAT exchange. Returns the final reply: 235 on success, the
+        server's rejection (e.g. 530) otherwise. Only a reply that breaks the protocol raises."""
+        code, text = self.cmd("AUTH GSSAPI")
+        self.exchange.append(text.split("\n")[0])
+        if code != 334:
+            return code, text
+        obj = self.tls_context(proxy, ca_file).wrap_bio(self._in, self._out,
+                                                         server_hostname=server_hostname)
+        while True:
+            try:
+                obj.do_handshake()
+                done = True
+            except ssl.SSLWantReadError:
+                done = False
+            token = self._out.read()
+            if not done:
+                code, text, data = self._adat(token)
+                if code != 335:
+                    return code, text
+                self._in.write(data)
+                continue
+            if token:
+                # TLS 1.3: our last flight completes the handshake; the acceptor answers it
+                # with one application byte (0x00), which we read and drop.
+                code, text, data = self._adat(token)
+                if code != 335:
+                    return code, text
+                self._in.write(data)
+                sync = obj.read(1)
+                if sync != b"\x00":
+                    raise AssertionError(f"GSI sync byte: expected b'\\x00', got {sync!r}")
+            obj.write(b"0")   # the delegation flag: no delegation
+            code, text, data = self._adat(self._out.read())
+            if data:
+                self._in.write(data)
+            if code == 235:
+                self.tls = obj
+            return code, text
+
+    def _unwrap(self, text: str) -> tuple[int, str]:
+        plain = b""
+        for line in text.split("\n"):
+            self._in.write(base64.b64decode(line[4:].strip()))
+            try:
+                while True:
+                    chunk = self.tls.read(65536)
+                    if not chunk:
+                        break
+                    plain += chunk
+            except ssl.SSLWantReadError:
+                pass
+        decoded = plain.decode(errors="replace").replace("\r\n", "\n").rstrip("\n")
+        if len(decoded) < 3 or not decoded[:3].isdigit():
+            raise AssertionError(f"unwrapped reply is not an FTP reply: {decoded!r}")
+        return int(decoded[:3]), decoded
+
+    def enc_cmd(self, line: str) -> tuple[int, str]:
+        """Sends `ENC <wrapped line>`; returns the unwrapped reply (a reply that came back
+        unprotected, e.g. a 5xx about the ENC itself, is returned as it is)."""
+        if self.tls is None:
+            raise AssertionError("enc_cmd before a successful GSI authentication")
+        self.tls.write(line.encode() + b"\r\n")
+        self.send("ENC " + base64.b64encode(self._out.read()).decode())
+        code, text = self.read_reply()
+        if code in (631, 632, 633):
+            return self._unwrap(text)
+        return code, text
+
+    def enc_expect(self, line: str, *codes: int) -> str:
+        code, text = self.enc_cmd(line)
+        if code not in codes:
+            raise AssertionError(f"ENC {line[:80]!r}: expected reply {codes}, got {text!r}")
+        return text
+
+    def gsi_login(self, proxy: str, ca_file: str) -> str:
+        """Full login: authenticate, then USER :globus-mapping: / PASS (what globus-url-copy
+        sends). Returns the 230 text (Globus: '230 User gftest logged in.')."""
+        code, text = self.authenticate(proxy, ca_file)
+        if code != 235:
+            raise AssertionError(f"GSI authentication failed: {text!r} (exchange "
+                                 f"{self.exchange})")
+        code, text = self.enc_cmd("USER :globus-mapping:")
+        if code == 331:
+            code, text = self.enc_cmd("PASS ")
+        if code != 230:
+            raise AssertionError(f"GSI login failed after 235: {text!r}")
+        return text
 
 
 def abort_socket(sock: socket.socket) -> None:

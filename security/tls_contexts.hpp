@@ -1,0 +1,34 @@
+// The TLS configurations gridftpd and gridcp use, one function each, so every channel's
+// versions, ciphers and verification rules are decided here and nowhere else (wire doc §5.8).
+#pragma once
+
+#include "protocol/core/result.hpp"
+#include "security/credential.hpp"
+#include "security/openssl_ptr.hpp"
+
+namespace gridftp::security {
+
+// Data-channel protection after PROT (RFC 2228): C clear, S integrity ("safe"), P privacy.
+enum class DataProtection { Clear, Safe, Private };
+
+enum class TlsRole { Client, Server };
+
+// GSI control channel (and GSI data channels): mutual X.509 with proxies, trust anchors from
+// `trust` (shared, reference taken), our certificate chain from `own`.
+// The acceptor (server) requires a client certificate; the initiator verifies the server's.
+Result<SslCtxPtr> make_gsi_control_context(const Credential& own, X509_STORE* trust, TlsRole role);
+
+// One GSI data connection's context. PROT P: strong AEAD suites only. PROT S and PROT C(+DCAU):
+// Globus's list with NULL suites first at security level 0, so a Globus peer that picks
+// ECDHE-RSA-NULL-SHA under TLS 1.2 is met. `integrity_only` caps PROT S at TLS 1.2 so that the
+// NULL-cipher suite really is chosen when we pick (TLS 1.3 has no integrity-only suite).
+Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust, TlsRole role,
+                                        DataProtection protection, bool integrity_only);
+
+// FTPS (RFC 4217) server side: our certificate only, no client certificate asked for.
+Result<SslCtxPtr> make_ftps_server_context(const Credential& own);
+
+// A self-signed certificate and key for `common_name`, for the demo's FTPS on first run.
+Result<Credential> make_self_signed(const std::string& common_name, int days);
+
+}  // namespace gridftp::security

@@ -1,0 +1,87 @@
+// One TLS session over in-memory buffers: the single engine behind GSI ADAT tokens, wrapped
+// control-channel lines, FTPS and every secured data stream. It never touches a socket; callers
+// move bytes between the network side (what travels on the wire) and their sockets or tokens.
+//
+// The network side is an OpenSSL BIO pair with fixed rings, so memory per session is bounded and
+// no TLS record costs an allocation; callers may read sockets straight into input_space() and
+// write straight from pending_output().
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "protocol/core/result.hpp"
+#include "security/openssl_ptr.hpp"
+
+namespace gridftp::security {
+
+enum class TlsErrc {
+  HandshakeFailed = 1,  // the peer's certificate or the negotiation was refused
+  PeerClosed,           // close_notify arrived: no more application data
+  Fatal,                // a TLS protocol error after the handshake (bad MAC, bad record, ...)
+  InputOverflow,        // more bytes fed than the input ring can hold before they are processed
+};
+
+const std::error_category& tls_category();
+std::error_code make_error_code(TlsErrc e);
+
+class TlsEngine {
+ public:
+  enum class Role { Client, Server };
+  enum class Progress { Done, NeedInput };
+  static constexpr std::size_t kDefaultRingBytes = 256 * 1024;
+
+  // `context` is shared: the engine takes its own reference.
+  static Result<TlsEngine> create(SSL_CTX* context, Role role, std::size_t ring_bytes = kDefaultRingBytes);
+
+  // --- network side ---
+  // Space for received bytes (may be empty while the ring is full of unprocessed input).
+  std::span<char> input_space();
+  void commit_input(std::size_t bytes);
+  // Copies `bytes` in; InputOverflow if they do not fit (tokens are small, so this means abuse).
+  Result<void> feed(std::span<const char> bytes);
+  // Bytes TLS wants sent, contiguous (call again after consume_output: the ring may wrap).
+  std::span<const char> pending_output();
+  void consume_output(std::size_t bytes);
+  bool has_output();
+  // Everything pending, for token-based transports (ADAT, ENC lines).
+  std::string take_output();
+  // Bytes received but not consumed by TLS: after a GSI "clear" data channel drops TLS, what
+  // followed the last record is ordinary data.
+  std::string take_unprocessed_input();
+
+  // --- TLS side ---
+  Result<Progress> handshake();
+  bool handshake_done() const;
+  // Plaintext accepted; 0 when the output ring is full (drain pending_output first).
+  Result<std::size_t> write(std::span<const char> plain);
+  // Plaintext produced; 0 when more input is needed (or output must be drained first).
+  // PeerClosed once the peer has sent close_notify.
+  Result<std::size_t> read(std::span<char> out);
+  // Sends close_notify (queued on the network side).
+  void shutdown();
+
+  SSL* native() const { return ssl_.get(); }
+  // After the handshake: "TLSv1.3", "TLS_AES_256_GCM_SHA384", whether records are encrypted.
+  std::string protocol_version() const;
+  std::string cipher_name() const;
+  bool encrypts() const;
+  // OpenSSL's reasons for the last failure, for logs and multi-line 530 replies.
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  TlsEngine(SslPtr ssl, BioPtr network) : ssl_(std::move(ssl)), network_(std::move(network)) {}
+  std::error_code fail(TlsErrc code);
+
+  SslPtr ssl_;
+  BioPtr network_;  // our end of the pair; SSL owns the other end
+  std::string last_error_;
+};
+
+}  // namespace gridftp::security
+
+template <>
+struct std::is_error_code_enum<gridftp::security::TlsErrc> : std::true_type {};
