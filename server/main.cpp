@@ -15,6 +15,7 @@
 #include "security/password_hash.hpp"
 #include "server/config/embedded_config.hpp"
 #include "server/logging/log_setup.hpp"
+#include "server/auth/gsi_context.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
 
@@ -159,6 +160,13 @@ int main(int argc, char** argv) {
   if (const int rc = print_problems(validate(config)); rc != 0) return rc;
   std::vector<gridftp::server::auth::Account> accounts;
   if (const int rc = print_problems(load_accounts(config.accounts, accounts)); rc != 0) return rc;
+  std::shared_ptr<const gridftp::server::auth::GsiContext> gsi;
+  if (config.gsi.enabled) {
+    std::string why;
+    auto loaded = gridftp::server::auth::load_gsi_context(config.gsi, why);
+    if (!loaded) return print_problems({why});
+    gsi = std::move(*loaded);
+  }
   if (cli.check_config) {
     std::cout << "gridftpd: configuration OK\n";
     return 0;
@@ -173,7 +181,7 @@ int main(int argc, char** argv) {
   }
   auto control_log = loggers->control;
   std::optional<Server> server;
-  server.emplace(config, std::move(accounts), std::move(*loggers));
+  server.emplace(config, std::move(accounts), std::move(gsi), std::move(*loggers));
   const auto endpoint = server->bind();
   if (!endpoint) {
     control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface, config.listen.port,

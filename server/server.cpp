@@ -13,13 +13,15 @@ namespace asio = transport::asio;
 using transport::tcp;
 using transport::use_awaitable;
 
-Server::Server(ServerConfig config, std::vector<auth::Account> accounts, Loggers loggers)
+Server::Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
+               Loggers loggers)
     : config_(std::move(config)),
       loggers_(std::move(loggers)),
       registry_(config_.limits),
       authenticator_(config_.anonymous, std::move(accounts)),
+      gsi_(std::move(gsi)),
       transfer_log_(loggers_.transfer),
-      services_{config_, registry_, authenticator_, transfer_log_, loggers_.control, blocking_pool_,
+      services_{config_, registry_, authenticator_, gsi_.get(), transfer_log_, loggers_.control, blocking_pool_,
                 io_context_.get_executor()},
       acceptor_(io_context_) {}
 

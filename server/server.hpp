@@ -9,6 +9,7 @@
 
 #include "protocol/core/result.hpp"
 #include "server/auth/authenticator.hpp"
+#include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/log_setup.hpp"
 #include "server/logging/transfer_log.hpp"
@@ -22,7 +23,9 @@ class ControlSession;
 
 class Server {
  public:
-  Server(ServerConfig config, std::vector<auth::Account> accounts, Loggers loggers);
+  // `gsi` is null unless gsi.enabled.
+  Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
+         Loggers loggers);
   ~Server();
 
   // Binds the control listener. Errors: errno from bind/listen.
@@ -44,6 +47,7 @@ class Server {
   transport::asio::thread_pool blocking_pool_{2};
   SessionRegistry registry_;
   auth::Authenticator authenticator_;
+  std::shared_ptr<const auth::GsiContext> gsi_;
   TransferLog transfer_log_;
   SessionServices services_;
   transport::tcp::acceptor acceptor_;

@@ -14,6 +14,7 @@ enum class Verb {
   Size, Mdtm, Mfmt, Mlst, Mlsd, List, Nlst,
   Cwd, Cdup, Pwd, Mkd, Rmd, Dele, Rnfr, Rnto,
   Site, Auth, Adat, Pbsz, Prot, Dcau, Sbuf, Cksm, Trev, Lang,
+  Enc, Mic, Conf, Ccc,  // RFC 2228 protected commands
 };
 
 struct Command {

@@ -4,8 +4,8 @@
 
 namespace gridftp::protocol::control {
 
-Reply feat_reply() {
-  return Reply{reply_code::kSystemStatus,
+Reply feat_reply(bool gsi) {
+  Reply reply{reply_code::kSystemStatus,
                {
                    "Extensions supported",
                    " UTF8",
@@ -28,6 +28,8 @@ Reply feat_reply() {
                    "UNIX.gid*;Unique*;",
                    "End.",
                }};
+  if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
+  return reply;
 }
 
 Reply help_reply() {

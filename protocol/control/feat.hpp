@@ -6,7 +6,9 @@
 
 namespace gridftp::protocol::control {
 
-Reply feat_reply();
+// `gsi`: the server offers AUTH GSSAPI, so it lists DCAU (without the label globus-url-copy
+// assumes DCAU N and skips the data-channel handshake).
+Reply feat_reply(bool gsi = false);
 Reply help_reply();
 Reply site_help_reply();
 

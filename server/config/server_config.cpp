@@ -137,6 +137,16 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   accounts.read_path("password_file", c.accounts.password_file);
   accounts.report_unknown_keys();
 
+  TableReader gsi(section(root, "gsi", problems), "gsi", problems);
+  gsi.read_bool("enabled", c.gsi.enabled);
+  gsi.read_path("host_cert", c.gsi.host_cert);
+  gsi.read_path("host_key", c.gsi.host_key);
+  gsi.read_path("cert_dir", c.gsi.cert_dir);
+  gsi.read_path("gridmap", c.gsi.gridmap);
+  gsi.read_path("root", c.gsi.root);
+  gsi.read_bool("integrity_only_safe", c.gsi.integrity_only_safe);
+  gsi.report_unknown_keys();
+
   TableReader logging(section(root, "logging", problems), "logging", problems);
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
@@ -144,8 +154,8 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.report_unknown_keys();
 }
 
-const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
-                                                    "anonymous", "accounts", "logging"};
+const std::set<std::string, std::less<>> kSections{"listen",   "server", "limits",  "timeouts", "anonymous",
+                                                    "accounts", "gsi",    "logging"};
 
 }  // namespace
 
@@ -172,6 +182,7 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
 
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
+  if (c.gsi.enabled && c.gsi.root.empty()) problems.emplace_back("gsi.root must be set when gsi.enabled is true");
   if (c.listen.passive_port_min > c.listen.passive_port_max) {
     problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
   }
@@ -193,8 +204,8 @@ std::vector<std::string> validate(const ServerConfig& c) {
       problems.push_back(fmt::format("anonymous.writable entry '{}' must be a relative subdirectory", area));
     }
   }
-  if (!c.anonymous.enabled && c.accounts.password_file.empty()) {
-    problems.emplace_back("no way to log in: enable [anonymous] or set accounts.password_file");
+  if (!c.anonymous.enabled && c.accounts.password_file.empty() && !c.gsi.enabled) {
+    problems.emplace_back("no way to log in: enable [anonymous] or [gsi], or set accounts.password_file");
   }
   static const std::set<std::string, std::less<>> kLevels{"trace", "debug", "info",    "warn",
                                                           "error", "critical", "off"};

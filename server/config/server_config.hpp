@@ -50,6 +50,18 @@ struct AccountsConfig {
   std::filesystem::path password_file;
 };
 
+// GSI (gsiftp://): X.509 host credential, trusted CAs, gridmap; mapped users see `root`.
+struct GsiConfig {
+  bool enabled = false;
+  std::filesystem::path host_cert = "/etc/grid-security/hostcert.pem";
+  std::filesystem::path host_key = "/etc/grid-security/hostkey.pem";
+  std::filesystem::path cert_dir = "/etc/grid-security/certificates";
+  std::filesystem::path gridmap = "/etc/grid-security/grid-mapfile";
+  std::filesystem::path root;  // "%u" is replaced by the mapped account name
+  // PROT S capped at TLS 1.2 with NULL-cipher suites: integrity without encryption.
+  bool integrity_only_safe = false;
+};
+
 struct LoggingConfig {
   std::string level = "info";
   std::filesystem::path server_log;
@@ -63,6 +75,7 @@ struct ServerConfig {
   TimeoutsConfig timeouts;
   AnonymousConfig anonymous;
   AccountsConfig accounts;
+  GsiConfig gsi;
   LoggingConfig logging;
 };
 

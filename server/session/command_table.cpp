@@ -15,7 +15,7 @@ struct Row {
 
 constexpr std::array kRows{
     Row{Verb::User, &S::on_user}, Row{Verb::Pass, &S::on_pass}, Row{Verb::Acct, &S::on_acct},
-    Row{Verb::Quit, &S::on_quit}, Row{Verb::Auth, &S::on_auth}, Row{Verb::Noop, &S::on_noop},
+    Row{Verb::Quit, &S::on_quit}, Row{Verb::Auth, &S::on_auth}, Row{Verb::Adat, &S::on_adat}, Row{Verb::Noop, &S::on_noop},
     Row{Verb::Syst, &S::on_syst}, Row{Verb::Feat, &S::on_feat}, Row{Verb::Opts, &S::on_opts},
     Row{Verb::Help, &S::on_help}, Row{Verb::Stat, &S::on_stat}, Row{Verb::Site, &S::on_site},
     Row{Verb::Type, &S::on_type}, Row{Verb::Mode, &S::on_mode}, Row{Verb::Stru, &S::on_stru},
@@ -32,8 +32,6 @@ constexpr std::array kRows{
     Row{Verb::Eret, &S::on_eret}, Row{Verb::Esto, &S::on_esto}, Row{Verb::Spas, &S::on_spas},
     Row{Verb::Spor, &S::on_spor}, Row{Verb::Dcau, &S::on_dcau}, Row{Verb::Sbuf, &S::on_sbuf},
     Row{Verb::Cksm, &S::on_cksm}, Row{Verb::Trev, &S::on_trev},
-    // GSI's ADAT arrives with the secure-channels work; until then it is refused plainly.
-    Row{Verb::Adat, &S::on_not_implemented},
 };
 
 }  // namespace

@@ -114,6 +114,20 @@ transport::awaitable<void> ControlSession::read_commands() {
 }
 
 transport::awaitable<void> ControlSession::execute(const std::string& line) {
+  if (!protected_) {
+    co_await execute_plain(line);
+    co_return;
+  }
+  auto command = protocol::control::parse_command(line);
+  if (!command || !protocol::control::is_protected_command(command->verb)) {
+    // RFC 2228: once protected, a cleartext command is refused (Globus just hangs up).
+    send(rc::kProtectionDenied, "Command protection level denied for cleartext; use ENC.");
+    co_return;
+  }
+  co_await execute_protected(*command);
+}
+
+transport::awaitable<void> ControlSession::execute_plain(const std::string& line) {
   auto command = protocol::control::parse_command(line);
   if (!command) {
     log_->debug("{} <- (unparsed) {}", tag(), line.substr(0, 64));
@@ -124,6 +138,10 @@ transport::awaitable<void> ControlSession::execute(const std::string& line) {
   const auto verb = command->verb;
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
   if (transfer_active_ && !protocol::control::runs_during_transfer(verb)) co_await wait_for_transfer();
+  if (security_required() && !protected_ && !protocol::control::allowed_before_security(verb)) {
+    send(rc::kNotLoggedIn, "Must perform GSSAPI authentication.");
+    co_return;
+  }
   if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
     send_error(allowed.error());
     co_return;
@@ -140,7 +158,8 @@ transport::awaitable<void> ControlSession::execute(const std::string& line) {
 
 void ControlSession::send(Reply reply) {
   if (log_->should_log(spdlog::level::debug)) log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
-  outgoing_.push_back(protocol::control::format_reply(reply));
+  auto formatted = protocol::control::format_reply(reply);
+  outgoing_.push_back(protected_ ? protect_reply(formatted) : std::move(formatted));
   if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
 }
 

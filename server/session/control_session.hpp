@@ -14,6 +14,8 @@
 #include "protocol/control/reply.hpp"
 #include "protocol/control/session_rules.hpp"
 #include "protocol/restart/byte_range_set.hpp"
+#include "security/gsi_handshake.hpp"
+#include "security/tls_contexts.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/data/data_channel.hpp"
 #include "server/data/mode_e_streams.hpp"
@@ -90,6 +92,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_sbuf(const std::string& argument);
   transport::awaitable<void> on_trev(const std::string& argument);
   transport::awaitable<void> on_dcau(const std::string& argument);
+  transport::awaitable<void> on_adat(const std::string& argument);
 
  private:
   // What a running transfer needs; lives in the transfer coroutine's frame.
@@ -106,7 +109,15 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   };
 
   transport::awaitable<void> read_commands();
+  // A line off the wire: unwrapped first when the control channel is protected (RFC 2228).
   transport::awaitable<void> execute(const std::string& line);
+  transport::awaitable<void> execute_plain(const std::string& line);
+  // GSI (handlers/security_commands.cpp).
+  bool security_required() const;
+  transport::awaitable<void> execute_protected(const protocol::control::Command& command);
+  std::string protect_reply(const std::string& formatted);
+  void fail_authentication(const std::error_code& ec, std::string detail);  // 530, and forget the exchange
+  transport::awaitable<void> gsi_login(const std::string& password);
   transport::awaitable<void> watch_idle();
   void touch_idle();
 
@@ -173,6 +184,17 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::optional<auth::UserContext> user_;
   std::optional<storage::PosixStorage> storage_;
   bool counted_login_ = false;
+
+  // Control-channel security: the GSI exchange while ADATs arrive, then (protected_) the engine
+  // that unwraps every ENC/MIC command and wraps every reply line as 632/631.
+  std::optional<security::GsiHandshake> gsi_;
+  bool protected_ = false;
+  std::string peer_dn_;
+  std::optional<security::Credential> delegated_;
+  // Data-channel security (DCAU, PROT): A after AUTH GSSAPI, as GFD.20 says.
+  char dcau_ = 'N';
+  std::string dcau_subject_;
+  security::DataProtection protection_ = security::DataProtection::Clear;
 
   // Per-transfer settings.
   std::string cwd_ = "/";

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "server/auth/authenticator.hpp"
+#include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/transfer_log.hpp"
 #include "server/session/session_registry.hpp"
@@ -20,6 +21,7 @@ struct SessionServices {
   const ServerConfig& config;
   SessionRegistry& registry;
   const auth::Authenticator& authenticator;
+  const auth::GsiContext* gsi;  // null unless gsi.enabled
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;

@@ -37,7 +37,7 @@ transport::awaitable<void> ControlSession::on_syst(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_feat(const std::string&) {
-  send(protocol::control::feat_reply());
+  send(protocol::control::feat_reply(services_.gsi != nullptr));
   co_return;
 }
 
@@ -166,21 +166,6 @@ transport::awaitable<void> ControlSession::on_lang(const std::string& argument) 
   co_return;
 }
 
-transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
-  send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_prot(const std::string& argument) {
-  // Without a security exchange only clear data makes sense (RFC 2228 §3: PROT C).
-  if (upper(argument) == "C") {
-    send(rc::kCommandOk, "Protection level set to C.");
-  } else {
-    send_error(error_code_for(Condition::ProtectionRequired));
-  }
-  co_return;
-}
-
 transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) {
   // "SBUF <bytes>" (GFD.20): socket buffers for this session's next data connections. 0 hands
   // the choice back to the kernel's autotuning.
@@ -203,19 +188,6 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
   }
   marker_seconds_ = seconds;
   send(rc::kCommandOk, "Command Successful.");
-}
-
-transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
-  // Without GSI there is no credential to authenticate data channels with: only N is honest.
-  const auto mode = upper(argument);
-  if (mode == "N") {
-    send(rc::kCommandOk, "DCAU N.");
-  } else if (mode == "A" || mode.starts_with("S")) {
-    send(rc::kParameterNotImplemented, "DCAU " + mode.substr(0, 1) + " needs a GSI session.");
-  } else {
-    send(rc::kParameterSyntaxError, "Bad DCAU mode.");
-  }
-  co_return;
 }
 
 transport::awaitable<void> ControlSession::on_not_implemented(const std::string&) {

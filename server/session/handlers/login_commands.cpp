@@ -1,4 +1,4 @@
-// USER, PASS, ACCT, QUIT, AUTH: getting in and out (RFC 959 §4.1.1, RFC 2228 for AUTH).
+// USER, PASS, ACCT, QUIT: getting in and out (RFC 959 §4.1.1); AUTH/ADAT live in security_commands.
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/reply_codes.hpp"
@@ -39,6 +39,10 @@ transport::awaitable<void> ControlSession::on_user(const std::string& argument) 
 transport::awaitable<void> ControlSession::on_pass(const std::string& argument) {
   if (phase_ == LoginPhase::LoggedIn) {
     send(rc::kSuperfluous, "Already logged in.");
+    co_return;
+  }
+  if (protected_) {  // GSI: the certificate authenticated; the gridmap decides the account
+    co_await gsi_login(argument);
     co_return;
   }
   const std::string user = pending_user_;
@@ -84,10 +88,5 @@ transport::awaitable<void> ControlSession::on_quit(const std::string&) {
   co_return;
 }
 
-transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
-  // GSI (AUTH GSSAPI) and FTPS (AUTH TLS) come with the secure-channels work.
-  send(rc::kParameterNotImplemented, "Unknown authentication type: " + argument.substr(0, 32) + ".");
-  co_return;
-}
 
 }  // namespace gridftp::server
