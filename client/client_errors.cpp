@@ -24,6 +24,8 @@ class ClientCategory final : public std::error_category {
         return "-off without -len needs the file size, which is unknown";
       case ClientErrc::Cancelled:
         return "cancelled after the other side failed";
+      case ClientErrc::DataPeerMismatch:
+        return "the data connection's peer does not hold our identity (DCAU A)";
     }
     return "unknown client error";
   }
@@ -34,6 +36,8 @@ class ClientCategory final : public std::error_category {
         return Condition::DataConnection;
       case ClientErrc::Cancelled:
         return Condition::TransferAborted;
+      case ClientErrc::DataPeerMismatch:
+        return Condition::UnexpectedDataPeer;
       default:
         return {value, *this};
     }

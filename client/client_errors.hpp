@@ -13,6 +13,7 @@ enum class ClientErrc {
   IncompleteData,        // MODE E: a connection ended before its EOD, or bytes are missing
   UnknownSize,           // -off without -len needs a size the server would not give
   Cancelled,             // the other half of the transfer failed first
+  DataPeerMismatch,      // DCAU A: a data connection's peer is not who we are
 };
 
 const std::error_category& client_category();

@@ -8,12 +8,24 @@ namespace {
 
 constexpr std::size_t kReadChunkBytes = 4096;
 
-// Passwords never reach logs (style: secrets stay secret).
+// Passwords and GSI tokens never reach logs (style: secrets stay secret).
 std::string_view loggable(std::string_view command) {
   if (command.size() >= 5 && (command.substr(0, 5) == "PASS " || command.substr(0, 5) == "pass ")) {
     return "PASS ****";
   }
+  if (command.size() >= 5 && command.substr(0, 5) == "ADAT ") {
+    return "ADAT ****";
+  }
   return command;
+}
+
+// "335 ADAT=<token>" → "335 ADAT=****".
+std::string loggable_reply_line(std::string_view line) {
+  const auto token = line.find("ADAT=");
+  if (token == std::string_view::npos) {
+    return std::string(line);
+  }
+  return std::string(line.substr(0, token)) + "ADAT=****";
 }
 
 std::string join_lines(const ParsedReply& reply) {
@@ -75,7 +87,7 @@ Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
   }
   auto reply = parser_.take_reply();
   for (const auto& line : reply.lines) {
-    log_->debug("{} S: {}", label_, line);
+    log_->debug("{} S: {}", label_, loggable_reply_line(line));
   }
   return reply;
 }

@@ -83,15 +83,22 @@ Result<Session*> CopyJob::session_for(const Url& url, Role role) {
   if (auto found = sessions_.find(key); found != sessions_.end()) {
     return found->second.session.get();
   }
-  if (url.scheme != Scheme::Ftp) {
-    failure_detail_ = std::string(scheme_name(url.scheme)) +
-                      ":// needs GSI/TLS security, which gridcp does not support yet";
+  if (url.scheme == Scheme::Ftps) {
+    failure_detail_ = "ftps:// needs FTPS (AUTH TLS), which gridcp does not support yet";
     return make_error(make_error_code(protocol::Errc::BadArgument));
+  }
+  std::shared_ptr<const GsiCredentials> gsi;
+  if (url.scheme == Scheme::GsiFtp) {
+    auto loaded = gsi_credentials();
+    if (!loaded) {
+      return make_error(loaded.error());
+    }
+    gsi = std::move(*loaded);
   }
   // Third-party runs hold two sessions to one server; the role tells their dialogues apart.
   const auto label = (role == Role::Source ? "src " : "dst ") + url.origin();
   auto io = std::make_unique<transport::asio::io_context>();
-  auto session = Session::connect(*io, url, label, options_.session, log_);
+  auto session = Session::connect(*io, url, label, options_.session, log_, std::move(gsi));
   if (!session) {
     failure_detail_ = "cannot connect to " + url.origin();
     return make_error(session.error());
@@ -103,11 +110,25 @@ Result<Session*> CopyJob::session_for(const Url& url, Role role) {
     if (!rejection.empty()) {
       failure_detail_ += ": " + rejection;
     }
+    if (const auto& why = (*session)->login_failure_detail(); !why.empty()) {
+      failure_detail_ += "\n  " + why;
+    }
     return make_error(logged_in.error());
   }
   auto* raw = session->get();
   sessions_.emplace(key, SessionSlot{std::move(io), std::move(*session)});
   return raw;
+}
+
+Result<std::shared_ptr<const GsiCredentials>> CopyJob::gsi_credentials() {
+  if (!gsi_) {
+    auto loaded = GsiCredentials::load_from_environment(failure_detail_);
+    if (!loaded) {
+      return make_error(loaded.error());
+    }
+    gsi_ = std::move(*loaded);
+  }
+  return gsi_;
 }
 
 Result<TransferStats> CopyJob::copy_file(const Url& source, const Url& dest_given) {
@@ -176,7 +197,7 @@ Result<std::vector<ListingEntry>> CopyJob::list_any(const Url& url, Role role) {
   if (!session) {
     return make_error(session.error());
   }
-  return list_directory(**session, url.path);
+  return list_directory(**session, url.path, options_.transfer.data_security);
 }
 
 Result<void> CopyJob::make_dest_directory(const Url& dest, const std::string& directory) {

@@ -33,8 +33,10 @@ class CopyJob {
 
   // Copies source to dest. A dest ending in '/' receives the source's file name; with
   // `recursive`, a source ending in '/' is copied as a tree. Errors: see transfer.hpp; also
-  // Errc::BadArgument for unsupported schemes and for a directory source without -r. After an
-  // error, failure_detail() holds the server's reply when a server refused.
+  // Errc::BadArgument for unsupported schemes and for a directory source without -r, and those
+  // of GsiCredentials::load_from_environment and authenticate_gsi() for gsiftp://. After an
+  // error, failure_detail() holds the server's reply when a server refused, or what was wrong
+  // with the credential.
   Result<TransferStats> copy(const Url& source, const Url& dest);
   // Lists a remote directory (or a local one). Same errors as copy().
   Result<std::vector<ListingEntry>> list(const Url& url);
@@ -49,6 +51,8 @@ class CopyJob {
   enum class Role { Source, Dest };
 
   Result<Session*> session_for(const Url& url, Role role);
+  // The user's GSI credentials, loaded on the first gsiftp:// URL and kept for the run.
+  Result<std::shared_ptr<const GsiCredentials>> gsi_credentials();
   Result<TransferStats> copy_file(const Url& source, const Url& dest);
   Result<TransferStats> copy_tree(const Url& source, const Url& dest);
   Result<std::vector<ListingEntry>> list_any(const Url& url, Role role);
@@ -66,6 +70,7 @@ class CopyJob {
   CopyOptions options_;
   std::shared_ptr<spdlog::logger> log_;
   std::map<std::pair<std::string, Role>, SessionSlot> sessions_;
+  std::shared_ptr<const GsiCredentials> gsi_;
   FileDoneCallback on_file_done_;
   std::string failure_detail_;
 };

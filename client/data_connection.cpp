@@ -2,31 +2,44 @@
 
 namespace gridftp::client {
 
-Result<DataConnection> DataConnection::connect(transport::asio::io_context& io,
-                                               const HostPort& address, Clock::duration timeout) {
-  DataConnection connection(io, timeout);
-  if (auto connected =
-          connect_with_deadline(io, connection.socket_, address.host, address.port, timeout);
+Result<DataConnection> DataConnection::connect(const HostPort& address, Clock::duration timeout) {
+  DataConnection connection(timeout);
+  if (auto connected = connect_with_deadline(*connection.io_, connection.data_->socket(),
+                                             address.host, address.port, timeout);
       !connected) {
     return make_error(connected.error());
   }
   return connection;
 }
 
-DataConnection::DataConnection(transport::asio::io_context& io, Clock::duration timeout)
-    : io_(&io), socket_(io), timeout_(timeout) {}
+DataConnection::DataConnection(Clock::duration timeout)
+    : io_(std::make_unique<transport::asio::io_context>()),
+      data_(std::make_unique<DataSocket>(*io_)),
+      timeout_(timeout) {}
+
+Result<void> DataConnection::secure(const DataChannelSecurity& security) {
+  return data_->secure(security, security::TlsRole::Client, timeout_);
+}
+
+void DataConnection::cancel() {
+  // Runs inside the blocked call's run_for, on its thread (timed_io's rule).
+  transport::asio::post(*io_, [socket = &data_->socket()] {
+    boost::system::error_code ignored;
+    socket->close(ignored);
+  });
+}
 
 Result<std::size_t> DataConnection::read_some(std::span<char> buffer) {
-  return read_some_with_deadline(*io_, socket_, buffer, timeout_);
+  return data_->read_some(buffer, timeout_);
 }
 
 Result<void> DataConnection::write_all(std::string_view bytes) {
-  return write_all_with_deadline(*io_, socket_, bytes, timeout_);
+  return data_->write_all(bytes, timeout_);
 }
 
 Result<void> DataConnection::finish_upload() {
   boost::system::error_code ec;
-  socket_.shutdown(transport::tcp::socket::shutdown_send, ec);
+  data_->socket().shutdown(transport::tcp::socket::shutdown_send, ec);
   if (ec) {
     return make_error(static_cast<std::error_code>(ec));
   }
@@ -35,7 +48,7 @@ Result<void> DataConnection::finish_upload() {
 
 void DataConnection::close() {
   boost::system::error_code ignored;
-  socket_.close(ignored);
+  data_->socket().close(ignored);
 }
 
 }  // namespace gridftp::client

@@ -9,14 +9,15 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 25> kLongFlags{
+constexpr std::array<std::string_view, 31> kLongFlags{
     "vb",           "verbose",        "quiet",           "dbg",          "debugftp",
     "list",         "cd",             "create-dest",     "parallel",     "tcp-bs",
     "tcp-buffer-size", "bs",          "block-size",      "recurse",      "help",
     "usage",        "version",        "stall-timeout",   "st",           "off",
     "partial-offset", "len",          "partial-length",  "verify-checksum", "checksum-alg",
+    "nodcau",       "no-data-channel-authentication",    "dcsafe",       "data-channel-safe",
+    "dcpriv",       "data-channel-private",
 };
-
 }  // namespace
 
 bool is_single_dash_long_flag(std::string_view name) {

@@ -45,6 +45,9 @@ struct Flags {
   bool verify_checksum = false;
   std::string checksum_algorithm = "MD5";
   unsigned stall_timeout_seconds = 600;
+  bool no_dcau = false;        // -nodcau: DCAU N
+  bool data_safe = false;      // -dcsafe: PROT S
+  bool data_private = false;   // -dcpriv: PROT P
   std::vector<std::string> urls;
 };
 
@@ -77,6 +80,12 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
                  "Fail a transfer that makes no progress for this many seconds")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--nodcau,--no-data-channel-authentication", flags.no_dcau,
+               "gsiftp: no data channel authentication (DCAU N)");
+  app.add_flag("--dcsafe,--data-channel-safe", flags.data_safe,
+               "gsiftp: integrity-protected data channels (PROT S)");
+  app.add_flag("--dcpriv,--data-channel-private", flags.data_private,
+               "gsiftp: encrypted data channels (PROT P)");
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }
 
@@ -183,6 +192,23 @@ bool run_copies(CopyJob& job, const std::vector<UrlPair>& pairs) {
   return all_ok;
 }
 
+// -nodcau, -dcsafe and -dcpriv as one level; PROT S/P need DCAU, so they exclude -nodcau.
+std::optional<gridftp::client::DataSecurityLevel> data_security_level(const Flags& flags) {
+  using gridftp::security::DataProtection;
+  if (flags.no_dcau && (flags.data_safe || flags.data_private)) {
+    std::cerr << "gridcp: error: -nodcau cannot be combined with -dcsafe or -dcpriv\n";
+    return std::nullopt;
+  }
+  gridftp::client::DataSecurityLevel level;
+  level.authenticate = !flags.no_dcau;
+  if (flags.data_private) {
+    level.protection = DataProtection::Private;
+  } else if (flags.data_safe) {
+    level.protection = DataProtection::Safe;
+  }
+  return level;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -192,10 +218,13 @@ int main(int argc, char** argv) {
   for (auto& argument : normalized) {
     normalized_argv.push_back(argument.data());
   }
-  CLI::App app{"gridcp: copy files between ftp:// and file:// URLs (globus-url-copy flags)",
+  CLI::App app{"gridcp: copy files between ftp://, gsiftp:// and file:// URLs "
+               "(globus-url-copy flags)",
                "gridcp"};
   app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
-             "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A.");
+             "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
+             "-nodcau, -dcsafe, -dcpriv. gsiftp:// uses the proxy in X509_USER_PROXY (or "
+             "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR.");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
@@ -218,6 +247,11 @@ int main(int argc, char** argv) {
     }
     options.transfer.verify_checksum = *algorithm;
   }
+  auto data_security = data_security_level(flags);
+  if (!data_security) {
+    return 1;
+  }
+  options.transfer.data_security = *data_security;
   options.transfer.parallelism = flags.parallel;
   options.transfer.block_size_bytes = flags.block_size;
   options.transfer.range = {flags.partial_offset, flags.partial_length};

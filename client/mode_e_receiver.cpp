@@ -27,8 +27,10 @@ std::error_code to_std(const boost::system::error_code& ec) {
 
 Result<std::unique_ptr<ModeEReceiver>> ModeEReceiver::listen(const std::string& host,
                                                              BlockWriter writer,
-                                                             Clock::duration stall_timeout) {
-  auto receiver = std::make_unique<ModeEReceiver>(std::move(writer), stall_timeout);
+                                                             Clock::duration stall_timeout,
+                                                             DataChannelSecurity security) {
+  auto receiver =
+      std::make_unique<ModeEReceiver>(std::move(writer), stall_timeout, std::move(security));
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(host.empty() ? "127.0.0.1" : host, ec);
   if (ec) {
@@ -50,8 +52,12 @@ Result<std::unique_ptr<ModeEReceiver>> ModeEReceiver::listen(const std::string& 
   return receiver;
 }
 
-ModeEReceiver::ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout)
-    : writer_(std::move(writer)), stall_timeout_(stall_timeout), accounting_(kMaxConnections) {}
+ModeEReceiver::ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout,
+                             DataChannelSecurity security)
+    : writer_(std::move(writer)),
+      stall_timeout_(stall_timeout),
+      security_(std::move(security)),
+      accounting_(kMaxConnections) {}
 
 ModeEReceiver::~ModeEReceiver() {
   cancel();
@@ -109,7 +115,7 @@ void ModeEReceiver::stop_all_locked() {
   for (auto& stream : streams_) {
     asio::post(stream.io, [&stream] {
       boost::system::error_code ignored;
-      stream.socket.close(ignored);
+      stream.data.socket().close(ignored);
     });
   }
 }
@@ -118,7 +124,8 @@ void ModeEReceiver::accept_loop() {
   while (!is_finished()) {
     std::list<Stream> incoming;
     Stream& fresh = incoming.emplace_back();
-    auto accepted = accept_with_deadline(accept_io_, acceptor_, fresh.socket, stall_timeout_);
+    auto accepted =
+        accept_with_deadline(accept_io_, acceptor_, fresh.data.socket(), stall_timeout_);
     if (!accepted) {
       finish(accepted.error());
       return;
@@ -142,8 +149,14 @@ void ModeEReceiver::read_loop(Stream& stream) {
   protocol::mode_e::BlockDecoder decoder;
   bool saw_eod = false;
   const auto handle = [&](const DecoderEvent& event) { return on_event(event, saw_eod); };
+  // The sender connected, so it is the TLS client and we the server (wire doc §5.7).
+  if (auto secured = stream.data.secure(security_, security::TlsRole::Server, stall_timeout_);
+      !secured) {
+    finish(secured.error());
+    return;
+  }
   while (!saw_eod) {
-    auto count = read_some_with_deadline(stream.io, stream.socket, buffer, stall_timeout_);
+    auto count = stream.data.read_some(buffer, stall_timeout_);
     if (!count) {
       finish(count.error());
       return;

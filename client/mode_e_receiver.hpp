@@ -1,7 +1,8 @@
 // The passive, receiving side of a MODE E get (wire doc §2.1, §2.3): listens for the server's
 // data connections, runs one thread per connection with blocking reads under a deadline, decodes
 // blocks and hands each payload to a thread-safe writer at its offset. It keeps accepting until
-// the EOF's count of EODs has arrived, since connections may come after the EOF header.
+// the EOF's count of EODs has arrived, since connections may come after the EOF header. On
+// gsiftp with DCAU each connection is secured first, we being the TLS server (wire doc §5.7).
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +17,7 @@
 
 #include "client/address_reply.hpp"
 #include "client/clock.hpp"
+#include "client/data_socket.hpp"
 #include "client/receive_accounting.hpp"
 #include "transport/asio.hpp"
 
@@ -30,8 +32,9 @@ class ModeEReceiver {
   // bounds each accept and read. Errors: the socket error of open/bind/listen.
   static Result<std::unique_ptr<ModeEReceiver>> listen(const std::string& host,
                                                        BlockWriter writer,
-                                                       Clock::duration stall_timeout);
-  ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout);
+                                                       Clock::duration stall_timeout,
+                                                       DataChannelSecurity security = {});
+  ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout, DataChannelSecurity security);
   ModeEReceiver(const ModeEReceiver&) = delete;
   ModeEReceiver& operator=(const ModeEReceiver&) = delete;
   // Cancels and joins every thread.
@@ -42,8 +45,8 @@ class ModeEReceiver {
   void start();
   // Blocks until the transfer is complete or failed. Returns the length of the data, which
   // arrived as [0, n) without holes. Errors: decoder and accounting errors, socket errors,
-  // std::errc::timed_out when a connection or read stalled, writer errors,
-  // ClientErrc::Cancelled after cancel().
+  // std::errc::timed_out when a connection or read stalled, writer errors, those of
+  // DataSocket::secure, ClientErrc::Cancelled after cancel().
   Result<std::uint64_t> wait();
   // Stops accepting and reading; wait() then returns.
   void cancel();
@@ -51,7 +54,7 @@ class ModeEReceiver {
  private:
   struct Stream {
     transport::asio::io_context io;
-    transport::tcp::socket socket{io};
+    DataSocket data{io};
     std::thread thread;
   };
 
@@ -66,6 +69,7 @@ class ModeEReceiver {
 
   BlockWriter writer_;
   Clock::duration stall_timeout_;
+  DataChannelSecurity security_;
   HostPort address_;
   transport::asio::io_context accept_io_;
   transport::tcp::acceptor acceptor_{accept_io_};

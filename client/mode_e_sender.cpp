@@ -56,8 +56,11 @@ void ModeESender::start() {
 }
 
 void ModeESender::send_loop(Stream& stream, bool sends_eof) {
-  auto connected = connect_with_deadline(stream.io, stream.socket, plan_.address.host,
+  auto connected = connect_with_deadline(stream.io, stream.data.socket(), plan_.address.host,
                                          plan_.address.port, plan_.stall_timeout);
+  if (connected) {
+    connected = stream.data.secure(plan_.security, security::TlsRole::Client, plan_.stall_timeout);
+  }
   if (!connected) {
     stream_done(connected.error());
     return;
@@ -73,8 +76,7 @@ void ModeESender::send_loop(Stream& stream, bool sends_eof) {
                                           : mode_e::kDescriptorEod),
       0, sends_eof ? plan_.streams : 0};
   std::array<std::uint8_t, mode_e::kHeaderBytes> storage{};
-  auto ended = write_all_with_deadline(stream.io, stream.socket, header_bytes(last, storage),
-                                       plan_.stall_timeout);
+  auto ended = stream.data.write_all(header_bytes(last, storage), plan_.stall_timeout);
   stream_done(ended ? std::error_code{} : ended.error());
 }
 
@@ -98,8 +100,7 @@ Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer)
     }
     const auto header = mode_e::encode_header({0, block->length, block->offset});
     std::memcpy(buffer.data(), header.data(), header.size());
-    if (auto sent = write_all_with_deadline(
-            stream.io, stream.socket,
+    if (auto sent = stream.data.write_all(
             std::string_view(buffer.data(), mode_e::kHeaderBytes + length), plan_.stall_timeout);
         !sent) {
       return sent;
@@ -117,7 +118,7 @@ void ModeESender::stream_done(std::error_code error) {
     for (auto& stream : streams_) {
       asio::post(stream.io, [&stream] {
         boost::system::error_code ignored;
-        stream.socket.close(ignored);
+        stream.data.socket().close(ignored);
       });
     }
   }
@@ -143,7 +144,7 @@ void ModeESender::cancel() {
   for (auto& stream : streams_) {
     asio::post(stream.io, [&stream] {
       boost::system::error_code ignored;
-      stream.socket.close(ignored);
+      stream.data.socket().close(ignored);
     });
   }
 }
@@ -160,7 +161,7 @@ void ModeESender::close() {
   join_all();
   for (auto& stream : streams_) {
     boost::system::error_code ignored;
-    stream.socket.close(ignored);
+    stream.data.socket().close(ignored);
   }
 }
 

@@ -2,7 +2,8 @@
 // the server's passive address; N threads pull blocks from one BlockPlanner, read each with
 // pread into their own reused buffer and send header + payload; then every connection gets an
 // EOD, and exactly one gets EOF|EOD with the count N. Connections stay open until close(), after
-// the server's 226.
+// the server's 226. On gsiftp with DCAU each connection is secured first, we being the TLS
+// client (wire doc §5.7).
 #pragma once
 
 #include <condition_variable>
@@ -13,6 +14,7 @@
 
 #include "client/address_reply.hpp"
 #include "client/clock.hpp"
+#include "client/data_socket.hpp"
 #include "client/local_source.hpp"
 #include "protocol/mode_e/block_planner.hpp"
 #include "transport/asio.hpp"
@@ -26,6 +28,7 @@ struct SendPlan {
   std::uint64_t local_offset = 0;  // file byte of wire offset 0 (ESTO: -off)
   std::uint64_t length = 0;        // bytes to send, wire offsets [0, length)
   Clock::duration stall_timeout{};
+  DataChannelSecurity security;
 };
 
 class ModeESender {
@@ -42,7 +45,8 @@ class ModeESender {
   // Connects and sends in the background.
   void start();
   // Blocks until every stream sent its EOD (returns the payload bytes sent) or one failed.
-  // Errors: socket errors, std::errc::timed_out, pread errors, ClientErrc::Cancelled.
+  // Errors: socket errors, std::errc::timed_out, pread errors, those of DataSocket::secure,
+  // ClientErrc::Cancelled.
   Result<std::uint64_t> wait();
   // Aborts the streams still sending; wait() then fails.
   void cancel();
@@ -52,7 +56,7 @@ class ModeESender {
  private:
   struct Stream {
     transport::asio::io_context io;
-    transport::tcp::socket socket{io};
+    DataSocket data{io};
     std::thread thread;
   };
 

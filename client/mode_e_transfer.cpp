@@ -32,7 +32,7 @@ Result<std::uint64_t> receive_mode_e(Session& session, const std::string& comman
       [&staged, local_offset](std::uint64_t offset, std::string_view bytes) {
         return staged.write_at(local_offset + offset, bytes);
       },
-      session.options().data_timeout);
+      session.options().data_timeout, session.data_channel_security());
   if (!receiver) {
     return make_error(receiver.error());
   }
@@ -66,7 +66,8 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
   }
   auto sender = ModeESender::create(
       source, SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
-                       request.length, session.options().data_timeout});
+                       request.length, session.options().data_timeout,
+                       session.data_channel_security()});
   if (!sender) {
     return make_error(sender.error());
   }

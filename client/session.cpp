@@ -4,6 +4,8 @@
 #include <array>
 #include <charconv>
 
+#include "client/gsi_authentication.hpp"
+#include "client/gsi_control_channel.hpp"
 #include "client/tcp_control_channel.hpp"
 #include "protocol/core/errors.hpp"
 
@@ -18,6 +20,8 @@ constexpr int kSizeReply = 213;
 // Replies that mean "the directory is already there": Globus says 553 (wire doc §1.1); other
 // servers say 550 or 521 (RFC 959 allows both for MKD).
 constexpr std::array kDirectoryExistsCodes{521, 550, 553};
+// The Globus client asks the gridmap for the DN's default account (wire doc §1.2, §5.5).
+constexpr const char* kGsiMappedUser = ":globus-mapping:";
 
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -54,23 +58,38 @@ std::vector<std::string> directory_prefixes(const std::string& directory) {
 Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& io, const Url& url,
                                                   const std::string& label,
                                                   const SessionOptions& options,
-                                                  std::shared_ptr<spdlog::logger> log) {
-  if (url.scheme != Scheme::Ftp) {
-    // gsiftp needs AUTH GSSAPI and ftps AUTH TLS; both wait for the security layer.
+                                                  std::shared_ptr<spdlog::logger> log,
+                                                  std::shared_ptr<const GsiCredentials> gsi) {
+  const bool wants_gsi = url.scheme == Scheme::GsiFtp;
+  if ((url.scheme != Scheme::Ftp && !wants_gsi) || (wants_gsi && !gsi)) {
+    // ftps needs AUTH TLS, which waits for its security layer.
     return make_error(make_error_code(protocol::Errc::BadArgument));
   }
-  auto channel = TcpControlChannel::connect(io, url.host, url.port, options.command_timeout);
-  if (!channel) {
-    return make_error(channel.error());
+  auto tcp = TcpControlChannel::connect(io, url.host, url.port, options.command_timeout);
+  if (!tcp) {
+    return make_error(tcp.error());
   }
-  auto control = std::make_unique<ControlConnection>(std::move(*channel), label, log);
+  std::unique_ptr<ControlChannel> channel = std::move(*tcp);
+  GsiControlChannel* gsi_channel = nullptr;
+  if (wants_gsi) {
+    auto wrapped = std::make_unique<GsiControlChannel>(std::move(channel));
+    gsi_channel = wrapped.get();
+    channel = std::move(wrapped);
+  }
+  auto control = std::make_unique<ControlConnection>(std::move(channel), label, log);
   control->set_command_timeout(options.command_timeout);
-  return std::make_unique<Session>(io, std::move(control), options);
+  auto session = std::make_unique<Session>(io, std::move(control), options);
+  session->gsi_ = wants_gsi ? std::move(gsi) : nullptr;
+  session->gsi_channel_ = gsi_channel;
+  return session;
 }
 
 Result<void> Session::log_in(const Url& url) {
   if (auto greeted = read_greeting(); !greeted) {
     return greeted;
+  }
+  if (auto authenticated = authenticate(url); !authenticated) {
+    return authenticated;
   }
   if (auto logged_in = login(url); !logged_in) {
     return logged_in;
@@ -97,10 +116,25 @@ Result<void> Session::read_greeting() {
   return {};
 }
 
+Result<void> Session::authenticate(const Url& url) {
+  if (!gsi_) {
+    return {};
+  }
+  auto engine = authenticate_gsi(*control_, *gsi_, url.host, login_failure_detail_);
+  if (!engine) {
+    return make_error(engine.error());
+  }
+  gsi_channel_->start_protection(std::move(*engine));
+  return {};
+}
+
 Result<void> Session::login(const Url& url) {
-  const std::string user = url.has_user && !url.user.empty() ? url.user : "anonymous";
+  const bool named = url.has_user && !url.user.empty();
+  const std::string anonymous_user = gsi_ ? kGsiMappedUser : "anonymous";
+  const std::string user = named ? url.user : anonymous_user;
+  // GSI proves who we are; its PASS is empty (the plaintext is "PASS \r\n").
   const std::string password =
-      url.has_user && !url.user.empty() ? url.password : options_.anonymous_password;
+      named ? url.password : (gsi_ ? std::string() : options_.anonymous_password);
   auto user_reply = control_->command("USER " + user);
   if (!user_reply) {
     return make_error(user_reply.error());
@@ -192,6 +226,27 @@ Result<std::string> Session::checksum(security::DigestAlgorithm algorithm,
   return digest;
 }
 
+Result<void> Session::use_data_security(const DataSecurityLevel& level) {
+  if (!gsi_) {
+    return {};
+  }
+  auto state = data_security_;
+  for (const auto& command : data_security_commands(state, level)) {
+    if (auto reply = control_->command_expecting(command, kPositiveCompletion); !reply) {
+      return make_error(reply.error());
+    }
+  }
+  data_security_ = state;
+  return {};
+}
+
+DataChannelSecurity Session::data_channel_security() const {
+  if (!gsi_ || !data_security_.level.authenticate) {
+    return {};
+  }
+  return DataChannelSecurity{gsi_, data_security_.level.protection};
+}
+
 Result<HostPort> Session::request_passive() {
   const bool extended = control_->channel().is_ipv6();
   auto reply = control_->command_expecting(extended ? "EPSV" : "PASV", kPositiveCompletion);
@@ -215,7 +270,7 @@ Result<DataConnection> Session::open_passive_data() {
   if (!address) {
     return make_error(address.error());
   }
-  return DataConnection::connect(io_, *address, options_.data_timeout);
+  return DataConnection::connect(*address, options_.data_timeout);
 }
 
 Result<void> Session::send_port(const HostPort& address) {

@@ -1,6 +1,6 @@
-// A logged-in FTP session with one server: greeting, login, FEAT, and the per-command steps a
-// stream-mode transfer is made of (wire doc §1.2, §1.5, §3). Transfers themselves are in
-// transfer.cpp; this file does not touch data bytes.
+// A logged-in FTP session with one server: greeting, login (anonymous, or GSI for gsiftp://),
+// FEAT, and the per-command steps a transfer is made of (wire doc §1.2, §1.5, §3, §5.6).
+// Transfers themselves are in transfer.cpp; this file does not touch data bytes.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,8 @@
 #include "client/address_reply.hpp"
 #include "client/control_connection.hpp"
 #include "client/data_connection.hpp"
+#include "client/data_security_plan.hpp"
+#include "client/gsi_credentials.hpp"
 #include "client/transfer_plan.hpp"
 #include "client/url.hpp"
 
@@ -29,21 +31,36 @@ struct SessionOptions {
   std::string anonymous_password = "gridcp@";
 };
 
+class GsiControlChannel;
+
 class Session {
  public:
-  // Opens the control connection; `label` prefixes its dialogue and messages. Errors: connection
-  // errors, Errc::BadArgument for schemes whose security layer we do not have yet (gsiftp, ftps).
+  // Opens the control connection; `label` prefixes its dialogue and messages. gsiftp:// URLs
+  // need `gsi`, the user's credentials. Errors: connection errors, Errc::BadArgument for ftps://
+  // (no FTPS yet) and for gsiftp:// without credentials.
   static Result<std::unique_ptr<Session>> connect(transport::asio::io_context& io, const Url& url,
                                                   const std::string& label,
                                                   const SessionOptions& options,
-                                                  std::shared_ptr<spdlog::logger> log);
-  // Reads the greeting, logs in (anonymous unless the URL names a user) and asks FEAT.
-  // Errors: connection errors, Errc::BadReply, Errc::NotLoggedIn or rejected_reply_error() with
-  // the reply in control().last_failure().
+                                                  std::shared_ptr<spdlog::logger> log,
+                                                  std::shared_ptr<const GsiCredentials> gsi = {});
+  // Reads the greeting, logs in and asks FEAT. ftp://: anonymous unless the URL names a user.
+  // gsiftp://: AUTH GSSAPI with delegation, then `USER :globus-mapping:` (or the URL's user)
+  // and an empty PASS, protected (wire doc §1.2). Errors: connection errors, Errc::BadReply,
+  // Errc::NotLoggedIn or rejected_reply_error() with the reply in control().last_failure(),
+  // those of authenticate_gsi() with more in login_failure_detail().
   Result<void> log_in(const Url& url);
+  // Why the GSI exchange failed beyond its code (OpenSSL's reasons, a wrong host's DN).
+  const std::string& login_failure_detail() const { return login_failure_detail_; }
 
   Session(transport::asio::io_context& io, std::unique_ptr<ControlConnection> control,
           SessionOptions options);
+
+  bool is_gsi() const { return gsi_ != nullptr; }
+  // DCAU/PBSZ/PROT for `level` where they differ from what is in force (wire doc §1.5); does
+  // nothing on a session without GSI. Errors: rejected_reply_error() and connection errors.
+  Result<void> use_data_security(const DataSecurityLevel& level);
+  // How this session's next data connections are secured (disabled without GSI or with DCAU N).
+  DataChannelSecurity data_channel_security() const;
 
   // True if FEAT listed `name` as a feature (first word of a line, case-insensitive).
   bool has_feature(std::string_view name) const;
@@ -62,7 +79,7 @@ class Session {
   // PASV, or EPSV when the control connection is IPv6 (wire doc §3.2). An address the server
   // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
   Result<HostPort> request_passive();
-  // request_passive() and connect to it.
+  // request_passive() and connect to it (not yet secured: see DataConnection::secure).
   Result<DataConnection> open_passive_data();
   // PORT for IPv4 addresses, EPRT otherwise (third-party source side).
   Result<void> send_port(const HostPort& address);
@@ -88,6 +105,7 @@ class Session {
 
  private:
   Result<void> read_greeting();
+  Result<void> authenticate(const Url& url);
   Result<void> login(const Url& url);
   Result<void> read_features();
 
@@ -99,6 +117,10 @@ class Session {
   bool binary_type_ = false;
   bool extended_block_mode_ = false;
   unsigned parallelism_ = 0;  // 0: never sent
+  std::shared_ptr<const GsiCredentials> gsi_;  // null for ftp://
+  GsiControlChannel* gsi_channel_ = nullptr;    // owned by control_; null for ftp://
+  DataSecurityState data_security_;             // GFD.20 defaults after AUTH: DCAU A, PROT C
+  std::string login_failure_detail_;
 };
 
 }  // namespace gridftp::client

@@ -67,7 +67,7 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
   if (!data) {
     return make_error(data.error());
   }
-  if (auto begun = session.begin_transfer(command); !begun) {
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
     return make_error(begun.error());
   }
   std::uint64_t position = local_offset;
@@ -97,7 +97,7 @@ Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const s
   if (auto allocated = send_allocate(session, allocate_bytes); !allocated) {
     return make_error(allocated.error());
   }
-  if (auto begun = session.begin_transfer(command); !begun) {
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
     return make_error(begun.error());
   }
   std::vector<char> buffer(kChunkBytes);
@@ -240,18 +240,23 @@ Result<TransferStats> copy_local_file(const std::string& source_path,
   return TransferStats{total, Clock::now() - start};
 }
 
-Result<std::vector<ListingEntry>> list_directory(Session& session, const std::string& path) {
+Result<std::vector<ListingEntry>> list_directory(Session& session, const std::string& path,
+                                                 const DataSecurityLevel& data_security) {
   const bool machine_listing = session.has_feature("MLST");
   // Globus converts LF to CRLF in TYPE A even when the line already ends in CRLF, giving CR CR LF;
   // globus-url-copy lists in TYPE I too.
   if (auto typed = session.use_binary_type(); !typed) {
     return make_error(typed.error());
   }
+  if (auto secured = session.use_data_security(data_security); !secured) {
+    return make_error(secured.error());
+  }
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
   }
-  if (auto begun = session.begin_transfer((machine_listing ? "MLSD " : "NLST ") + path); !begun) {
+  const auto command = (machine_listing ? "MLSD " : "NLST ") + path;
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
     return make_error(begun.error());
   }
   std::string body;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "client/data_security_plan.hpp"
 #include "client/listing_entry.hpp"
 #include "client/session.hpp"
 #include "client/transfer_plan.hpp"
@@ -29,6 +30,8 @@ struct TransferOptions {
   std::uint64_t block_size_bytes = kDefaultBlockSizeBytes;  // -bs, MODE E put
   RangeRequest range;                                       // -off / -len
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
+  // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
+  DataSecurityLevel data_security;
   // Third-party: cumulative bytes from the dest's 112 performance markers (-vb).
   std::function<void(std::uint64_t bytes)> on_progress;
 };
@@ -60,7 +63,9 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
 // Copies a local file through a temporary name.
 Result<TransferStats> copy_local_file(const std::string& source_path, const std::string& dest_path);
 
-// MLSD when FEAT lists MLST, else NLST. Entries "." and ".." are left out.
-Result<std::vector<ListingEntry>> list_directory(Session& session, const std::string& path);
+// MLSD when FEAT lists MLST, else NLST, its data connection secured as `data_security` asks
+// on gsiftp. Entries "." and ".." are left out.
+Result<std::vector<ListingEntry>> list_directory(Session& session, const std::string& path,
+                                                 const DataSecurityLevel& data_security);
 
 }  // namespace gridftp::client

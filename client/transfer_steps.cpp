@@ -1,15 +1,44 @@
 #include "client/transfer_steps.hpp"
 
+#include <future>
+
 #include "client/checksum_check.hpp"
+#include "client/mode_e_transfer.hpp"
 
 namespace gridftp::client {
 
-// TYPE I, then MODE E or S (wire doc §1.5: TYPE → MODE → CKSM/SIZE → …).
 Result<void> prepare_session(Session& session, const TransferOptions& options) {
   if (auto typed = session.use_binary_type(); !typed) {
     return typed;
   }
-  return session.use_extended_block_mode(options.parallelism.has_value());
+  if (auto moded = session.use_extended_block_mode(options.parallelism.has_value()); !moded) {
+    return moded;
+  }
+  return session.use_data_security(options.data_security);
+}
+
+Result<ParsedReply> begin_stream_transfer(Session& session, DataConnection& data,
+                                          const std::string& command) {
+  const auto security = session.data_channel_security();
+  if (!security.is_enabled()) {
+    return session.begin_transfer(command);
+  }
+  if (auto sent = session.send_transfer_command(command); !sent) {
+    return make_error(sent.error());
+  }
+  auto secured = std::async(std::launch::async, [&data, &security] {
+    return data.secure(security);
+  });
+  auto begun = session.expect_transfer_start();
+  if (!begun) {
+    data.cancel();
+    (void)secured.get();
+    return begun;
+  }
+  if (auto handshake = secured.get(); !handshake) {
+    return make_error(with_server_reason(session, handshake.error()));
+  }
+  return begun;
 }
 
 // Digest of the source before the transfer: CKSM on a server, computed for a local file.

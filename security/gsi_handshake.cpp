@@ -89,6 +89,16 @@ Result<void> GsiHandshake::read_available() {
   }
 }
 
+// The flag and sync bytes are single-byte records. Reading only that byte leaves whatever follows
+// in the engine's input: under PROT C those are raw data bytes (take_unprocessed_input).
+Result<std::optional<char>> GsiHandshake::read_one_byte() {
+  char byte = 0;
+  auto got = engine_.read({&byte, 1});
+  if (!got) return make_error(got.error());
+  if (*got == 0) return std::optional<char>{};
+  return std::optional<char>{byte};
+}
+
 // True once `message` holds one whole DER object taken from the front of what was received.
 Result<bool> GsiHandshake::take_der_message(std::vector<unsigned char>& message) {
   auto length = der_object_length(received_);
@@ -145,17 +155,18 @@ Result<void> GsiHandshake::advance() {
         break;
       }
       case State::AwaitSync: {
-        if (auto ok = read_available(); !ok) return ok;
-        if (received_.empty()) return {};
-        received_.erase(received_.begin());  // its value carries no meaning
+        // Exactly one record's byte: on a data channel raw data may follow it in the same read.
+        auto sync = read_one_byte();
+        if (!sync) return make_error(sync.error());
+        if (!*sync) return {};  // its value carries no meaning
         if (auto ok = send_flag(); !ok) return ok;
         break;
       }
       case State::AwaitFlag: {
-        if (auto ok = read_available(); !ok) return ok;
-        if (received_.empty()) return {};
-        const char flag = static_cast<char>(received_.front());
-        received_.erase(received_.begin());
+        auto read = read_one_byte();
+        if (!read) return make_error(read.error());
+        if (!*read) return {};
+        const char flag = **read;
         if (flag == kNoDelegationFlag) {
           state_ = State::Complete;
         } else if (flag == kDelegateFlag && options_.accept_delegation) {

@@ -72,6 +72,7 @@ class GsiHandshake {
   Result<void> advance();
   Result<void> write_all(std::span<const char> bytes);
   Result<void> read_available();
+  Result<std::optional<char>> read_one_byte();
   Result<bool> take_der_message(std::vector<unsigned char>& message);
   Result<void> send_flag();
 

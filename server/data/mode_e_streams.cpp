@@ -19,6 +19,21 @@ using transport::use_awaitable;
 
 }  // namespace
 
+namespace {
+
+// The DCAU handshake, once per new connection (MODE E senders connect, receivers accept).
+transport::awaitable<Result<void>> prepare_link(DataStream& stream, const StreamLimits& limits,
+                                                transport::Deadline& deadline, bool we_connected) {
+  if (stream.link_ready || !limits.security) co_return Result<void>{};
+  deadline.expires_after(limits.stall_timeout);
+  auto secured = co_await secure_data_link(stream.link, *stream.socket, *limits.security, we_connected);
+  if (!secured) co_return make_error(stall_or(deadline, secured.error()));
+  stream.link_ready = true;
+  co_return Result<void>{};
+}
+
+}  // namespace
+
 std::optional<mode_e::Block> SenderShared::next_block() {
   const std::lock_guard lock(mutex);
   return planner.next_block();
@@ -71,10 +86,29 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 
 namespace {
 
+// A block piece through TLS (PROT S/P): header, payload and trailer as plaintext records.
+transport::awaitable<Result<std::size_t>> send_piece_tls(tcp::socket& socket, transport::DataLink& link,
+                                                         const BlockSource& source, std::uint64_t wire_offset,
+                                                         std::size_t want, std::span<char> buffer,
+                                                         std::span<const std::uint8_t> header,
+                                                         std::optional<std::span<const std::uint8_t>> trailer,
+                                                         transport::Deadline& deadline) {
+  auto got = source.read_at(wire_offset, buffer.first(want));
+  if (!got) co_return make_error(got.error());
+  if (*got < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
+  boost::system::error_code ec;
+  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec);
+  if (!ec) co_await link.write_all(socket, buffer.first(want), ec);
+  if (!ec && trailer) co_await link.write_all(socket, {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);
+  if (ec) co_return make_error(data_socket_error(ec, deadline));
+  co_return want;
+}
+
 // One MODE E block piece on a clear connection: the header, then the payload straight from a
 // regular file with sendfile (no user-space copy; `buffer` stages everything else), and the trailer when this is the stream's last piece. MSG_MORE keeps header,
 // payload and trailer in the same segments. Returns the payload bytes sent.
-transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, const BlockSource& source,
+transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, transport::DataLink& link,
+                                                     const BlockSource& source,
                                                      std::uint64_t wire_offset, std::size_t want,
                                                      std::span<char> buffer,
                                                      std::optional<std::span<const std::uint8_t>> trailer,
@@ -84,6 +118,7 @@ transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, const 
   };
   const auto header = mode_e::encode_header({0, want, wire_offset});
   boost::system::error_code ec;
+  if (!link.is_clear()) co_return co_await send_piece_tls(socket, link, source, wire_offset, want, buffer, header, trailer, deadline);
   co_await transport::async_send_all(socket, as_chars(header), true, ec);
   std::size_t sent = 0;
   bool staged = source.splice_descriptor() < 0;
@@ -119,8 +154,9 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   const auto trailer = mode_e::encode_header(eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
                                                        : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
   bool trailer_sent = false;
-  Result<void> outcome;
-  auto block = shared->next_block();
+  Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, true);
+  std::optional<protocol::mode_e::Block> block;
+  if (outcome) block = shared->next_block();
   while (block && outcome) {
     const auto next = shared->next_block();  // known ahead, so the last block can carry the trailer
     std::uint64_t sent = 0;
@@ -128,7 +164,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(block->length - sent, limits.block_bytes));
       const bool last_piece = !next && sent + want == block->length;
       deadline->expires_after(limits.stall_timeout);
-      auto piece = co_await send_piece(*socket, source, block->offset + sent, want, payload.span(),
+      auto piece = co_await send_piece(*socket, stream->link, source, block->offset + sent, want, payload.span(),
                                        last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
                                        *deadline);
       if (!piece) {
@@ -144,7 +180,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   if (outcome && !trailer_sent) {
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
-    co_await asio::async_write(*socket, asio::buffer(trailer), asio::redirect_error(use_awaitable, ec));
+    co_await stream->link.write_all(*socket, {reinterpret_cast<const char*>(trailer.data()), trailer.size()}, ec);
     if (ec) outcome = make_error(data_socket_error(ec, *deadline));
   }
   deadline->stop();
@@ -200,7 +236,9 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
   transport::AlignedBuffer buffer(limits.block_bytes + 64);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;
-  if (!stream->pending.empty()) {
+  if (auto ready = co_await prepare_link(*stream, limits, *deadline, false); !ready) at_eod = make_error(ready.error());
+  stream->pending += stream->link.take_pending();  // PROT C: raw bytes that followed the handshake
+  if (at_eod && !stream->pending.empty()) {
     const std::string early = std::exchange(stream->pending, {});
     at_eod = consume(early, decoder, *stream, *upload, *shared);
   }
@@ -208,7 +246,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
     const auto into = read_window(decoder, buffer);
-    const auto got = co_await socket->async_read_some(asio::buffer(into.data(), into.size()), asio::redirect_error(use_awaitable, ec));
+    const auto got = co_await stream->link.read_some(*socket, into, ec);
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
       at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : data_socket_error(ec, *deadline));

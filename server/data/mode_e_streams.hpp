@@ -19,6 +19,7 @@
 #include "protocol/restart/byte_range_set.hpp"
 #include "server/data/block_source.hpp"
 #include "server/data/data_channel.hpp"
+#include "server/data/data_security.hpp"
 #include "server/storage/upload.hpp"
 
 namespace gridftp::server {
@@ -31,6 +32,10 @@ struct DataStream {
   // Where this stream's coroutine runs; anything else touching `socket` (a close for ABOR or
   // after another stream failed) must be posted here, as Asio sockets are not thread-safe.
   asio::any_io_executor executor;
+  // The bytes' path: clear, or TLS after the DCAU handshake, which runs once per connection
+  // (a cached connection keeps it: DCAU/PROT changes drop the cache).
+  transport::DataLink link = {};
+  bool link_ready = false;
 };
 using DataStreamPtr = std::shared_ptr<DataStream>;
 
@@ -66,6 +71,7 @@ using StreamFailureHook = std::function<void()>;
 struct StreamLimits {
   std::size_t block_bytes = 1 << 20;
   std::chrono::seconds stall_timeout{120};
+  std::shared_ptr<const DataSecurity> security = {};  // null: DCAU N
 };
 
 // `eof_count` set: this stream sends EOF|EOD with that count instead of a plain EOD.

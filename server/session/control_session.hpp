@@ -118,6 +118,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string protect_reply(const std::string& formatted);
   void fail_authentication(const std::error_code& ec, std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);
+  // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
+  // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
+  Result<std::shared_ptr<const DataSecurity>> data_security();
   transport::awaitable<void> watch_idle();
   void touch_idle();
 
@@ -195,6 +198,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   char dcau_ = 'N';
   std::string dcau_subject_;
   security::DataProtection protection_ = security::DataProtection::Clear;
+  std::shared_ptr<const DataSecurity> data_security_;  // built on first use per setting
 
   // Per-transfer settings.
   std::string cwd_ = "/";

@@ -71,6 +71,8 @@ void ControlSession::send_range_marker(const protocol::restart::ByteRangeSet& ra
 
 transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+  auto security = data_security();
+  if (!security) co_return make_error(security.error());
   // Reused connections keep their stripe grouping: all of them went to the one cached peer.
   const bool reuse = can_reuse_streams(true);
   const auto per_peer = reuse ? static_cast<unsigned>(cached_streams_.size()) : parallelism_;
@@ -97,7 +99,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
 
   const auto self = shared_from_this();
   const auto on_failure = [self] { asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); }); };
-  const StreamLimits limits{kBlockBytes, timeout};
+  const StreamLimits limits{kBlockBytes, timeout, *security};
   transport::TaskGroup group(socket_.get_executor());
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
@@ -131,6 +133,8 @@ transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<Receiver
 
 transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+  auto security = data_security();
+  if (!security) co_return make_error(security.error());
   const bool reuse = can_reuse_streams(false);
   if (!reuse) drop_cached_streams();
   auto reused = std::exchange(cached_streams_, {});
@@ -162,7 +166,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     boost::system::error_code ignored;
     acceptor->close(ignored);
   });
-  const StreamLimits limits{kBlockBytes, timeout};
+  const StreamLimits limits{kBlockBytes, timeout, *security};
   Result<void> outcome_override;
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {

@@ -186,6 +186,25 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   send(rc::kLoggedIn, "User " + user_->name + " logged in.");
 }
 
+Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
+  if (dcau_ == 'N') {
+    if (protection_ != security::DataProtection::Clear) return make_error(error_code_for(Condition::ProtectionRequired));
+    return std::shared_ptr<const DataSecurity>{};
+  }
+  if (data_security_) return data_security_;
+  if (!delegated_ || services_.gsi == nullptr) {
+    // Globus fails the same way: DCAU A/S authenticate with the credential the client delegated.
+    log_->warn("{} DCAU {} needs a delegated credential; the client did not delegate", tag(), dcau_);
+    return make_error(error_code_for(Condition::DataConnection));
+  }
+  auto made = make_data_security(*delegated_, services_.gsi->trust.get(), protection_,
+                                 services_.gsi->config.integrity_only_safe,
+                                 dcau_ == 'A' ? security::identity(*delegated_) : dcau_subject_);
+  if (!made) return make_error(made.error());
+  data_security_ = *made;
+  return data_security_;
+}
+
 transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
   // Echoed as Globus does; TLS caps records at 16 KiB whatever the client asks (wire doc §5.6).
   send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
@@ -206,6 +225,7 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
     co_return;
   }
   drop_cached_streams();  // cached connections were set up at the old level
+  data_security_.reset();
   send(rc::kCommandOk, "Protection level set to " + level + ".");
 }
 
@@ -229,6 +249,7 @@ transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) 
     co_return;
   }
   drop_cached_streams();
+  data_security_.reset();
   send(rc::kCommandOk, "DCAU " + mode + ".");
 }
 

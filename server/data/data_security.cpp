@@ -1,0 +1,42 @@
+#include "server/data/data_security.hpp"
+
+#include "protocol/core/errors.hpp"
+#include "security/x509_identity.hpp"
+
+namespace gridftp::server {
+
+Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own, X509_STORE* trust,
+                                                               security::DataProtection protection,
+                                                               bool integrity_only, std::string expected_peer) {
+  auto connecting = security::make_gsi_data_context(own, trust, security::TlsRole::Client, protection, integrity_only);
+  if (!connecting) return make_error(connecting.error());
+  auto accepting = security::make_gsi_data_context(own, trust, security::TlsRole::Server, protection, integrity_only);
+  if (!accepting) return make_error(accepting.error());
+  auto out = std::make_shared<DataSecurity>();
+  out->connecting = std::move(*connecting);
+  out->accepting = std::move(*accepting);
+  out->protection = protection;
+  out->expected_peer = std::move(expected_peer);
+  return std::shared_ptr<const DataSecurity>(std::move(out));
+}
+
+transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, transport::tcp::socket& socket,
+                                                     const DataSecurity& security, bool we_connected) {
+  security::GsiOptions options;
+  // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
+  options.ssl_compatible = security.protection != security::DataProtection::Clear;
+  auto gsi = security::GsiHandshake::create(we_connected ? security.connecting.get() : security.accepting.get(),
+                                            we_connected ? security::GsiHandshake::Role::Client
+                                                         : security::GsiHandshake::Role::Server,
+                                            options);
+  if (!gsi) co_return make_error(gsi.error());
+  auto done = co_await link.handshake(socket, std::make_unique<security::GsiHandshake>(std::move(*gsi)),
+                                      options.ssl_compatible);
+  if (!done) co_return done;
+  if (!security::same_identity(link.peer_identity(), security.expected_peer)) {
+    co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
+  }
+  co_return Result<void>{};
+}
+
+}  // namespace gridftp::server

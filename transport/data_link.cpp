@@ -1,0 +1,91 @@
+#include "transport/data_link.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace gridftp::transport {
+
+awaitable<Result<void>> DataLink::handshake(tcp::socket& socket, std::unique_ptr<security::GsiHandshake> gsi,
+                                            bool keep_tls) {
+  std::array<char, 16 * 1024> buffer{};
+  auto out = gsi->step({});
+  while (true) {
+    if (!out) co_return make_error(out.error());
+    boost::system::error_code ec;
+    if (!out->empty()) {
+      co_await asio::async_write(socket, asio::buffer(*out), asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
+    }
+    if (gsi->complete()) break;
+    const auto got = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
+    out = gsi->step({buffer.data(), got});
+  }
+  peer_identity_ = gsi->peer_identity();
+  description_ = gsi->engine().protocol_version() + " " + gsi->engine().cipher_name();
+  if (keep_tls) {
+    // Application bytes that arrived with the last handshake flight are still in the engine.
+    gsi_ = std::move(gsi);
+  } else {
+    pending_ = gsi->engine().take_unprocessed_input();
+    description_ = "clear after " + description_;
+  }
+  co_return Result<void>{};
+}
+
+std::string DataLink::describe() const { return description_; }
+
+awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec) {
+  auto& engine = gsi_->engine();
+  for (auto chunk = engine.pending_output(); !chunk.empty() && !ec; chunk = engine.pending_output()) {
+    co_await asio::async_write(socket, asio::buffer(chunk.data(), chunk.size()), asio::redirect_error(use_awaitable, ec));
+    if (!ec) engine.consume_output(chunk.size());
+  }
+}
+
+awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec) {
+  ec.clear();
+  if (!pending_.empty()) {
+    const auto n = std::min(out.size(), pending_.size());
+    std::memcpy(out.data(), pending_.data(), n);
+    pending_.erase(0, n);
+    co_return n;
+  }
+  if (!gsi_) co_return co_await socket.async_read_some(asio::buffer(out.data(), out.size()), asio::redirect_error(use_awaitable, ec));
+  auto& engine = gsi_->engine();
+  for (;;) {
+    auto got = engine.read(out);
+    if (!got) {
+      // close_notify is a clean end; anything else is a forged or broken record.
+      ec = got.error() == security::TlsErrc::PeerClosed ? asio::error::eof : asio::error::make_error_code(asio::error::connection_aborted);
+      co_return 0;
+    }
+    if (*got > 0) co_return *got;
+    co_await flush(socket, ec);  // a TLS 1.3 key update may need an answer
+    if (ec) co_return 0;
+    const auto space = engine.input_space();
+    const auto n = co_await socket.async_read_some(asio::buffer(space.data(), space.size()), asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return 0;
+    engine.commit_input(n);
+  }
+}
+
+awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec) {
+  ec.clear();
+  if (!gsi_) {
+    co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()), asio::redirect_error(use_awaitable, ec));
+    co_return;
+  }
+  auto& engine = gsi_->engine();
+  while (!bytes.empty() && !ec) {
+    auto written = engine.write(bytes);
+    if (!written) {
+      ec = asio::error::make_error_code(asio::error::connection_aborted);
+      co_return;
+    }
+    bytes = bytes.subspan(*written);
+    co_await flush(socket, ec);
+  }
+}
+
+}  // namespace gridftp::transport

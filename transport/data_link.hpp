@@ -1,0 +1,49 @@
+// One data connection as a byte stream: plain TCP, or TLS records over it (PROT S/P), with the
+// GSI data-channel handshake that DCAU A/S runs first (wire doc §5.7). MODE E streams and
+// stream-mode transfers read and write through it; clear links keep sendfile available.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "protocol/core/result.hpp"
+#include "security/gsi_handshake.hpp"
+#include "transport/asio.hpp"
+
+namespace gridftp::transport {
+
+class DataLink {
+ public:
+  DataLink() = default;
+
+  // Runs the GSI handshake on `socket` (the side that connected is the initiator). Under
+  // PROT C the TLS layer is dropped afterwards and any bytes that followed the flag record
+  // become the first bytes read(); under PROT S/P every later byte is a TLS record.
+  // Errors: the handshake's (TlsErrc/GsiErrc/security::Errc), or the socket's.
+  awaitable<Result<void>> handshake(tcp::socket& socket, std::unique_ptr<security::GsiHandshake> gsi, bool keep_tls);
+
+  bool is_clear() const { return gsi_ == nullptr; }
+  // The peer's identity after handshake() (empty on a link without DCAU).
+  const std::string& peer_identity() const { return peer_identity_; }
+  // "TLSv1.3 TLS_AES_256_GCM_SHA384", or "clear".
+  std::string describe() const;
+
+  // Reads some bytes (decrypted when TLS), 0 never: end of stream is asio::error::eof in `ec`.
+  awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec);
+  // Writes all of `bytes` (encrypted when TLS).
+  awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec);
+  // Bytes a handshake left over for a clear link (taken by the caller that manages its own reads).
+  std::string take_pending() { return std::exchange(pending_, {}); }
+
+ private:
+  awaitable<void> flush(tcp::socket& socket, boost::system::error_code& ec);
+
+  std::unique_ptr<security::GsiHandshake> gsi_;  // kept only while TLS carries the data
+  std::string pending_;
+  std::string peer_identity_;
+  std::string description_ = "clear";
+};
+
+}  // namespace gridftp::transport
