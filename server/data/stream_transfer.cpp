@@ -24,12 +24,12 @@ constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kSendfileChunkBytes = 16 << 20;
 
 std::error_code errno_code() { return {errno, std::generic_category()}; }
-transport::awaitable<Result<void>> write_all(tcp::socket& socket, const char* data, std::size_t size,
+transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link, const char* data, std::size_t size,
                                              transport::Deadline& deadline, std::chrono::seconds timeout,
                                              TransferProgress& progress) {
   deadline.expires_after(timeout);
   boost::system::error_code ec;
-  co_await asio::async_write(socket, asio::buffer(data, size), asio::redirect_error(use_awaitable, ec));
+  co_await link.write_all(socket, {data, size}, ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   progress.bytes += size;
   co_return Result<void>{};
@@ -63,10 +63,10 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
 
 }  // namespace
 
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::uint64_t length,
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd, std::uint64_t offset, std::uint64_t length,
                                              bool ascii, std::chrono::seconds stall_timeout, TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  if (!ascii) {
+  if (!ascii && link.is_clear()) {
     bool unsupported = false;
     auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout, progress, unsupported);
     if (!unsupported) {
@@ -97,7 +97,7 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
       data = converted.data();
       size = converted.size();
     }
-    auto written = co_await write_all(socket, data, size, *deadline, stall_timeout, progress);
+    auto written = co_await write_all(socket, link, data, size, *deadline, stall_timeout, progress);
     if (!written) {
       deadline->stop();
       co_return written;
@@ -107,15 +107,15 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, int fd, std::u
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> send_text(tcp::socket& socket, std::string text,
+transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link, std::string text,
                                              std::chrono::seconds stall_timeout, TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  auto result = co_await write_all(socket, text.data(), text.size(), *deadline, stall_timeout, progress);
+  auto result = co_await write_all(socket, link, text.data(), text.size(), *deadline, stall_timeout, progress);
   deadline->stop();
   co_return result;
 }
 
-transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Upload& upload, bool ascii,
+transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link, storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout, TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   transport::AlignedBuffer buffer(kChunkBytes);
@@ -126,7 +126,7 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, storage::Up
   while (true) {
     deadline->expires_after(stall_timeout);
     boost::system::error_code ec;
-    const auto got = co_await socket.async_read_some(asio::buffer(buffer.data(), buffer.size()), asio::redirect_error(use_awaitable, ec));
+    const auto got = co_await link.read_some(socket, buffer.span(), ec);
     if (ec == asio::error::eof) break;
     if (ec) {
       outcome = make_error(data_socket_error(ec, *deadline));

@@ -142,7 +142,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   void start_transfer(TransferJob job);
   transport::awaitable<void> run_transfer(TransferJob job);
-  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket);
+  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket, bool we_connected);
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);

@@ -7,6 +7,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/data/stall_watch.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
@@ -55,12 +56,13 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     }
   } else {
     const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
+    const bool we_connect = !data_channel_.is_passive();
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
       outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : socket.error());
     } else {
       data_socket_ = *socket;
-      outcome = co_await move_data(job, **socket);
+      outcome = co_await move_data(job, **socket, we_connect);
       boost::system::error_code ignored;
       // Stream mode: our close is the sender's EOF, so shut down cleanly before closing.
       (*socket)->shutdown(tcp::socket::shutdown_both, ignored);
@@ -77,11 +79,20 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   transfer_done_.cancel();
 }
 
-transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket) {
+transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket, bool we_connected) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
-  if (job.source) co_return co_await send_file(socket, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
-  if (job.upload) co_return co_await receive_into(socket, *job.upload, ascii_, timeout, progress_);
-  co_return co_await send_text(socket, std::move(*job.listing), timeout, progress_);
+  auto security = data_security();
+  if (!security) co_return make_error(security.error());
+  transport::DataLink link;
+  if (*security) {
+    auto deadline = close_on_stall(socket.get_executor(), socket, timeout);
+    auto secured = co_await secure_data_link(link, socket, **security, we_connected);
+    deadline->stop();
+    if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
+  }
+  if (job.source) co_return co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
+  if (job.upload) co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
+  co_return co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
