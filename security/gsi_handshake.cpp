@@ -110,7 +110,11 @@ Result<bool> GsiHandshake::take_der_message(std::vector<unsigned char>& message)
 }
 
 Result<void> GsiHandshake::on_handshake_done() {
-  if (peer_certificate() == nullptr) return make_error(make_error_code(GsiErrc::NoPeerCertificate));
+  if (peer_certificate() == nullptr) {
+    if (options_.require_peer_certificate) return make_error(make_error_code(GsiErrc::NoPeerCertificate));
+    state_ = State::Complete;  // plain TLS (FTPS): nobody to identify
+    return {};
+  }
   // OpenSSL verified the chain during the handshake; the proxy naming rules are ours to check.
   // The verified chain starts with the peer's own certificate; the rules want its issuers.
   const IssuerView issuers(SSL_get0_verified_chain(engine_.native()), peer_certificate());

@@ -38,6 +38,8 @@ struct GsiOptions {
   bool accept_delegation = false;
   // Initiator: delegate from this credential ('D'), or send '0' when null.
   const Credential* delegate_from = nullptr;
+  // Off only for FTPS data channels, where clients present no certificate (RFC 4217).
+  bool require_peer_certificate = true;
   // Initiator: sign a Globus limited proxy (what globus-url-copy does) rather than inheritAll.
   bool limited_delegation = true;
 };

@@ -85,6 +85,11 @@ Result<SslCtxPtr> make_ftps_server_context(const Credential& own) {
   return context;
 }
 
+SslCtxPtr share_context(SSL_CTX* context) {
+  SSL_CTX_up_ref(context);
+  return SslCtxPtr(context);
+}
+
 Result<Credential> make_self_signed(const std::string& common_name, int days) {
   EvpPkeyPtr key(EVP_RSA_gen(2048));
   if (!key) return make_error(openssl_error());

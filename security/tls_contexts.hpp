@@ -28,6 +28,9 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
 // FTPS (RFC 4217) server side: our certificate only, no client certificate asked for.
 Result<SslCtxPtr> make_ftps_server_context(const Credential& own);
 
+// Another owner of `context` (reference count).
+SslCtxPtr share_context(SSL_CTX* context);
+
 // A self-signed certificate and key for `common_name`, for the demo's FTPS on first run.
 Result<Credential> make_self_signed(const std::string& common_name, int days);
 

@@ -15,6 +15,7 @@
 #include "security/password_hash.hpp"
 #include "server/config/embedded_config.hpp"
 #include "server/logging/log_setup.hpp"
+#include "server/auth/ftps_context.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
@@ -167,6 +168,13 @@ int main(int argc, char** argv) {
     if (!loaded) return print_problems({why});
     gsi = std::move(*loaded);
   }
+  gridftp::security::SslCtxPtr ftps;
+  if (config.tls.enabled) {
+    std::string why;
+    auto loaded = gridftp::server::auth::load_ftps_context(config.tls, config.listen.control_interface, why);
+    if (!loaded) return print_problems({why});
+    ftps = std::move(*loaded);
+  }
   if (cli.check_config) {
     std::cout << "gridftpd: configuration OK\n";
     return 0;
@@ -181,7 +189,7 @@ int main(int argc, char** argv) {
   }
   auto control_log = loggers->control;
   std::optional<Server> server;
-  server.emplace(config, std::move(accounts), std::move(gsi), std::move(*loggers));
+  server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   const auto endpoint = server->bind();
   if (!endpoint) {
     control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface, config.listen.port,

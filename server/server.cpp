@@ -14,14 +14,15 @@ using transport::tcp;
 using transport::use_awaitable;
 
 Server::Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
-               Loggers loggers)
+               security::SslCtxPtr ftps, Loggers loggers)
     : config_(std::move(config)),
       loggers_(std::move(loggers)),
       registry_(config_.limits),
       authenticator_(config_.anonymous, std::move(accounts)),
       gsi_(std::move(gsi)),
+      ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
-      services_{config_, registry_, authenticator_, gsi_.get(), transfer_log_, loggers_.control, blocking_pool_,
+      services_{config_, registry_, authenticator_, gsi_.get(), ftps_.get(), transfer_log_, loggers_.control, blocking_pool_,
                 io_context_.get_executor()},
       acceptor_(io_context_) {}
 

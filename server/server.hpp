@@ -25,7 +25,7 @@ class Server {
  public:
   // `gsi` is null unless gsi.enabled.
   Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
-         Loggers loggers);
+         security::SslCtxPtr ftps, Loggers loggers);
   ~Server();
 
   // Binds the control listener. Errors: errno from bind/listen.
@@ -48,6 +48,7 @@ class Server {
   SessionRegistry registry_;
   auth::Authenticator authenticator_;
   std::shared_ptr<const auth::GsiContext> gsi_;
+  security::SslCtxPtr ftps_;
   TransferLog transfer_log_;
   SessionServices services_;
   transport::tcp::acceptor acceptor_;

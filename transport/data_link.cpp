@@ -35,6 +35,13 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket, std::unique_ptr
 
 std::string DataLink::describe() const { return description_; }
 
+awaitable<void> DataLink::finish(tcp::socket& socket, boost::system::error_code& ec) {
+  ec.clear();
+  if (!gsi_) co_return;
+  gsi_->engine().shutdown();
+  co_await flush(socket, ec);
+}
+
 awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec) {
   auto& engine = gsi_->engine();
   for (auto chunk = engine.pending_output(); !chunk.empty() && !ec; chunk = engine.pending_output()) {

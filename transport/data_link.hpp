@@ -34,6 +34,8 @@ class DataLink {
   awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec);
   // Writes all of `bytes` (encrypted when TLS).
   awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec);
+  // Ends a TLS link cleanly (close_notify) before the socket closes; stream mode's end of file.
+  awaitable<void> finish(tcp::socket& socket, boost::system::error_code& ec);
   // Bytes a handshake left over for a clear link (taken by the caller that manages its own reads).
   std::string take_pending() { return std::exchange(pending_, {}); }
 

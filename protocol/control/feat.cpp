@@ -4,7 +4,7 @@
 
 namespace gridftp::protocol::control {
 
-Reply feat_reply(bool gsi) {
+Reply feat_reply(bool gsi, bool tls) {
   Reply reply{reply_code::kSystemStatus,
                {
                    "Extensions supported",
@@ -29,6 +29,7 @@ Reply feat_reply(bool gsi) {
                    "End.",
                }};
   if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
+  if (tls) reply.lines.insert(reply.lines.end() - 1, {" AUTH TLS", " PBSZ", " PROT"});
   return reply;
 }
 

@@ -8,7 +8,8 @@ namespace gridftp::protocol::control {
 
 // `gsi`: the server offers AUTH GSSAPI, so it lists DCAU (without the label globus-url-copy
 // assumes DCAU N and skips the data-channel handshake).
-Reply feat_reply(bool gsi = false);
+// `tls`: FTPS is offered (RFC 4217 lists AUTH TLS, PBSZ and PROT).
+Reply feat_reply(bool gsi = false, bool tls = false);
 Reply help_reply();
 Reply site_help_reply();
 

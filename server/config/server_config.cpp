@@ -147,6 +147,13 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   gsi.read_bool("integrity_only_safe", c.gsi.integrity_only_safe);
   gsi.report_unknown_keys();
 
+  TableReader tls(section(root, "tls", problems), "tls", problems);
+  tls.read_bool("enabled", c.tls.enabled);
+  tls.read_path("cert", c.tls.cert);
+  tls.read_path("key", c.tls.key);
+  tls.read_bool("required", c.tls.required);
+  tls.report_unknown_keys();
+
   TableReader logging(section(root, "logging", problems), "logging", problems);
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
@@ -155,7 +162,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
 }
 
 const std::set<std::string, std::less<>> kSections{"listen",   "server", "limits",  "timeouts", "anonymous",
-                                                    "accounts", "gsi",    "logging"};
+                                                    "accounts", "gsi",    "tls",     "logging"};
 
 }  // namespace
 
@@ -183,6 +190,8 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
   if (c.gsi.enabled && c.gsi.root.empty()) problems.emplace_back("gsi.root must be set when gsi.enabled is true");
+  if (c.tls.cert.empty() != c.tls.key.empty()) problems.emplace_back("tls.cert and tls.key must both be set or both empty");
+  if (c.tls.required && !c.tls.enabled) problems.emplace_back("tls.required needs tls.enabled");
   if (c.listen.passive_port_min > c.listen.passive_port_max) {
     problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
   }

@@ -62,6 +62,15 @@ struct GsiConfig {
   bool integrity_only_safe = false;
 };
 
+// FTPS (RFC 4217: AUTH TLS) for standard clients. No cert/key: a self-signed certificate is
+// made at start-up (the demo's case).
+struct TlsConfig {
+  bool enabled = false;
+  std::filesystem::path cert;
+  std::filesystem::path key;
+  bool required = false;  // refuse logins that did not AUTH TLS first (or GSI)
+};
+
 struct LoggingConfig {
   std::string level = "info";
   std::filesystem::path server_log;
@@ -76,6 +85,7 @@ struct ServerConfig {
   AnonymousConfig anonymous;
   AccountsConfig accounts;
   GsiConfig gsi;
+  TlsConfig tls;
   LoggingConfig logging;
 };
 

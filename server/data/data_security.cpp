@@ -20,20 +20,30 @@ Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::C
   return std::shared_ptr<const DataSecurity>(std::move(out));
 }
 
+std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_context) {
+  auto out = std::make_shared<DataSecurity>();
+  out->accepting = security::share_context(server_context);
+  out->protection = security::DataProtection::Private;
+  out->ftps = true;
+  return out;
+}
+
 transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, transport::tcp::socket& socket,
                                                      const DataSecurity& security, bool we_connected) {
   security::GsiOptions options;
   // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
-  auto gsi = security::GsiHandshake::create(we_connected ? security.connecting.get() : security.accepting.get(),
-                                            we_connected ? security::GsiHandshake::Role::Client
-                                                         : security::GsiHandshake::Role::Server,
+  options.require_peer_certificate = !security.ftps;
+  const bool client = we_connected && !security.ftps;
+  auto gsi = security::GsiHandshake::create(client ? security.connecting.get() : security.accepting.get(),
+                                            client ? security::GsiHandshake::Role::Client
+                                                   : security::GsiHandshake::Role::Server,
                                             options);
   if (!gsi) co_return make_error(gsi.error());
   auto done = co_await link.handshake(socket, std::make_unique<security::GsiHandshake>(std::move(*gsi)),
                                       options.ssl_compatible);
   if (!done) co_return done;
-  if (!security::same_identity(link.peer_identity(), security.expected_peer)) {
+  if (!security.ftps && !security::same_identity(link.peer_identity(), security.expected_peer)) {
     co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
   }
   co_return Result<void>{};

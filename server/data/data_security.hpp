@@ -18,7 +18,12 @@ struct DataSecurity {
   security::SslCtxPtr accepting;   // we accepted: TLS server, GSI acceptor
   security::DataProtection protection = security::DataProtection::Clear;
   std::string expected_peer;       // DCAU A: our own (the delegated) identity; DCAU S: the subject
+  // FTPS (RFC 4217 §7): we are the TLS server whichever side connects, and nobody is identified.
+  bool ftps = false;
 };
+
+// FTPS PROT P: the server context for both directions. Errors: none in practice (a reference).
+std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_context);
 
 // Errors: OpenSSL's, when the credential cannot be used.
 Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own, X509_STORE* trust,

@@ -99,7 +99,16 @@ transport::awaitable<void> ControlSession::read_commands() {
     const auto got = co_await socket_.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
     if (ec) co_return;
     events.clear();
-    reader.feed({buffer.data(), got}, events);
+    if (ftps_) {
+      auto plain = ftps_decrypt({buffer.data(), got});
+      if (!plain) {
+        log_->warn("{} TLS on the control channel failed: {}", tag(), ftps_->last_error());
+        co_return;
+      }
+      reader.feed(*plain, events);
+    } else {
+      reader.feed({buffer.data(), got}, events);
+    }
     for (auto& event : events) {
       touch_idle();
       if (event.too_long) {
@@ -138,8 +147,9 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   const auto verb = command->verb;
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
   if (transfer_active_ && !protocol::control::runs_during_transfer(verb)) co_await wait_for_transfer();
-  if (security_required() && !protected_ && !protocol::control::allowed_before_security(verb)) {
-    send(rc::kNotLoggedIn, "Must perform GSSAPI authentication.");
+  if (security_required() && !protected_ && !ftps_ && !protocol::control::allowed_before_security(verb)) {
+    send(rc::kNotLoggedIn, services_.gsi != nullptr ? "Must perform GSSAPI authentication."
+                                                    : "TLS required: use AUTH TLS first.");
     co_return;
   }
   if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
@@ -159,7 +169,23 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
 void ControlSession::send(Reply reply) {
   if (log_->should_log(spdlog::level::debug)) log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);
-  outgoing_.push_back(protected_ ? protect_reply(formatted) : std::move(formatted));
+  if (ftps_) {
+    auto records = security::wrap_record(*ftps_, formatted);
+    if (!records) {
+      close_after_replies();
+      return;
+    }
+    formatted = std::move(*records);
+  } else if (protected_) {
+    formatted = protect_reply(formatted);
+  }
+  outgoing_.push_back(std::move(formatted));
+  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+}
+
+void ControlSession::queue_raw(std::string bytes) {
+  if (bytes.empty()) return;
+  outgoing_.push_back(std::move(bytes));
   if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
 }
 

@@ -116,6 +116,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool security_required() const;
   transport::awaitable<void> execute_protected(const protocol::control::Command& command);
   std::string protect_reply(const std::string& formatted);
+  // FTPS: decrypts what the socket gave; queues any handshake bytes TLS wants to send.
+  Result<std::string> ftps_decrypt(std::span<const char> received);
+  void queue_raw(std::string bytes);
   void fail_authentication(const std::error_code& ec, std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);
   // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
@@ -192,6 +195,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // that unwraps every ENC/MIC command and wraps every reply line as 632/631.
   std::optional<security::GsiHandshake> gsi_;
   bool protected_ = false;
+  // FTPS (AUTH TLS): TLS straight on the control socket; commands and replies are plain lines
+  // inside it. Set once the 234 is queued.
+  std::optional<security::TlsEngine> ftps_;
   std::string peer_dn_;
   std::optional<security::Credential> delegated_;
   // Data-channel security (DCAU, PROT): A after AUTH GSSAPI, as GFD.20 says.

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "server/auth/authenticator.hpp"
+#include "security/openssl_ptr.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/transfer_log.hpp"
@@ -22,6 +23,7 @@ struct SessionServices {
   SessionRegistry& registry;
   const auth::Authenticator& authenticator;
   const auth::GsiContext* gsi;  // null unless gsi.enabled
+  SSL_CTX* ftps;                // null unless tls.enabled
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;

@@ -90,9 +90,19 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     deadline->stop();
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
-  if (job.source) co_return co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
   if (job.upload) co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
-  co_return co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
+  Result<void> sent;
+  if (job.source) {
+    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
+  } else {
+    sent = co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
+  }
+  if (sent) {
+    // TLS clients (FTPS above all) expect close_notify before the FIN that ends the file.
+    boost::system::error_code ec;
+    co_await link.finish(socket, ec);
+  }
+  co_return sent;
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {

@@ -37,7 +37,7 @@ transport::awaitable<void> ControlSession::on_syst(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_feat(const std::string&) {
-  send(protocol::control::feat_reply(services_.gsi != nullptr));
+  send(protocol::control::feat_reply(services_.gsi != nullptr, services_.ftps != nullptr));
   co_return;
 }
 

@@ -2,6 +2,8 @@
 // GSI mechanism, wire doc §5) and the data channels' protection settings.
 #include <spdlog/spdlog.h>
 
+#include <array>
+
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
@@ -35,13 +37,37 @@ transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handsha
 }  // namespace
 
 bool ControlSession::security_required() const {
-  return services_.gsi != nullptr && !services_.config.anonymous.enabled;
+  return (services_.gsi != nullptr && !services_.config.anonymous.enabled) || services_.config.tls.required;
+}
+
+Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
+  if (auto fed = ftps_->feed(received); !fed) return make_error(fed.error());
+  std::string plain;
+  std::array<char, 4096> chunk{};
+  for (;;) {
+    auto got = ftps_->read(chunk);
+    if (!got) return make_error(got.error());
+    if (*got == 0) break;
+    plain.append(chunk.data(), *got);
+  }
+  queue_raw(ftps_->take_output());  // handshake flights (TLS 1.3 answers them inside read)
+  return plain;
 }
 
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
   const auto mechanism = upper(argument);
-  if (protected_ || gsi_) {
+  if (protected_ || gsi_ || ftps_) {
     send(rc::kBadSequence, "Security exchange already done or in progress.");
+    co_return;
+  }
+  if ((mechanism == "TLS" || mechanism == "SSL" || mechanism == "TLS-C") && services_.ftps != nullptr) {
+    auto engine = security::TlsEngine::create(services_.ftps, security::TlsEngine::Role::Server);
+    if (!engine) {
+      send_error(engine.error());
+      co_return;
+    }
+    send(rc::kSecurityExchangeDone, "Using authentication type TLS; begin the TLS handshake.");
+    ftps_.emplace(std::move(*engine));  // after the 234 is queued: it goes out in the clear
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
@@ -187,6 +213,11 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
 }
 
 Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
+  if (ftps_) {
+    if (protection_ == security::DataProtection::Clear) return std::shared_ptr<const DataSecurity>{};
+    if (!data_security_) data_security_ = make_ftps_data_security(services_.ftps);
+    return data_security_;
+  }
   if (dcau_ == 'N') {
     if (protection_ != security::DataProtection::Clear) return make_error(error_code_for(Condition::ProtectionRequired));
     return std::shared_ptr<const DataSecurity>{};
@@ -215,6 +246,8 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
   const auto level = upper(argument);
   if (level == "C") {
     protection_ = security::DataProtection::Clear;
+  } else if (level == "P" && ftps_) {
+    protection_ = security::DataProtection::Private;
   } else if ((level == "S" || level == "P") && protected_) {
     protection_ = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
   } else if (level == "S" || level == "P") {
