@@ -46,6 +46,7 @@ struct CommandLine {
   bool check_config = false;
   bool hash_password = false;
   bool print_default_config = false;
+  std::optional<int> session_fd;  // internal: a session process serving this inherited socket
 };
 
 // -d takes Globus's level names; map them onto spdlog's.
@@ -119,6 +120,7 @@ void add_options(CLI::App& app, CommandLine& cli) {
   app.add_flag("--check-config", cli.check_config, "Check the configuration and exit");
   app.add_flag("--hash-password", cli.hash_password, "Read a password on stdin and print its hash");
   app.add_flag("--print-default-config", cli.print_default_config, "Print the built-in config and exit");
+  app.add_option("--session-fd", cli.session_fd, "(internal) serve one inherited control connection")->group("");
   std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
   for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
   app.footer(footer);
@@ -190,6 +192,24 @@ int main(int argc, char** argv) {
   auto control_log = loggers->control;
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
+  if (cli.session_fd) {
+    server->serve_inherited(*cli.session_fd);
+    std::thread signal_thread([&server, stop_signals] {
+      int received = 0;
+      sigwait(&stop_signals, &received);
+      server->stop();
+    });
+    server->run();
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+    return 0;
+  }
+  if (config.gsi.enabled && config.gsi.process_per_session && ::geteuid() == 0) {
+    // Root with GSI: every session becomes its mapped account in a process of its own.
+    std::signal(SIGCHLD, SIG_IGN);  // session processes are reaped by the kernel
+    server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
+    control_log->info("process per session: sessions run as their mapped accounts");
+  }
   const auto endpoint = server->bind();
   if (!endpoint) {
     control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface, config.listen.port,

@@ -5,6 +5,10 @@
 #include <thread>
 #include <vector>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
@@ -102,6 +106,13 @@ transport::awaitable<void> Server::accept_loop() {
       loggers_.control->warn("accept failed: {}", ec.message());
       continue;
     }
+    if (spawn_arguments_) {
+      // The session process takes the connection; ours closes when `socket` goes out of scope.
+      if (auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle()); !spawned) {
+        loggers_.control->error("cannot start a session process: {}", spawned.error().message());
+      }
+      continue;
+    }
     // Replies are small writes in quick succession (125 then 226): without NODELAY, Nagle
     // holds the second until the peer's delayed ACK, ~40 ms per pipelined transfer.
     socket.set_option(tcp::no_delay(true), ec);
@@ -114,6 +125,29 @@ transport::awaitable<void> Server::accept_loop() {
     }
     asio::co_spawn(executor, serve(std::move(session)), asio::detached);
   }
+}
+
+void Server::serve_inherited(int fd) {
+  asio::co_spawn(io_context_, [this, fd]() -> transport::awaitable<void> {
+    tcp::socket socket(asio::make_strand(io_context_));
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
+    boost::system::error_code ec;
+    socket.assign(local.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
+    if (ec) {
+      loggers_.control->error("session process cannot use descriptor {}: {}", fd, ec.message());
+    } else {
+      socket.set_option(tcp::no_delay(true), ec);
+      auto session = std::make_shared<ControlSession>(std::move(socket), services_, static_cast<std::uint64_t>(::getpid()));
+      {
+        const std::lock_guard lock(sessions_mutex_);
+        sessions_.push_back(session);
+      }
+      co_await serve(std::move(session));
+    }
+    io_context_.stop();
+  }, asio::detached);
 }
 
 transport::awaitable<void> Server::serve(std::shared_ptr<ControlSession> session) {

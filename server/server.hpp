@@ -6,6 +6,9 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "protocol/core/result.hpp"
 #include "server/auth/authenticator.hpp"
@@ -34,6 +37,11 @@ class Server {
   void run();
   // Thread-safe: stop accepting, tell sessions to close, then end after the grace period.
   void stop();
+  // Process-per-session mode: each accepted connection goes to a new process started with
+  // these arguments (the parent's argv[1..]) instead of being served here.
+  void spawn_sessions_with(std::vector<std::string> arguments) { spawn_arguments_ = std::move(arguments); }
+  // A session process: serves the one connection on `fd`, then run() returns.
+  void serve_inherited(int fd);
 
  private:
   transport::awaitable<void> accept_loop();
@@ -56,6 +64,7 @@ class Server {
   std::mutex sessions_mutex_;
   std::list<std::weak_ptr<ControlSession>> sessions_;
   std::atomic<bool> stopping_{false};
+  std::optional<std::vector<std::string>> spawn_arguments_;
 };
 
 }  // namespace gridftp::server

@@ -145,6 +145,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   gsi.read_path("gridmap", c.gsi.gridmap);
   gsi.read_path("root", c.gsi.root);
   gsi.read_bool("integrity_only_safe", c.gsi.integrity_only_safe);
+  gsi.read_bool("process_per_session", c.gsi.process_per_session);
   gsi.report_unknown_keys();
 
   TableReader tls(section(root, "tls", problems), "tls", problems);

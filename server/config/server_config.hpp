@@ -60,6 +60,8 @@ struct GsiConfig {
   std::filesystem::path root;  // "%u" is replaced by the mapped account name
   // PROT S capped at TLS 1.2 with NULL-cipher suites: integrity without encryption.
   bool integrity_only_safe = false;
+  // When started as root: a process per session that becomes the mapped account after login.
+  bool process_per_session = true;
 };
 
 // FTPS (RFC 4217: AUTH TLS) for standard clients. No cert/key: a self-signed certificate is

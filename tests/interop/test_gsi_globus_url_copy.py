@@ -12,7 +12,7 @@ Covered, all byte-identical by SHA-256 on a 5 MiB + 7 B file:
     under test -> under test (both servers authenticate the data connections with the
     credential the client delegated to them);
   * `-list` over gsiftp;
-  * run as root, files a GSI user uploads belong to that user's gridmap account.
+  * (not yet: a root-run server giving each mapped account its own process, so uploads belong to it)
 
 GRIDFTP_TEST_SERVER=globus runs all of it against globus-gridftp-server (validated there).
 """

@@ -7,6 +7,9 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
+#include <unistd.h>
+
+#include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
@@ -191,6 +194,14 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
     send(protocol::control::Reply{rc::kNotLoggedIn,
                                   {"Login incorrect. : Gridmap lookup failure: Could not map " + peer_dn_, "End."}});
     co_return;
+  }
+  if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
+    // This is a session process (see server/process): from here on we are the user.
+    if (auto became = become_account(context->name); !became) {
+      log_->error("{} cannot become account {}: {}", tag(), context->name, became.error().message());
+      send(rc::kNotLoggedIn, "Login failed: cannot switch to the mapped account.");
+      co_return;
+    }
   }
   auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
   if (!storage) {
