@@ -24,6 +24,7 @@ std::string format_transfer_record(const TransferRecord& record,
       .add("duration_seconds", seconds)
       .add("rate_bytes_per_second", rate)
       .add("security", record.security)
+      .add("stream_tls", record.stream_tls)
       .add("result", record.ok ? "ok" : "failed");
   if (!record.ok) json.add("error", record.error);
   return json.str();

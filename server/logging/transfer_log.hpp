@@ -21,7 +21,8 @@ struct TransferRecord {
   std::uint64_t bytes = 0;
   unsigned streams = 1;
   char mode = 'S';
-  std::string security = "none";
+  std::string security = "none";  // "dcau=A prot=P", "ftps prot=P", or "none"
+  std::string stream_tls;         // per data connection: "TLSv1.3 TLS_AES_256_GCM_SHA384", "clear", ...
   std::chrono::steady_clock::duration duration{};
   bool ok = false;
   std::string error;

@@ -205,6 +205,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string dcau_subject_;
   security::DataProtection protection_ = security::DataProtection::Clear;
   std::shared_ptr<const DataSecurity> data_security_;  // built on first use per setting
+  std::vector<std::string> transfer_links_;             // each data connection's TLS, for the log
+  std::string security_label() const;
 
   // Per-transfer settings.
   std::string cwd_ = "/";

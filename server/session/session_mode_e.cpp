@@ -108,6 +108,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
     group.spawn(data_streams_[i]->executor, send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
+  for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
   if (outcome && !abort_requested_) {
     cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next RETR
     cached_direction_ = CachedDirection::Sending;
@@ -194,6 +195,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;
+  for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
   streams_used_ = data_streams_.size();
   *markers_done = true;
   if (stream_acceptor_) {

@@ -25,6 +25,7 @@ void ControlSession::start_transfer(TransferJob job) {
   transfer_active_ = true;
   abort_requested_ = false;
   progress_.bytes = 0;
+  transfer_links_.clear();
   ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
@@ -90,6 +91,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     deadline->stop();
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
+  transfer_links_.push_back(link.describe());
   if (job.upload) co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
   Result<void> sent;
   if (job.source) {
@@ -135,6 +137,8 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.streams = mode_e_ ? std::max<unsigned>(1, static_cast<unsigned>(streams_used_)) : 1;
   record.mode = mode_e_ ? 'E' : 'S';
   record.duration = elapsed;
+  record.security = security_label();
+  for (const auto& link : transfer_links_) record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();
   services_.transfer_log.write(record);

@@ -76,6 +76,20 @@ def test_get_and_put_each_dcau_level_and_parallelism():
             check_copy(server.fs(target), digest, what, result)
             os.unlink(server.fs(target))
     server.assert_alive("after the gsiftp gets and puts")
+    if isinstance(server, GridftpdServer):
+        # The transfer log says, per transfer, the level and each data connection's TLS.
+        records = server.transfer_records()
+        by_level = {label: [r for r in records if r.get("security") == label]
+                    for label in ("dcau=N prot=C", "dcau=A prot=C", "dcau=A prot=S", "dcau=A prot=P")}
+        for label, found in by_level.items():
+            assert found, f"no transfer logged with security {label!r}: {records[-3:]}"
+        for r in by_level["dcau=A prot=P"] + by_level["dcau=A prot=S"]:
+            links = r.get("stream_tls", "").split(", ")
+            assert len(links) == r["streams"] and all(l.startswith("TLSv1.") for l in links), r
+        for r in by_level["dcau=A prot=C"]:
+            assert all(l.startswith("clear after TLSv1.") for l in r["stream_tls"].split(", ")), r
+        for r in by_level["dcau=N prot=C"]:
+            assert all(l == "clear" for l in r["stream_tls"].split(", ")), r
 
 
 def third_party_all_levels(source, dest, seed: int, what: str) -> None:

@@ -247,6 +247,15 @@ Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
   return data_security_;
 }
 
+std::string ControlSession::security_label() const {
+  const char* prot = protection_ == security::DataProtection::Private ? "P"
+                     : protection_ == security::DataProtection::Safe  ? "S"
+                                                                      : "C";
+  if (ftps_) return std::string("ftps prot=") + prot;
+  if (!protected_) return "none";
+  return std::string("dcau=") + dcau_ + " prot=" + prot;
+}
+
 transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
   // Echoed as Globus does; TLS caps records at 16 KiB whatever the client asks (wire doc §5.6).
   send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
