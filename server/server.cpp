@@ -56,7 +56,8 @@ Result<tcp::endpoint> Server::bind() {
 }
 
 void Server::run() {
-  asio::co_spawn(io_context_, accept_loop(), asio::detached);
+  // A session process (serve_inherited) has no listener of its own.
+  if (acceptor_.is_open()) asio::co_spawn(io_context_, accept_loop(), asio::detached);
   const unsigned threads = config_.server.threads != 0 ? config_.server.threads
                                                        : std::max(1U, std::thread::hardware_concurrency());
   loggers_.control->info("serving with threads={}", threads);
@@ -102,8 +103,11 @@ transport::awaitable<void> Server::accept_loop() {
     boost::system::error_code ec;
     co_await acceptor_.async_accept(socket, asio::redirect_error(use_awaitable, ec));
     if (ec) {
-      if (stopping_ || ec == asio::error::operation_aborted) co_return;
+      if (stopping_ || ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) co_return;
       loggers_.control->warn("accept failed: {}", ec.message());
+      // Out of descriptors or memory: pause rather than spin on an error that will repeat.
+      asio::steady_timer pause(io_context_, std::chrono::milliseconds(100));
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
       continue;
     }
     if (spawn_arguments_) {
