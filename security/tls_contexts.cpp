@@ -11,6 +11,7 @@ namespace {
 constexpr const char* kStrongCiphers = "HIGH:!aNULL:!eNULL";
 // Globus's list for PROT S and PROT C with DCAU: NULL (integrity-only) suites first.
 constexpr const char* kIntegrityCiphers = "eNULL:ALL:!COMPLEMENTOFDEFAULT";
+constexpr const char* kDataSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 // Proxy chains are longer than ordinary ones: CA, user, proxy, delegated proxy, ...
 constexpr int kVerifyDepth = 100;
 
@@ -57,6 +58,9 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
   if (!context) return context;
   if (auto ok = use_in_ssl_ctx(own, context->get()); !ok) return make_error(ok.error());
   if (auto ok = use_trust(context->get(), trust, role); !ok) return make_error(ok.error());
+  // Bulk data: AES-128-GCM first (as strong as anyone needs, and ~15% cheaper per byte than the
+  // AES-256 that OpenSSL's default order would pick); the server's order wins when we accept.
+  if (SSL_CTX_set_ciphersuites(context->get(), kDataSuites) != 1) return make_error(openssl_error());
   if (protection == DataProtection::Private) {
     if (auto ok = set_ciphers(context->get(), kStrongCiphers); !ok) return make_error(ok.error());
     return context;
