@@ -1,12 +1,11 @@
 #include "server/auth/password_file.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <unordered_map>
 
+#include "security/local_file.hpp"
 #include "security/password_hash.hpp"
 #include "security/security_errors.hpp"
 
@@ -14,23 +13,6 @@ namespace gridftp::server::auth {
 namespace {
 
 constexpr std::size_t kMaxNameBytes = 32;
-
-// Owns one file descriptor for the duration of read_password_file().
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-    }
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 bool is_valid_name(std::string_view name) {
   if (name.empty() || name.size() > kMaxNameBytes) {
@@ -157,43 +139,8 @@ PasswordFileParse parse_password_file(std::string_view text) {
 }
 
 Result<std::string> read_password_file(const std::filesystem::path& path) {
-  // Check the opened descriptor, not the path, so the file cannot be swapped in between.
-  const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (file.get() < 0) {
-    return make_error(std::error_code(errno, std::system_category()));
-  }
-  struct stat info {};
-  if (::fstat(file.get(), &info) != 0) {
-    return make_error(std::error_code(errno, std::system_category()));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    return make_error(security::Errc::NotARegularFile);
-  }
-  // Hashes are offline-guessable, so group and others may neither read nor replace them.
-  if ((info.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) != 0) {
-    return make_error(security::Errc::FileTooPermissive);
-  }
-  if (static_cast<std::uint64_t>(info.st_size) > kMaxPasswordFileBytes) {
-    return make_error(security::Errc::FileTooLarge);
-  }
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t count = ::read(file.get(), buffer, sizeof buffer);
-    if (count < 0 && errno == EINTR) {
-      continue;
-    }
-    if (count < 0) {
-      return make_error(std::error_code(errno, std::system_category()));
-    }
-    if (count == 0) {
-      return text;
-    }
-    text.append(buffer, static_cast<std::size_t>(count));
-    if (text.size() > kMaxPasswordFileBytes) {
-      return make_error(security::Errc::FileTooLarge);  // grew after fstat
-    }
-  }
+  // Hashes are offline-guessable, so group and others may neither read nor replace the file.
+  return security::read_local_file(path, security::FileAccess::OwnerOnly, kMaxPasswordFileBytes);
 }
 
 }  // namespace gridftp::server::auth
