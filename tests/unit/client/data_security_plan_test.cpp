@@ -18,14 +18,14 @@ TEST_CASE("gsiftp defaults send only PBSZ, once", "[gsi]") {
   CHECK(data_security_commands(state, DataSecurityLevel{}).empty());
 }
 
-TEST_CASE("-nodcau sends DCAU N and nothing else", "[gsi]") {
+TEST_CASE("The -nodcau flag sends DCAU N and nothing else", "[gsi]") {
   DataSecurityState state;
   CHECK(data_security_commands(state, {false, DataProtection::Clear}) == Commands{"DCAU N"});
   CHECK_FALSE(state.level.authenticate);
   CHECK(data_security_commands(state, {false, DataProtection::Clear}).empty());
 }
 
-TEST_CASE("-dcsafe and -dcpriv send PBSZ then PROT", "[gsi]") {
+TEST_CASE("The -dcsafe and -dcpriv flags send PBSZ then PROT", "[gsi]") {
   DataSecurityState state;
   CHECK(data_security_commands(state, {true, DataProtection::Safe}) ==
         Commands{"PBSZ 1048576", "PROT S"});
