@@ -32,7 +32,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,6 +39,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
+from mode_e_bench import make_device_root  # noqa: E402
 from stream_get_bench import parse_size  # noqa: E402
 
 # globus-url-copy flags per level (as in tests/interop/test_gsi_globus_url_copy.py).
@@ -74,17 +74,6 @@ def openssl_speed(cipher: str, seconds: int = 1, block: int = 16384) -> float:
 # --------------------------------------------------------------------------------------------
 # Servers
 # --------------------------------------------------------------------------------------------
-
-def make_device_root() -> str:
-    root = tempfile.mkdtemp(prefix="gridftpd-gsibench-", dir="/dev/shm")
-    os.chmod(root, 0o755)
-    os.makedirs(os.path.join(root, "dev"))
-    os.mknod(os.path.join(root, "dev", "zero"), 0o666 | 0o020000, os.makedev(1, 5))
-    os.mknod(os.path.join(root, "dev", "null"), 0o666 | 0o020000, os.makedev(1, 3))
-    os.chmod(os.path.join(root, "dev", "zero"), 0o666)   # mknod's mode passes through umask
-    os.chmod(os.path.join(root, "dev", "null"), 0o666)
-    return root
-
 
 def gridftpd_security_log(server) -> list[str]:
     """The control-channel 'GSI authenticated ... tls=... cipher=...' lines gridftpd logs."""
@@ -386,7 +375,7 @@ def run(args) -> int:
     targets: list[Target] = []
     try:
         if args.server != "globus":
-            root = make_device_root()
+            root = make_device_root("gridftpd-gsibench-")
             try:
                 server = h.start_gridftpd(root, gsi=pki)
             except AssertionError as e:

@@ -57,12 +57,15 @@ def timed(argv: list[str], timeout: float, what: str) -> float:
     return time.monotonic() - started
 
 
-def make_device_root() -> str:
-    root = tempfile.mkdtemp(prefix="gridftpd-bench-", dir="/dev/shm")
+def make_device_root(prefix: str = "gridftpd-bench-") -> str:
+    """A tmpfs root holding its own dev/zero and dev/null, for a server confined to its root."""
+    root = tempfile.mkdtemp(prefix=prefix, dir="/dev/shm")
     os.chmod(root, 0o755)
     os.makedirs(os.path.join(root, "dev"))
-    os.mknod(os.path.join(root, "dev", "zero"), 0o666 | 0o020000, os.makedev(1, 5))
-    os.mknod(os.path.join(root, "dev", "null"), 0o666 | 0o020000, os.makedev(1, 3))
+    for name, minor in (("zero", 5), ("null", 3)):
+        node = os.path.join(root, "dev", name)
+        os.mknod(node, 0o666 | 0o020000, os.makedev(1, minor))
+        os.chmod(node, 0o666)   # mknod's mode passes through the umask
     return root
 
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "protocol/core/errors.hpp"
+#include "protocol/core/hex.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -25,19 +26,6 @@ constexpr std::array kSchemes{
 };
 
 Unexpected bad_argument() { return make_error(make_error_code(Errc::BadArgument)); }
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) {
@@ -163,8 +151,8 @@ Result<std::string> percent_decode(std::string_view text) {
     if (i + 2 >= text.size()) {
       return bad_argument();
     }
-    const int high = hex_value(text[i + 1]);
-    const int low = hex_value(text[i + 2]);
+    const int high = protocol::hex_digit_value(text[i + 1]);
+    const int low = protocol::hex_digit_value(text[i + 2]);
     if (high < 0 || low < 0 || (high == 0 && low == 0)) {
       return bad_argument();
     }

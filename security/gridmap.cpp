@@ -5,24 +5,12 @@
 #include "security/local_file.hpp"
 #include "security/security_errors.hpp"
 #include "security/x509_identity.hpp"
+#include "protocol/core/hex.hpp"
 
 namespace gridftp::security {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 // Globus's gridmap_parse_globusid: undo the escapes, then write bytes outside printable ASCII as
 // \xHH with upper-case digits, which is how X509_NAME_oneline prints them in identities.
@@ -33,9 +21,10 @@ std::string unescape_dn(std::string_view raw) {
     auto byte = static_cast<unsigned char>(raw[i]);
     if (byte == '\\' && i + 1 < raw.size()) {
       byte = static_cast<unsigned char>(raw[++i]);
-      if (byte == 'x' && i + 2 < raw.size() && hex_value(raw[i + 1]) >= 0 &&
-          hex_value(raw[i + 2]) >= 0) {
-        byte = static_cast<unsigned char>(hex_value(raw[i + 1]) * 16 + hex_value(raw[i + 2]));
+      const int high = i + 2 < raw.size() ? protocol::hex_digit_value(raw[i + 1]) : -1;
+      const int low = i + 2 < raw.size() ? protocol::hex_digit_value(raw[i + 2]) : -1;
+      if (byte == 'x' && high >= 0 && low >= 0) {
+        byte = static_cast<unsigned char>(high * 16 + low);
         i += 2;
       }
     } else if (byte == '\\') {

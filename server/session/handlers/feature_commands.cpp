@@ -11,18 +11,13 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
+#include "protocol/core/text_case.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
 namespace {
 
 namespace rc = protocol::control::reply_code;
-
-std::string upper(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
 
 }  // namespace
 
@@ -42,7 +37,7 @@ transport::awaitable<void> ControlSession::on_feat(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_opts(const std::string& argument) {
-  const auto option = upper(argument);
+  const auto option = protocol::ascii_upper(argument);
   if (option == "UTF8 ON" || option == "UTF8") {
     send(rc::kCommandOk, "UTF8 mode enabled.");
   } else if (option.starts_with("RETR ")) {
@@ -98,7 +93,7 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
 
 transport::awaitable<void> ControlSession::on_site(const std::string& argument) {
   const auto space = argument.find(' ');
-  const auto name = upper(argument.substr(0, space));
+  const auto name = protocol::ascii_upper(argument.substr(0, space));
   if (name == "HELP") {
     send(protocol::control::site_help_reply());
   } else if (name == "CLIENTINFO") {
@@ -112,7 +107,7 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_type(const std::string& argument) {
-  const auto type = upper(argument);
+  const auto type = protocol::ascii_upper(argument);
   if (type == "I" || type == "L 8" || type == "L8") {
     ascii_ = false;
     send(rc::kCommandOk, "Type set to I.");
@@ -126,7 +121,7 @@ transport::awaitable<void> ControlSession::on_type(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
-  const auto mode = upper(argument);
+  const auto mode = protocol::ascii_upper(argument);
   if (mode == "S" || mode == "E") {
     if (mode_e_ != (mode == "E")) drop_cached_streams();
     mode_e_ = mode == "E";
@@ -138,7 +133,7 @@ transport::awaitable<void> ControlSession::on_mode(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_stru(const std::string& argument) {
-  if (upper(argument) == "F") {
+  if (protocol::ascii_upper(argument) == "F") {
     send(rc::kCommandOk, "STRU F ok.");
   } else {
     send(rc::kParameterNotImplemented, "Only file structure is supported.");
@@ -158,7 +153,7 @@ transport::awaitable<void> ControlSession::on_allo(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_lang(const std::string& argument) {
-  if (argument.empty() || upper(argument) == "EN") {
+  if (argument.empty() || protocol::ascii_upper(argument) == "EN") {
     send(rc::kCommandOk, "Language set to EN.");
   } else {
     send(rc::kParameterNotImplemented, "Only EN is supported.");

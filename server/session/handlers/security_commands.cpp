@@ -1,14 +1,12 @@
 // AUTH, ADAT, ENC/MIC, PBSZ, PROT, DCAU: the control channel's security (RFC 2228 with Globus's
 // GSI mechanism, wire doc §5) and the data channels' protection settings.
 #include <spdlog/spdlog.h>
-
-#include <array>
+#include <unistd.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
-#include <unistd.h>
-
+#include "protocol/core/text_case.hpp"
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
@@ -17,11 +15,6 @@ namespace {
 
 namespace rc = protocol::control::reply_code;
 using protocol::control::LoginPhase;
-
-std::string upper(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // Runs one ADAT step on the blocking pool: a delegation request means an RSA key generation,
 // which must not hold an I/O thread.
@@ -44,21 +37,13 @@ bool ControlSession::security_required() const {
 }
 
 Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
-  if (auto fed = ftps_->feed(received); !fed) return make_error(fed.error());
-  std::string plain;
-  std::array<char, 4096> chunk{};
-  for (;;) {
-    auto got = ftps_->read(chunk);
-    if (!got) return make_error(got.error());
-    if (*got == 0) break;
-    plain.append(chunk.data(), *got);
-  }
+  auto plain = security::unwrap_records(*ftps_, received);
   queue_raw(ftps_->take_output());  // handshake flights (TLS 1.3 answers them inside read)
   return plain;
 }
 
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
-  const auto mechanism = upper(argument);
+  const auto mechanism = protocol::ascii_upper(argument);
   if (protected_ || gsi_ || ftps_) {
     send(rc::kBadSequence, "Security exchange already done or in progress.");
     co_return;
@@ -263,7 +248,7 @@ transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_prot(const std::string& argument) {
-  const auto level = upper(argument);
+  const auto level = protocol::ascii_upper(argument);
   if (level == "C") {
     protection_ = security::DataProtection::Clear;
   } else if (level == "P" && ftps_) {
@@ -283,7 +268,7 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
-  const auto mode = upper(argument.substr(0, 1));
+  const auto mode = protocol::ascii_upper(argument.substr(0, 1));
   if (mode == "N") {
     dcau_ = 'N';
   } else if ((mode == "A" || mode == "S") && protected_) {
