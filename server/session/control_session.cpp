@@ -26,7 +26,8 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
       log_(services.log),
       data_channel_(socket_.get_executor(), services.pool_executor, services.config.listen),
       transfer_done_(socket_.get_executor()),
-      idle_timer_(socket_.get_executor()) {}
+      idle_timer_(socket_.get_executor()),
+      replies_drained_(socket_.get_executor()) {}
 
 ControlSession::~ControlSession() { leave_registry(); }
 
@@ -71,6 +72,8 @@ transport::awaitable<void> ControlSession::run() {
     co_await wait_for_transfer();
   }
   data_channel_.cancel();
+  // The last replies (221 after QUIT, 421 at shutdown) may still be on their way out.
+  co_await wait_for_replies(std::chrono::seconds(10));
   closed_ = true;
   idle_timer_.cancel();
   // An ended session stops counting now, not when its last coroutine lets go of the object.
@@ -208,9 +211,23 @@ transport::awaitable<void> ControlSession::drain_replies() {
     }
   }
   writing_ = false;
+  replies_drained_.cancel();
   if (close_when_drained_) {
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+}
+
+transport::awaitable<void> ControlSession::wait_for_replies(std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while ((writing_ || !outgoing_.empty()) && std::chrono::steady_clock::now() < deadline) {
+    replies_drained_.expires_at(deadline);
+    boost::system::error_code ec;
+    co_await replies_drained_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+  if (writing_ || !outgoing_.empty()) {  // a peer that stopped reading: give up on the rest
+    boost::system::error_code ignored;
     socket_.close(ignored);
   }
 }

@@ -133,6 +133,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void send_error(std::error_code ec);
   transport::awaitable<void> drain_replies();
   void close_after_replies();
+  transport::awaitable<void> wait_for_replies(std::chrono::seconds limit);
 
   // Resolves a client path against the cwd; on failure sends the reply and returns nullopt.
   std::optional<std::string> resolve_or_reply(const std::string& argument);
@@ -239,6 +240,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;
+  // Cancelled when the reply writer goes idle, so run() ends only after the last reply left
+  // (a session process exits when run() returns).
+  asio::steady_timer replies_drained_;
   std::chrono::steady_clock::time_point idle_expiry_;
   bool closed_ = false;
 };
