@@ -22,16 +22,23 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
 }
 
 Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd) {
-  // A dup has no close-on-exec flag, whatever the accepted socket had.
-  const int inherited = ::dup(socket_fd);
-  if (inherited < 0) return make_error(std::error_code(errno, std::generic_category()));
-  const auto command = session_process_command(arguments, inherited);
+  // The child gets the session socket as descriptor 3 and nothing else beyond stdio: not the
+  // listener, and not the sockets of sessions accepted meanwhile on other threads (a copy held
+  // by the wrong process keeps a connection open after its own session has closed it).
+  constexpr int kSessionFd = 3;
+  const auto command = session_process_command(arguments, kSessionFd);
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) {
+    return make_error(std::error_code(rc, std::generic_category()));
+  }
+  int rc = ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
+  if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, kSessionFd + 1);
   pid_t child = 0;
-  const int rc = ::posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
-  ::close(inherited);
+  if (rc == 0) rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return make_error(std::error_code(rc, std::generic_category()));
   return {};
 }
