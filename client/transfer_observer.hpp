@@ -1,0 +1,49 @@
+// What the copy engine tells the command line about each file as it goes: the seam between
+// moving bytes (copy_job, transfer) and showing them (the progress display, -vb lines, --json).
+// The engine calls these from its worker threads, several files at once under -cc, so an
+// observer must be thread-safe. Each file gets an id, unique within one gridcp run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "client/clock.hpp"
+
+namespace gridftp::client {
+
+struct FileStart {
+  std::size_t id = 0;
+  std::string source;  // URLs as the user would spell them
+  std::string dest;
+  std::optional<std::uint64_t> size;  // bytes expected, when the source told us (SIZE, stat)
+  unsigned streams = 1;               // data connections: 1 in stream mode, -p in MODE E
+};
+
+enum class FileResult {
+  Copied,
+  Skipped,  // -sync found the destination already up to date
+  Failed,
+};
+
+struct FileEnd {
+  std::size_t id = 0;
+  FileResult result = FileResult::Copied;
+  std::uint64_t bytes = 0;  // bytes moved in this run (a resumed file counts only what moved)
+  Clock::duration elapsed{};
+  unsigned attempts = 1;  // 1 + restarts after failures (-rst)
+  std::string error;      // Failed: one line, names the file and says what went wrong
+};
+
+class TransferObserver {
+ public:
+  virtual ~TransferObserver() = default;
+  virtual void file_started(const FileStart& start) = 0;
+  // Bytes of this file known to have arrived so far (receiver counts, or the dest's 112
+  // performance markers in third-party), at most a few times a second.
+  virtual void file_progress(std::size_t id, std::uint64_t bytes_so_far) = 0;
+  virtual void file_finished(const FileEnd& end) = 0;
+};
+
+}  // namespace gridftp::client
