@@ -206,7 +206,6 @@ int main(int argc, char** argv) {
   }
   if (config.gsi.enabled && config.gsi.process_per_session && ::geteuid() == 0) {
     // Root with GSI: every session becomes its mapped account in a process of its own.
-    std::signal(SIGCHLD, SIG_IGN);  // session processes are reaped by the kernel
     server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
     control_log->info("process per session: sessions run as their mapped accounts");
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "server/process/session_process.hpp"
@@ -17,20 +18,35 @@ namespace asio = transport::asio;
 using transport::tcp;
 using transport::use_awaitable;
 
+namespace {
+
+unsigned io_threads(const ServerConfig& config) {
+  return config.server.threads != 0 ? config.server.threads : std::max(1U, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 Server::Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
                security::SslCtxPtr ftps, Loggers loggers)
     : config_(std::move(config)),
       loggers_(std::move(loggers)),
+      data_loops_(io_threads(config_)),
       registry_(config_.limits),
       authenticator_(config_.anonymous, std::move(accounts)),
       gsi_(std::move(gsi)),
       ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
       services_{config_, registry_, authenticator_, gsi_.get(), ftps_.get(), transfer_log_, loggers_.control, blocking_pool_,
-                io_context_.get_executor()},
+                data_loops_},
       acceptor_(io_context_) {}
 
-Server::~Server() { blocking_pool_.join(); }
+Server::~Server() {
+  blocking_pool_.join();
+  // Work left on the data loops (a transfer cut short by shutdown) may hold sessions whose
+  // control sockets belong to io_context_: destroy it now, while io_context_ still exists.
+  data_loops_.stop();
+  data_loops_.destroy_pending();
+}
 
 Result<tcp::endpoint> Server::bind() {
   boost::system::error_code ec;
@@ -58,9 +74,10 @@ Result<tcp::endpoint> Server::bind() {
 void Server::run() {
   // A session process (serve_inherited) has no listener of its own.
   if (acceptor_.is_open()) asio::co_spawn(io_context_, accept_loop(), asio::detached);
-  const unsigned threads = config_.server.threads != 0 ? config_.server.threads
-                                                       : std::max(1U, std::thread::hardware_concurrency());
-  loggers_.control->info("serving with threads={}", threads);
+  if (spawn_arguments_) asio::co_spawn(io_context_, reap_session_processes(), asio::detached);
+  // A session process has one control connection; its parallel work is on the data loops.
+  const unsigned threads = serves_one_session_ ? 1 : io_threads(config_);
+  loggers_.control->info("serving with threads={} data_loops={}", threads, data_loops_.size());
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([this] { io_context_.run(); });
   io_context_.run();
@@ -131,7 +148,27 @@ transport::awaitable<void> Server::accept_loop() {
   }
 }
 
+transport::awaitable<void> Server::reap_session_processes() {
+  // Reaping (rather than ignoring SIGCHLD) lets a crashed session process be logged, and adds
+  // each session's CPU time to ours, where `ps`, `time` and benchmarks look for it.
+  asio::signal_set child_exits(io_context_, SIGCHLD);
+  while (!stopping_) {
+    boost::system::error_code ec;
+    co_await child_exits.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return;
+    int status = 0;
+    for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0; pid = ::waitpid(-1, &status, WNOHANG)) {
+      if (WIFSIGNALED(status)) {
+        loggers_.control->error("session process {} ended by signal {}", pid, WTERMSIG(status));
+      } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        loggers_.control->warn("session process {} exited with status {}", pid, WEXITSTATUS(status));
+      }
+    }
+  }
+}
+
 void Server::serve_inherited(int fd) {
+  serves_one_session_ = true;
   asio::co_spawn(io_context_, [this, fd]() -> transport::awaitable<void> {
     tcp::socket socket(asio::make_strand(io_context_));
     sockaddr_storage local{};

@@ -1,5 +1,6 @@
-// The running server: one io_context on a pool of I/O threads, the control listener, a small
-// pool for blocking work, and a registry of live sessions for limits and shutdown.
+// The running server: one io_context on a pool of I/O threads for control sessions, one
+// single-threaded loop per core for data streams, the control listener, a small pool for
+// blocking work, and a registry of live sessions for limits and shutdown.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "server/session/session_registry.hpp"
 #include "server/session/session_services.hpp"
 #include "transport/asio.hpp"
+#include "transport/loop_pool.hpp"
 
 namespace gridftp::server {
 
@@ -45,12 +47,16 @@ class Server {
 
  private:
   transport::awaitable<void> accept_loop();
+  transport::awaitable<void> reap_session_processes();
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
   transport::awaitable<void> finish_shutdown();
 
   ServerConfig config_;
   Loggers loggers_;
+  // Declared before io_context_ so that it is destroyed after it: coroutines queued on either
+  // may own sockets of the other (see ~Server).
+  transport::LoopPool data_loops_;
   transport::asio::io_context io_context_;
   transport::asio::thread_pool blocking_pool_{2};
   SessionRegistry registry_;
@@ -65,6 +71,7 @@ class Server {
   std::list<std::weak_ptr<ControlSession>> sessions_;
   std::atomic<bool> stopping_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
+  bool serves_one_session_ = false;  // a session process: one control thread is enough
 };
 
 }  // namespace gridftp::server

@@ -61,13 +61,21 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
   if (!gsi_) co_return co_await socket.async_read_some(asio::buffer(out.data(), out.size()), asio::redirect_error(use_awaitable, ec));
   auto& engine = gsi_->engine();
   for (;;) {
-    auto got = engine.read(out);
-    if (!got) {
-      // close_notify is a clean end; anything else is a forged or broken record.
-      ec = got.error() == security::TlsErrc::PeerClosed ? asio::error::eof : asio::error::make_error_code(asio::error::connection_aborted);
-      co_return 0;
+    // SSL_read yields one record (16 KiB at most) per call: take every record already here, so
+    // the caller handles one large piece (one pwrite, one decoder pass) instead of many small.
+    std::size_t total = 0;
+    for (;;) {
+      auto got = engine.read(out.subspan(total));
+      if (!got) {
+        if (total > 0) co_return total;  // the error surfaces on the next call
+        // close_notify is a clean end; anything else is a forged or broken record.
+        ec = got.error() == security::TlsErrc::PeerClosed ? asio::error::eof : asio::error::make_error_code(asio::error::connection_aborted);
+        co_return 0;
+      }
+      total += *got;
+      if (*got == 0 || total == out.size()) break;
     }
-    if (*got > 0) co_return *got;
+    if (total > 0) co_return total;
     co_await flush(socket, ec);  // a TLS 1.3 key update may need an answer
     if (ec) co_return 0;
     const auto space = engine.input_space();
@@ -77,7 +85,8 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
   }
 }
 
-awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec) {
+awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec,
+                                    bool more) {
   ec.clear();
   if (!gsi_) {
     co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()), asio::redirect_error(use_awaitable, ec));
@@ -85,13 +94,20 @@ awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> b
   }
   auto& engine = gsi_->engine();
   while (!bytes.empty() && !ec) {
-    auto written = engine.write(bytes);
-    if (!written) {
-      ec = asio::error::make_error_code(asio::error::connection_aborted);
-      co_return;
+    // Each write() seals one record; fill the output ring before sending, so one send carries
+    // many records rather than a syscall (and often a wake-up of the peer) per 16 KiB.
+    std::size_t sealed = 0;
+    for (;;) {
+      auto written = engine.write(bytes.subspan(sealed));
+      if (!written) {
+        ec = asio::error::make_error_code(asio::error::connection_aborted);
+        co_return;
+      }
+      sealed += *written;
+      if (*written == 0 || sealed == bytes.size()) break;
     }
-    bytes = bytes.subspan(*written);
-    co_await flush(socket, ec);
+    bytes = bytes.subspan(sealed);
+    if (!more || !bytes.empty()) co_await flush(socket, ec);
   }
 }
 

@@ -32,8 +32,10 @@ class DataLink {
 
   // Reads some bytes (decrypted when TLS), 0 never: end of stream is asio::error::eof in `ec`.
   awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec);
-  // Writes all of `bytes` (encrypted when TLS).
-  awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec);
+  // Writes all of `bytes` (encrypted when TLS). With `more`, TLS records that fit the output
+  // ring wait there for the next write_all (a block header joins its payload in one send).
+  awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec,
+                            bool more = false);
   // Ends a TLS link cleanly (close_notify) before the socket closes; stream mode's end of file.
   awaitable<void> finish(tcp::socket& socket, boost::system::error_code& ec);
   // Bytes a handshake left over for a clear link (taken by the caller that manages its own reads).

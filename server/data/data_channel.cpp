@@ -89,7 +89,7 @@ bool DataChannel::is_expected_peer(const tcp::socket& socket) const {
 std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() { return std::exchange(acceptor_, nullptr); }
 
 SocketPtr DataChannel::new_stream_socket() {
-  return std::make_shared<tcp::socket>(asio::make_strand(pool_executor_));
+  return std::make_shared<tcp::socket>(data_loops_.next());
 }
 
 transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds timeout) {

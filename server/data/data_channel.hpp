@@ -12,6 +12,7 @@
 #include "protocol/core/result.hpp"
 #include "server/config/server_config.hpp"
 #include "transport/asio.hpp"
+#include "transport/loop_pool.hpp"
 
 namespace gridftp::server {
 
@@ -21,12 +22,12 @@ using SocketPtr = std::shared_ptr<tcp::socket>;
 
 class DataChannel {
  public:
-  // `session_executor` is the session's strand; `pool_executor` the raw io_context executor
-  // from which each MODE E stream gets a fresh strand.
-  DataChannel(const asio::any_io_executor& session_executor, asio::io_context::executor_type pool_executor,
+  // `session_executor` is the session's strand; each MODE E stream's socket lives on one of
+  // `data_loops` (single-threaded loops, so a stream needs no strand of its own).
+  DataChannel(const asio::any_io_executor& session_executor, transport::LoopPool& data_loops,
               const ListenConfig& listen)
       : executor_(session_executor),
-        pool_executor_(std::move(pool_executor)),
+        data_loops_(data_loops),
         listen_(listen),
         socket_buffer_bytes_(listen.data_socket_buffer) {}
 
@@ -49,13 +50,13 @@ class DataChannel {
   // Stream mode: accepts or connects one connection within `timeout`; the setup is consumed.
   // Errors: Condition::DataConnection.
   transport::awaitable<Result<SocketPtr>> open(std::chrono::seconds timeout);
-  // MODE E sender: `per_peer` connections to every active peer, each on its own strand.
+  // MODE E sender: `per_peer` connections to every active peer, each on its own data loop.
   // Result is grouped by peer: all of peer 0's sockets, then peer 1's, ...
   transport::awaitable<Result<std::vector<SocketPtr>>> connect_streams(unsigned per_peer, std::chrono::seconds timeout);
   // MODE E receiver: the listener, which the receiver keeps accepting on until EOF accounting
   // completes. Consumes the passive setup.
   std::shared_ptr<tcp::acceptor> take_acceptor();
-  // A socket on a fresh strand for accepting a MODE E stream.
+  // A socket on the next data loop, for accepting a MODE E stream.
   SocketPtr new_stream_socket();
   // SO_SNDBUF/SO_RCVBUF for the next data sockets (SBUF, listen.data_socket_buffer); 0 leaves
   // the kernel's autotuning alone. Applied to listeners before listen() and to outgoing sockets
@@ -65,7 +66,7 @@ class DataChannel {
 
  private:
   asio::any_io_executor executor_;
-  asio::io_context::executor_type pool_executor_;
+  transport::LoopPool& data_loops_;
   const ListenConfig& listen_;
   // Shared with open()'s watchdog; cancel() closes whichever is live so ABOR ends a pending open.
   std::shared_ptr<tcp::acceptor> acceptor_;

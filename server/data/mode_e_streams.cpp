@@ -97,8 +97,8 @@ transport::awaitable<Result<std::size_t>> send_piece_tls(tcp::socket& socket, tr
   if (!got) co_return make_error(got.error());
   if (*got < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
   boost::system::error_code ec;
-  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec);
-  if (!ec) co_await link.write_all(socket, buffer.first(want), ec);
+  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec, true);
+  if (!ec) co_await link.write_all(socket, buffer.first(want), ec, trailer.has_value());
   if (!ec && trailer) co_await link.write_all(socket, {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   co_return want;

@@ -24,7 +24,7 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
       services_(services),
       id_(id),
       log_(services.log),
-      data_channel_(socket_.get_executor(), services.pool_executor, services.config.listen),
+      data_channel_(socket_.get_executor(), services.data_loops, services.config.listen),
       transfer_done_(socket_.get_executor()),
       idle_timer_(socket_.get_executor()),
       replies_drained_(socket_.get_executor()) {}

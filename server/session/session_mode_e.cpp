@@ -1,8 +1,8 @@
 // MODE E transfers for a session (GFD.20; wire doc §2): the sending side connects
 // `parallelism` streams to each active address and they pull blocks from one planner; the
 // receiving side keeps accepting on its passive listener until EOF accounting completes, sending
-// 112 perf and 111 range markers meanwhile. Streams run on their own strands; this file's
-// coroutines run on the session strand.
+// 112 perf and 111 range markers meanwhile. Streams run on their sockets' data loops; this
+// file's coroutines run on the session strand.
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/reply_codes.hpp"
@@ -49,9 +49,8 @@ void ControlSession::drop_cached_streams() {
 }
 
 asio::any_io_executor ControlSession::stream_executor(std::size_t index) {
-  // One stream gains nothing from another thread and would pay a handoff per transfer (the
-  // small-file case); several streams each get their own strand so they spread over cores.
-  if (data_streams_.size() == 1) return socket_.get_executor();
+  // A stream runs on the loop its socket's reactor belongs to: any other executor would take a
+  // hand-off between threads on every read and write.
   return data_streams_[index]->socket->get_executor();
 }
 
@@ -172,7 +171,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
-    stream->executor = reused.size() == 1 ? socket_.get_executor() : stream->socket->get_executor();
+    stream->executor = stream->socket->get_executor();
     group.spawn(stream->executor, receive_stream(stream, job.upload, shared, limits, on_failure));
   }
   while (acceptor->is_open() && !shared->is_complete()) {

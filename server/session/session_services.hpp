@@ -11,6 +11,7 @@
 #include "server/logging/transfer_log.hpp"
 #include "server/session/session_registry.hpp"
 #include "transport/asio.hpp"
+#include "transport/loop_pool.hpp"
 
 namespace spdlog {
 class logger;
@@ -27,7 +28,7 @@ struct SessionServices {
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;
-  transport::asio::io_context::executor_type pool_executor;  // fresh strands for data streams
+  transport::LoopPool& data_loops;  // each data stream runs on one of these
 };
 
 }  // namespace gridftp::server
