@@ -31,6 +31,9 @@ Reply reply_for_error(std::error_code ec) {
   if (ec == C::UnexpectedDataPeer) {
     return make_reply(rc::kCannotOpenData, "Data connection from an unexpected address refused.");
   }
+  if (ec == C::UnexpectedDataIdentity) {
+    return make_reply(rc::kCannotOpenData, "Data connection authenticated as another identity; refused.");
+  }
   if (ec == C::TransferAborted) return make_reply(rc::kTransferAborted, "Connection closed; transfer aborted.");
   if (ec == C::TransferFailed) return make_reply(rc::kLocalError, "Transfer failed.");
   if (ec == C::ProtectionRequired) {

@@ -27,6 +27,7 @@ class ConditionCategory final : public std::error_category {
       case Condition::FileBusy: return "file busy";
       case Condition::DataConnection: return "data connection failed";
       case Condition::UnexpectedDataPeer: return "data connection from an unexpected address";
+      case Condition::UnexpectedDataIdentity: return "data connection authenticated as another identity";
       case Condition::TransferAborted: return "transfer aborted";
       case Condition::ProtectionRequired: return "protection required";
       case Condition::LineTooLong: return "command line too long";

@@ -25,6 +25,7 @@ enum class Condition {
   FileBusy,
   DataConnection,
   UnexpectedDataPeer,
+  UnexpectedDataIdentity,  // DCAU A/S: the data connection authenticated as someone else
   TransferAborted,
   ProtectionRequired,
   LineTooLong,

@@ -44,7 +44,7 @@ transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, t
                                       options.ssl_compatible);
   if (!done) co_return done;
   if (!security.ftps && !security::same_identity(link.peer_identity(), security.expected_peer)) {
-    co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
+    co_return make_error(error_code_for(Condition::UnexpectedDataIdentity));
   }
   co_return Result<void>{};
 }

@@ -31,7 +31,7 @@ Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::C
                                                                bool integrity_only, std::string expected_peer);
 
 // Runs the GSI handshake on a new data connection and checks the peer's identity.
-// Errors: the handshake's, or Condition::UnexpectedDataPeer for another identity.
+// Errors: the handshake's, or Condition::UnexpectedDataIdentity for another identity.
 transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, transport::tcp::socket& socket,
                                                      const DataSecurity& security, bool we_connected);
 

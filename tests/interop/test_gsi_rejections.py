@@ -14,11 +14,12 @@ GRIDFTP_TEST_SERVER=globus runs the file against the Globus server (validated th
 
 import base64
 import os
+import socket
 import ssl
 
 from gridftp_harness import (MIB, GlobusServer, GsiControl, RawControl, file_url, make_file,
-                             make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             sha256_file, shared_test_pki, start_server_under_test)
+                             make_temp_dir, make_tree_readable, parse_pasv_reply, run_peer,
+                             run_tests, sha256_file, shared_test_pki, start_server_under_test)
 
 GUC = "globus-url-copy"
 SIZE = MIB + 7
@@ -163,6 +164,65 @@ def test_dn_not_in_gridmap_gets_530_and_no_data():
     finally:
         ctl.close()
     assert_fresh_session_works(server, "after the unmapped DN")
+
+
+def _store_over_tls_data_channel(server, data_user: str, name: str, payload: bytes) -> tuple[int, str]:
+    """Test User logs in and delegates (DCAU A is the default after GSI login), asks PROT P and
+    STOR over a passive data connection, which a plain TLS client then opens presenting
+    `data_user`'s proxy. Returns the final reply to the STOR."""
+    pki = shared_test_pki()
+    ctl = GsiControl(server.host, server.port)
+    try:
+        ctl.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
+        ctl.enc_expect("TYPE I", 200)
+        ctl.enc_expect("PBSZ 1048576", 200)
+        ctl.enc_expect("PROT P", 200)
+        host, port = parse_pasv_reply(ctl.enc_expect("PASV", 227))
+        ctl.tls.write(f"STOR {name}\r\n".encode())
+        ctl.send("ENC " + base64.b64encode(ctl._out.read()).decode())
+        data_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        data_tls.check_hostname = False
+        data_tls.verify_mode = ssl.CERT_NONE   # the server shows the delegated proxy, not a host cert
+        data_tls.load_cert_chain(pki.proxy(data_user))
+        raw = socket.create_connection((host, port), timeout=30)
+        try:
+            with data_tls.wrap_socket(raw) as conn:
+                conn.sendall(payload)
+                try:
+                    conn.unwrap()
+                except (ssl.SSLError, OSError):
+                    pass   # a refused peer may see the connection cut during the handshake
+        except (ssl.SSLError, OSError):
+            pass
+        while True:
+            code, text = ctl.read_reply()
+            if code in (631, 632, 633):
+                code, text = ctl._unwrap(text)
+            if code >= 200:
+                return code, text
+    finally:
+        ctl.close()
+
+
+def test_data_connection_with_another_identity_refused_under_dcau_a():
+    """DCAU A: the data connection must come from the identity that logged in. Other User is
+    trusted and mapped, but presenting that proxy on Test User's data channel gets 425 and
+    stores nothing; Test User's own proxy on the same path stores the bytes (so the refusal is
+    about the identity, not the test's TLS client)."""
+    server = start_server_under_test(gsi=shared_test_pki())
+    payload = os.urandom(256 * 1024)
+    code, text = _store_over_tls_data_channel(server, "other", "incoming/intruder.bin", payload)
+    # gridftpd: "425 Data connection authenticated as another identity; refused."
+    assert 400 <= code < 600, f"another identity: {text!r}"
+    assert isinstance(server, GlobusServer) or (code == 425 and "identity" in text), text
+    intruder = server.fs("incoming/intruder.bin")
+    assert not os.path.exists(intruder) or os.path.getsize(intruder) == 0, (
+        f"a refused data connection left {os.path.getsize(intruder)} bytes")
+    code, text = _store_over_tls_data_channel(server, "test", "incoming/own.bin", payload)
+    assert code == 226, f"own identity on the data channel: {text!r}"
+    with open(server.fs("incoming/own.bin"), "rb") as f:
+        assert f.read() == payload, "own identity: stored bytes differ"
+    assert_fresh_session_works(server, "after a data connection with another identity")
 
 
 def test_untrusted_ca_rejected():

@@ -731,8 +731,9 @@ class GsiControl(RawControl):
     (docs/gridftp-wire.md 5.1, 5.3): `AUTH GSSAPI`, the TLS handshake carried base64 in
     `ADAT`/`335 ADAT=` lines, the GSI post-handshake bytes, then every command wrapped as
     `ENC <b64>` and every `632` reply line unwrapped. Python's ssl on memory BIOs is the
-    initiator. It never delegates (flag '0'): enough for authentication outcomes, hostile
-    ADAT and protected commands, not for DCAU A transfers."""
+    initiator. It delegates only when asked (flag 'D', the request signed by openssl as
+    test_pki.sign_delegation_request does); otherwise flag '0', enough for authentication
+    outcomes, hostile ADAT and protected commands, not for DCAU A transfers."""
 
     def __init__(self, host: str, port: int, timeout: float = 30):
         super().__init__(host, port, timeout)
@@ -757,10 +758,11 @@ class GsiControl(RawControl):
             data = base64.b64decode(m.group(1))
         return code, text, data
 
-    def authenticate(self, proxy: str, ca_file: str,
-                     server_hostname: str = "localhost") -> tuple[int, str]:
+    def authenticate(self, proxy: str, ca_file: str, server_hostname: str = "localhost",
+                     delegate: bool = False) -> tuple[int, str]:
         """AUTH GSSAPI + the ADAT exchange. Returns the final reply: 235 on success, the
-        server's rejection (e.g. 530) otherwise. Only a reply that breaks the protocol raises."""
+        server's rejection (e.g. 530) otherwise. Only a reply that breaks the protocol raises.
+        With `delegate`, the server gets a proxy of `proxy` (what DCAU A transfers need)."""
         code, text = self.cmd("AUTH GSSAPI")
         self.exchange.append(text.split("\n")[0])
         if code != 334:
@@ -790,13 +792,40 @@ class GsiControl(RawControl):
                 sync = obj.read(1)
                 if sync != b"\x00":
                     raise AssertionError(f"GSI sync byte: expected b'\\x00', got {sync!r}")
-            obj.write(b"0")   # the delegation flag: no delegation
-            code, text, data = self._adat(self._out.read())
+            if delegate:
+                code, text, data = self._delegate(obj, proxy)
+                if code != 235:
+                    return code, text
+            else:
+                obj.write(b"0")   # the delegation flag: no delegation
+                code, text, data = self._adat(self._out.read())
             if data:
                 self._in.write(data)
             if code == 235:
                 self.tls = obj
             return code, text
+
+    def _delegate(self, obj: ssl.SSLObject, proxy: str) -> tuple[int, str, bytes]:
+        """Flag 'D', then the acceptor's DER certificate request comes back (in one or more
+        335 replies); we answer with the signed proxy certificate (wire doc 5.4)."""
+        from test_pki import sign_delegation_request
+        obj.write(b"D")
+        token = self._out.read()
+        request = b""
+        while True:
+            code, text, data = self._adat(token)
+            if code != 335:
+                return code, text, data
+            self._in.write(data)
+            try:
+                request += obj.read(65536)
+            except ssl.SSLWantReadError:
+                pass
+            if len(request) >= 2 and len(request) >= _der_length(request):
+                break
+            token = b""
+        obj.write(sign_delegation_request(request, proxy))
+        return self._adat(self._out.read())
 
     def _unwrap(self, text: str) -> tuple[int, str]:
         plain = b""
@@ -833,10 +862,10 @@ class GsiControl(RawControl):
             raise AssertionError(f"ENC {line[:80]!r}: expected reply {codes}, got {text!r}")
         return text
 
-    def gsi_login(self, proxy: str, ca_file: str) -> str:
+    def gsi_login(self, proxy: str, ca_file: str, delegate: bool = False) -> str:
         """Full login: authenticate, then USER :globus-mapping: / PASS (what globus-url-copy
         sends). Returns the 230 text (Globus: '230 User gftest logged in.')."""
-        code, text = self.authenticate(proxy, ca_file)
+        code, text = self.authenticate(proxy, ca_file, delegate=delegate)
         if code != 235:
             raise AssertionError(f"GSI authentication failed: {text!r} (exchange "
                                  f"{self.exchange})")
@@ -846,6 +875,20 @@ class GsiControl(RawControl):
         if code != 230:
             raise AssertionError(f"GSI login failed after 235: {text!r}")
         return text
+
+
+def _der_length(der: bytes) -> int:
+    """Total length of the DER object at the start of `der` (header + content); a large
+    number while the length octets themselves are incomplete."""
+    if len(der) < 2:
+        return 1 << 30
+    first = der[1]
+    if first < 0x80:
+        return 2 + first
+    count = first & 0x7F
+    if len(der) < 2 + count:
+        return 1 << 30
+    return 2 + count + int.from_bytes(der[2:2 + count], "big")
 
 
 def abort_socket(sock: socket.socket) -> None:

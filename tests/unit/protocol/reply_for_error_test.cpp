@@ -45,6 +45,8 @@ TEST_CASE("reply_for_error maps every Condition to its reply code", "[control][r
       {Condition::IsADirectory, 550},
       {Condition::NoSpace, 452},
       {Condition::DataConnection, 425},
+      {Condition::UnexpectedDataPeer, 425},
+      {Condition::UnexpectedDataIdentity, 425},
       {Condition::TransferAborted, 426},
       {Condition::ProtectionRequired, 536},
       {Condition::LineTooLong, 500},
