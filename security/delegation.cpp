@@ -172,9 +172,14 @@ Result<X509StackPtr> delegated_chain(X509* peer_cert, STACK_OF(X509) * peer_chai
 
 }  // namespace
 
-Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key) {
+Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key, EvpPkeyPtr ready_key) {
   DelegationRequest request;
-  request.key.reset(EVP_RSA_gen(static_cast<unsigned int>(request_key_bits(like_peer_key))));
+  const int bits = request_key_bits(like_peer_key);
+  if (ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_RSA && EVP_PKEY_get_bits(ready_key.get()) == bits) {
+    request.key = std::move(ready_key);
+  } else {
+    request.key.reset(EVP_RSA_gen(static_cast<unsigned int>(bits)));
+  }
   const X509ReqPtr csr(X509_REQ_new());
   const X509NamePtr subject(X509_NAME_new());
   if (!request.key || !csr || !subject ||

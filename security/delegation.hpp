@@ -23,6 +23,10 @@ inline constexpr unsigned char kLimitedProxyCertInfoDer[] = {0x30, 0x0f, 0x30, 0
 inline constexpr unsigned char kInheritAllProxyCertInfoDer[] = {
     0x30, 0x0c, 0x30, 0x0a, 0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x15, 0x01};
 
+// The key size of a request when the peer's own key is RSA 2048 (grid-proxy-init's default) or
+// not RSA: what a key pool should keep ready.
+inline constexpr int kDefaultDelegationKeyBits = 2048;
+
 struct DelegationRequest {
   EvpPkeyPtr key;                  // the new private key; it never leaves this process
   std::vector<unsigned char> der;  // i2d_X509_REQ, written to the peer as it is
@@ -31,9 +35,10 @@ struct DelegationRequest {
 // Acceptor, step 1. A fresh RSA key as large as `like_peer_key` (the peer certificate's key),
 // clamped to 2048..4096 bits: we pay for the key generation, and a peer could ask for 16384; a
 // non-RSA or null peer key gets 2048. The request's subject is the placeholder Globus uses,
-// CN=NULL SUBJECT NAME ENTRY, and it is signed with SHA-256.
+// CN=NULL SUBJECT NAME ENTRY, and it is signed with SHA-256. `ready_key`, when it is an RSA key of
+// the size wanted, is used instead of making one (see key_pool.hpp).
 // Errors: an OpenSSL error from key generation or signing.
-Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key);
+Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key, EvpPkeyPtr ready_key = {});
 
 // Acceptor, step 2. `cert_der` is exactly one DER certificate (use der_object_length to cut it
 // from the stream). It must be a proxy for our key, issued by and signed with `peer_cert`, obeying

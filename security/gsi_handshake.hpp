@@ -18,6 +18,7 @@
 #include "protocol/core/result.hpp"
 #include "security/credential.hpp"
 #include "security/delegation.hpp"
+#include "security/key_pool.hpp"
 #include "security/tls_engine.hpp"
 
 namespace gridftp::security {
@@ -42,6 +43,8 @@ struct GsiOptions {
   bool require_peer_certificate = true;
   // Initiator: sign a Globus limited proxy (what globus-url-copy does) rather than inheritAll.
   bool limited_delegation = true;
+  // Acceptor: keys made ahead for the delegation request (null: made when the request is).
+  KeyPool* delegation_keys = nullptr;
 };
 
 class GsiHandshake {

@@ -47,6 +47,7 @@ struct CommandLine {
   bool hash_password = false;
   bool print_default_config = false;
   std::optional<int> session_fd;  // internal: a session process serving this inherited socket
+  std::optional<int> delegation_key_fd;  // internal: the key its parent made ahead
 };
 
 // -d takes Globus's level names; map them onto spdlog's.
@@ -121,6 +122,7 @@ void add_options(CLI::App& app, CommandLine& cli) {
   app.add_flag("--hash-password", cli.hash_password, "Read a password on stdin and print its hash");
   app.add_flag("--print-default-config", cli.print_default_config, "Print the built-in config and exit");
   app.add_option("--session-fd", cli.session_fd, "(internal) serve one inherited control connection")->group("");
+  app.add_option("--delegation-key-fd", cli.delegation_key_fd, "(internal) a delegation key made by the parent")->group("");
   std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
   for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
   app.footer(footer);
@@ -193,7 +195,7 @@ int main(int argc, char** argv) {
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   if (cli.session_fd) {
-    server->serve_inherited(*cli.session_fd);
+    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd);
     std::thread signal_thread([&server, stop_signals] {
       int received = 0;
       sigwait(&stop_signals, &received);

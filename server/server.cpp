@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
@@ -19,6 +21,9 @@ using transport::tcp;
 using transport::use_awaitable;
 
 namespace {
+
+// Delegation keys kept ready: enough for a burst of logins; the pool refills in the background.
+constexpr std::size_t kReadyDelegationKeys = 2;
 
 unsigned io_threads(const ServerConfig& config) {
   return config.server.threads != 0 ? config.server.threads : std::max(1U, std::thread::hardware_concurrency());
@@ -73,6 +78,10 @@ Result<tcp::endpoint> Server::bind() {
 
 void Server::run() {
   // A session process (serve_inherited) has no listener of its own.
+  if (gsi_ && !delegation_keys_) {
+    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits, kReadyDelegationKeys);
+    services_.delegation_keys = delegation_keys_.get();
+  }
   if (acceptor_.is_open()) asio::co_spawn(io_context_, accept_loop(), asio::detached);
   if (spawn_arguments_) asio::co_spawn(io_context_, reap_session_processes(), asio::detached);
   // A session process has one control connection; its parallel work is on the data loops.
@@ -129,7 +138,14 @@ transport::awaitable<void> Server::accept_loop() {
     }
     if (spawn_arguments_) {
       // The session process takes the connection; ours closes when `socket` goes out of scope.
-      if (auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle()); !spawned) {
+      // The session process gets a ready delegation key, so its login does not wait for one.
+      std::string key_pem;
+      if (auto key = delegation_keys_ ? delegation_keys_->take() : security::EvpPkeyPtr{}) {
+        if (auto pem = security::private_key_pem(key.get())) key_pem = std::move(*pem);
+      }
+      auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem);
+      OPENSSL_cleanse(key_pem.data(), key_pem.size());
+      if (!spawned) {
         loggers_.control->error("cannot start a session process: {}", spawned.error().message());
       }
       continue;
@@ -167,8 +183,22 @@ transport::awaitable<void> Server::reap_session_processes() {
   }
 }
 
-void Server::serve_inherited(int fd) {
+void Server::serve_inherited(int fd, std::optional<int> key_fd) {
   serves_one_session_ = true;
+  if (gsi_) {
+    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits, 0);
+    services_.delegation_keys = delegation_keys_.get();
+  }
+  if (key_fd) {
+    auto pem = read_handed_key(*key_fd);
+    auto key = pem ? security::parse_private_key_pem(*pem) : make_error(pem.error());
+    if (pem) OPENSSL_cleanse(pem->data(), pem->size());
+    if (key && delegation_keys_) {
+      delegation_keys_->put(std::move(*key));
+    } else if (!key) {
+      loggers_.control->warn("session process: no usable delegation key from the parent: {}", key.error().message());
+    }
+  }
   asio::co_spawn(io_context_, [this, fd]() -> transport::awaitable<void> {
     tcp::socket socket(asio::make_strand(io_context_));
     sockaddr_storage local{};

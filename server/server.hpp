@@ -13,6 +13,7 @@
 
 #include "protocol/core/result.hpp"
 #include "server/auth/authenticator.hpp"
+#include "security/key_pool.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/log_setup.hpp"
@@ -42,8 +43,9 @@ class Server {
   // Process-per-session mode: each accepted connection goes to a new process started with
   // these arguments (the parent's argv[1..]) instead of being served here.
   void spawn_sessions_with(std::vector<std::string> arguments) { spawn_arguments_ = std::move(arguments); }
-  // A session process: serves the one connection on `fd`, then run() returns.
-  void serve_inherited(int fd);
+  // A session process: serves the one connection on `fd`, then run() returns. `key_fd` carries
+  // a delegation key the parent made ahead (see security/key_pool.hpp).
+  void serve_inherited(int fd, std::optional<int> key_fd);
 
  private:
   transport::awaitable<void> accept_loop();
@@ -71,6 +73,7 @@ class Server {
   std::list<std::weak_ptr<ControlSession>> sessions_;
   std::atomic<bool> stopping_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
+  std::unique_ptr<security::KeyPool> delegation_keys_;
   bool serves_one_session_ = false;  // a session process: one control thread is enough
 };
 

@@ -5,6 +5,8 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
 
 #include "protocol/core/errors.hpp"
@@ -13,34 +15,84 @@ extern char** environ;
 
 namespace gridftp::server {
 
-std::vector<std::string> session_process_command(const std::vector<std::string>& arguments, int fd) {
+std::vector<std::string> session_process_command(const std::vector<std::string>& arguments, int fd,
+                                                 std::optional<int> key_fd) {
   std::vector<std::string> command{"/proc/self/exe"};
   command.insert(command.end(), arguments.begin(), arguments.end());
   command.emplace_back("--session-fd");
   command.push_back(std::to_string(fd));
+  if (key_fd) {
+    command.emplace_back("--delegation-key-fd");
+    command.push_back(std::to_string(*key_fd));
+  }
   return command;
 }
 
-Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd) {
-  // The child gets the session socket as descriptor 3 and nothing else beyond stdio: not the
-  // listener, and not the sockets of sessions accepted meanwhile on other threads (a copy held
-  // by the wrong process keeps a connection open after its own session has closed it).
+namespace {
+
+// A pipe already holding `bytes` (a key PEM is far below the pipe's capacity, so the write
+// never blocks), its write end closed: the read end is returned. -1 with errno on failure.
+int pipe_holding(const std::string& bytes) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) return -1;
+  const bool written = ::write(ends[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  const int saved = errno;
+  ::close(ends[1]);
+  if (!written) {
+    ::close(ends[0]);
+    errno = saved != 0 ? saved : EPIPE;
+    return -1;
+  }
+  return ends[0];
+}
+
+}  // namespace
+
+Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
+                                   const std::string& key_pem) {
+  // The child gets the session socket as descriptor 3 (and the key pipe as 4) and nothing else
+  // beyond stdio: not the listener, and not the sockets of sessions accepted meanwhile on other
+  // threads (a copy held by the wrong process keeps a connection open after its own session has
+  // closed it).
   constexpr int kSessionFd = 3;
-  const auto command = session_process_command(arguments, kSessionFd);
+  constexpr int kKeyFd = 4;
+  const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
+  if (!key_pem.empty() && key_pipe < 0) return make_error(std::error_code(errno, std::generic_category()));
+  const auto command = session_process_command(arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt);
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
-  if (const int rc = ::posix_spawn_file_actions_init(&actions); rc != 0) {
-    return make_error(std::error_code(rc, std::generic_category()));
+  int rc = ::posix_spawn_file_actions_init(&actions);
+  if (rc == 0) {
+    rc = ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
+    if (rc == 0 && key_pipe >= 0) rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
+    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, (key_pipe >= 0 ? kKeyFd : kSessionFd) + 1);
+    pid_t child = 0;
+    if (rc == 0) rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
   }
-  int rc = ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
-  if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, kSessionFd + 1);
-  pid_t child = 0;
-  if (rc == 0) rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-  ::posix_spawn_file_actions_destroy(&actions);
+  if (key_pipe >= 0) ::close(key_pipe);
   if (rc != 0) return make_error(std::error_code(rc, std::generic_category()));
   return {};
+}
+
+Result<std::string> read_handed_key(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return make_error(std::error_code(saved, std::generic_category()));
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
 }
 
 Result<void> become_account(const std::string& account) {

@@ -64,6 +64,7 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
   }
   security::GsiOptions options;
   options.accept_delegation = true;
+  options.delegation_keys = services_.delegation_keys;
   auto handshake = security::GsiHandshake::create(services_.gsi->control.get(), security::GsiHandshake::Role::Server,
                                                   options);
   if (!handshake) {

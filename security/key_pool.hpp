@@ -1,0 +1,49 @@
+// RSA keys made before anyone asks for them. Accepting a delegated credential needs a fresh key
+// pair (delegation.hpp), and a 2048-bit RSA key takes 50-300 ms to find: made on demand, that
+// wait sits inside every gsiftp login. A pool keeps a few ready, made by a thread of its own.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "protocol/core/result.hpp"
+#include "security/openssl_ptr.hpp"
+
+namespace gridftp::security {
+
+class KeyPool {
+ public:
+  // Keeps `depth` keys of `bits` ready; depth 0 makes none itself (it only hands out keys put()).
+  KeyPool(int bits, std::size_t depth);
+  ~KeyPool();
+  KeyPool(const KeyPool&) = delete;
+  KeyPool& operator=(const KeyPool&) = delete;
+
+  int bits() const { return bits_; }
+  // A ready key, never handed out twice; null when none is ready (the caller makes its own).
+  EvpPkeyPtr take();
+  // Adds a key made elsewhere (a session process gets one from its parent).
+  void put(EvpPkeyPtr key);
+
+ private:
+  void refill();
+
+  const int bits_;
+  const std::size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable wanted_;
+  std::deque<EvpPkeyPtr> ready_;
+  bool stopping_ = false;
+  std::thread maker_;
+};
+
+// The private key as PKCS#8 PEM, and back: how a parent hands a pool key to a session process.
+// Errors: an OpenSSL error; parse: Errc::MalformedPem or a PEM without a key.
+Result<std::string> private_key_pem(EVP_PKEY* key);
+Result<EvpPkeyPtr> parse_private_key_pem(std::string_view pem);
+
+}  // namespace gridftp::security
