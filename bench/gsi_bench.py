@@ -266,6 +266,19 @@ def print_row(level: str, p: int, rows: dict, labels: list[str]) -> None:
         print(f"{'':<11} gridftpd transfer log: {field}", flush=True)
 
 
+def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int) -> None:
+    """What dcpriv/nodcau can reach when nodcau already keeps every core busy: each byte then
+    costs what it cost at nodcau, plus one AES-GCM seal and one open (both servers on this host)
+    at `openssl speed`'s rate. dcpriv/nodcau <= 1 / (1 + 2 * nodcau rate / (cores * speed))."""
+    print("\ndcpriv/nodcau bound from CPU cost (nodcau rate, aes-128-gcm at openssl speed, "
+          f"{cores} cores; valid where nodcau is CPU-bound):")
+    for p in streams:
+        base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
+        if base:
+            bound = 1.0 / (1.0 + 2.0 * base / (cores * aes_speed))
+            print(f"  -p {p}: nodcau {base / 1e9:.2f} GB/s -> dcpriv/nodcau at most {bound:.2f}")
+
+
 def print_targets(rows: dict, streams: list[int]) -> bool:
     print("\ntargets")
     ok = True
@@ -404,6 +417,7 @@ def run(args) -> int:
         print(f"load average at the end: {load_average()}; 'others %' is the largest share of all CPUs "
               "that processes outside this benchmark used during one of the row's timed runs "
               f"('!': above {CONTENDED:.0%} even after --contended-retries; rerun on a quiet machine)")
+        print_cpu_bound(rows, args.stream_list, speeds["aes-128-gcm"], cores)
         print_targets(rows, args.stream_list)
         for t in targets:
             if t.label == "gridftpd":
