@@ -17,9 +17,10 @@ namespace {
 
 using Role = SessionPool::Role;
 
-// -pp sends this many files' commands before reading their replies (guc keeps a similar window;
-// a larger one only delays the first failure's notice).
-constexpr std::size_t kPipelineDepth = 16;
+// -pp sends this many files' commands before reading their replies. Each batch drains before the
+// next is sent, so a deeper window wastes fewer round trips (16 measured slower than 64 on
+// loopback); after a failure at most this many files are redone one by one.
+constexpr std::size_t kPipelineDepth = 64;
 
 Result<std::vector<ListingEntry>> list_local(const std::string& directory) {
   std::error_code ec;
