@@ -70,6 +70,7 @@ Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
       auto used = parser_.feed(pending_);
       if (!used) {
         last_failure_ = last_command_ + ": unreadable reply (" + used.error().message() + ")";
+        last_failure_code_.reset();
         return make_error(used.error());
       }
       pending_.erase(0, *used);
@@ -81,6 +82,7 @@ Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
     if (!count || *count == 0) {
       const auto error = count ? make_error_code(std::errc::connection_reset) : count.error();
       last_failure_ = last_command_ + ": no reply (" + error.message() + ")";
+      last_failure_code_.reset();
       return make_error(error);
     }
     pending_.append(buffer.data(), *count);
@@ -121,6 +123,7 @@ Result<ParsedReply> ControlConnection::command_expecting(std::string_view comman
 
 void ControlConnection::note_failure(std::string_view command, const ParsedReply& reply) {
   last_failure_ = std::string(loggable(command)) + ":\n    " + join_lines(reply);
+  last_failure_code_ = reply.code;
 }
 
 void ControlConnection::quit() {

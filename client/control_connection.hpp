@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,7 +45,12 @@ class ControlConnection {
   // "RETR /x:\n    550 No such file" for the last unexpected reply, one reply line per line, or
   // "RETR /x: no reply (…)" when the connection failed; empty if none.
   const std::string& last_failure() const { return last_failure_; }
-  void clear_failure() { last_failure_.clear(); }
+  // The code of the reply behind last_failure(); nullopt when it was no reply at all.
+  std::optional<int> last_failure_code() const { return last_failure_code_; }
+  void clear_failure() {
+    last_failure_.clear();
+    last_failure_code_.reset();
+  }
   const std::string& label() const { return label_; }
   ControlChannel& channel() { return *channel_; }
   const ControlChannel& channel() const { return *channel_; }
@@ -60,6 +66,7 @@ class ControlConnection {
   std::string pending_;                      // received bytes the parser has not consumed yet
   std::string last_command_ = "(greeting)";  // what the next reply answers
   std::string last_failure_;
+  std::optional<int> last_failure_code_;
   Clock::duration command_timeout_ = std::chrono::seconds(60);
 };
 

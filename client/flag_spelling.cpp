@@ -9,7 +9,7 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 31> kLongFlags{
+constexpr std::array<std::string_view, 46> kLongFlags{
     "vb",           "verbose",        "quiet",           "dbg",          "debugftp",
     "list",         "cd",             "create-dest",     "parallel",     "tcp-bs",
     "tcp-buffer-size", "bs",          "block-size",      "recurse",      "help",
@@ -17,6 +17,10 @@ constexpr std::array<std::string_view, 31> kLongFlags{
     "partial-offset", "len",          "partial-length",  "verify-checksum", "checksum-alg",
     "nodcau",       "no-data-channel-authentication",    "dcsafe",       "data-channel-safe",
     "dcpriv",       "data-channel-private",
+    // The multi-file engine's flags.
+    "cc",           "concurrency",    "pp",              "pipeline",     "sync",
+    "sync-level",   "rst",            "restart",         "rst-retries",  "rst-interval",
+    "rst-timeout",  "continue-on-error", "dp",           "delayed-pasv", "fast",
 };
 }  // namespace
 

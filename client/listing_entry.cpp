@@ -33,10 +33,52 @@ void apply_fact(std::string_view key, std::string_view value, ListingEntry& entr
     if (ec == std::errc{} && end == value.data() + value.size()) {
       entry.size_bytes = bytes;
     }
+    return;
+  }
+  if (equals_ignoring_case(key, "modify")) {
+    entry.modify_seconds = parse_time_val(value);
   }
 }
 
+std::optional<int> digits_at(std::string_view text, std::size_t offset, std::size_t count) {
+  int value = 0;
+  const auto* first = text.data() + offset;
+  const auto [end, ec] = std::from_chars(first, first + count, value);
+  if (ec != std::errc{} || end != first + count || value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+std::int64_t days_from_civil(int year, int month, int day) {
+  year -= month <= 2 ? 1 : 0;
+  const int era = (year >= 0 ? year : year - 399) / 400;
+  const int year_of_era = year - era * 400;
+  const int day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return std::int64_t{era} * 146097 + day_of_era - 719468;
+}
+
 }  // namespace
+
+std::optional<std::int64_t> parse_time_val(std::string_view text) {
+  constexpr std::size_t kDigits = 14;  // YYYYMMDDHHMMSS
+  if (text.size() < kDigits || (text.size() > kDigits && text[kDigits] != '.')) {
+    return std::nullopt;
+  }
+  const auto year = digits_at(text, 0, 4);
+  const auto month = digits_at(text, 4, 2);
+  const auto day = digits_at(text, 6, 2);
+  const auto hour = digits_at(text, 8, 2);
+  const auto minute = digits_at(text, 10, 2);
+  const auto second = digits_at(text, 12, 2);
+  if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
+      *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  return days_from_civil(*year, *month, *day) * 86400 + *hour * 3600 + *minute * 60 + *second;
+}
 
 std::string ListingEntry::display_name() const { return is_directory ? name + '/' : name; }
 

@@ -17,6 +17,7 @@ struct ListingEntry {
   bool is_directory = false;
   bool is_self_or_parent = false;  // Type=cdir / Type=pdir
   std::optional<std::uint64_t> size_bytes;
+  std::optional<std::int64_t> modify_seconds;  // Modify fact as Unix time (RFC 3659 §2.3, UTC)
 
   // The name, with a trailing '/' for directories (globus-url-copy -list prints them so).
   std::string display_name() const;
@@ -26,6 +27,10 @@ struct ListingEntry {
 // the name keeps any spaces. Errors: Errc::BadReply when there is no "; " before a non-empty name
 // or a fact lacks '='.
 Result<ListingEntry> parse_mlsd_line(std::string_view line);
+
+// Parses an RFC 3659 time-val "YYYYMMDDHHMMSS[.sss]" (UTC) into Unix seconds, dropping the
+// fraction; nullopt when malformed or out of range (the MDTM reply and the Modify fact).
+std::optional<std::int64_t> parse_time_val(std::string_view text);
 
 // Splits a listing body into lines (LF with any CRs before it), dropping empty lines.
 std::vector<std::string_view> split_listing_lines(std::string_view body);

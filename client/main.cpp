@@ -1,5 +1,6 @@
 // gridcp: copies files over FTP the way globus-url-copy does, taking its flag spellings. This
-// file only turns argv into CopyJob calls, prints results and picks the exit status.
+// file only turns argv into CopyEngine options and calls, and picks the exit status; per-file
+// output comes from the observer.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,17 +16,16 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "client/copy_job.hpp"
+#include "client/copy_engine.hpp"
 #include "client/flag_spelling.hpp"
+#include "client/plain_observer.hpp"
 #include "client/url_pair_list.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
 
 namespace {
 
-using gridftp::client::CopyJob;
-using gridftp::client::TransferStats;
-using gridftp::client::Url;
+using gridftp::client::CopyEngine;
 using gridftp::client::UrlPair;
 
 struct Flags {
@@ -48,8 +48,48 @@ struct Flags {
   bool no_dcau = false;        // -nodcau: DCAU N
   bool data_safe = false;      // -dcsafe: PROT S
   bool data_private = false;   // -dcpriv: PROT P
+  unsigned concurrency = 1;    // -cc
+  bool pipelining = false;     // -pp
+  bool sync = false;           // -sync
+  unsigned sync_level = gridftp::client::kDefaultSyncLevel;
+  bool restart = false;        // -rst
+  unsigned restart_retries = 5;
+  unsigned restart_interval_seconds = 0;
+  unsigned restart_timeout_seconds = 0;
+  bool continue_on_error = false;  // -c: always the case in gridcp
+  bool delayed_passive = false;    // -dp
+  bool fast = false;               // -fast
   std::vector<std::string> urls;
 };
+
+// The multi-file engine's flags, with globus-url-copy's meanings (guc -help, GCT 6.2).
+void add_engine_flags(CLI::App& app, Flags& flags) {
+  app.add_option("--cc,--concurrency", flags.concurrency,
+                 "Files in flight at once, each over its own control connections")
+      ->check(CLI::Range(1U, 256U));
+  app.add_flag("--pp,--pipeline", flags.pipelining,
+               "Pipeline the commands of many files on one connection pair (third-party)");
+  app.add_flag("--sync", flags.sync,
+               "Copy only files whose destination is missing or differs (see -sync-level)");
+  app.add_option("--sync-level", flags.sync_level,
+                 "0: destination missing; 1: or sizes differ; 2 (default): or destination older; "
+                 "3: or checksums differ")
+      ->check(CLI::Range(0U, gridftp::client::kMaxSyncLevel));
+  app.add_flag("--rst,--restart", flags.restart,
+               "Retry failed files, resuming from what the destination already holds");
+  app.add_option("--rst-retries", flags.restart_retries,
+                 "Most retries per file with -rst (0: no limit; default 5)");
+  app.add_option("--rst-interval", flags.restart_interval_seconds,
+                 "Seconds between retries (0, the default: exponential back-off)");
+  app.add_option("--rst-timeout", flags.restart_timeout_seconds,
+                 "Stop retrying a file this many seconds after its first failure (0: never)");
+  app.add_flag("-c,--continue-on-error", flags.continue_on_error,
+               "Accepted for compatibility: gridcp always goes on with the other files");
+  app.add_flag("--dp,--delayed-pasv", flags.delayed_passive,
+               "Accepted for compatibility (delayed passive); gridcp sends a plain PASV");
+  app.add_flag("--fast", flags.fast,
+               "Accepted for compatibility: -pp already reuses MODE E data connections");
+}
 
 void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
@@ -86,6 +126,7 @@ void add_flags(CLI::App& app, Flags& flags) {
                "gsiftp: integrity-protected data channels (PROT S)");
   app.add_flag("--dcpriv,--data-channel-private", flags.data_private,
                "gsiftp: encrypted data channels (PROT P)");
+  add_engine_flags(app, flags);
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }
 
@@ -126,15 +167,15 @@ bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
   return true;
 }
 
-void print_failure(std::string_view what, std::error_code error, const CopyJob& job) {
+void print_failure(std::string_view what, std::error_code error, const CopyEngine& engine) {
   std::cerr << "gridcp: error: " << what << ": " << error.message();
-  if (!job.failure_detail().empty()) {
-    std::cerr << "\n  " << job.failure_detail();
+  if (!engine.failure_detail().empty()) {
+    std::cerr << "\n  " << engine.failure_detail();
   }
   std::cerr << '\n';
 }
 
-bool run_list(CopyJob& job, const Flags& flags) {
+bool run_list(CopyEngine& engine, const Flags& flags) {
   auto url = gridftp::client::parse_url(flags.list_url);
   if (!url) {
     std::cerr << "gridcp: error: bad URL: " << flags.list_url << '\n';
@@ -143,9 +184,9 @@ bool run_list(CopyJob& job, const Flags& flags) {
   if (!url->is_directory()) {
     url->path += '/';
   }
-  auto entries = job.list(*url);
+  auto entries = engine.list(*url);
   if (!entries) {
-    print_failure("listing " + flags.list_url, entries.error(), job);
+    print_failure("listing " + flags.list_url, entries.error(), engine);
     return false;
   }
   std::cout << flags.list_url << '\n';
@@ -154,42 +195,6 @@ bool run_list(CopyJob& job, const Flags& flags) {
   }
   std::cout << '\n';  // globus-url-copy ends a listing with a blank line
   return true;
-}
-
-std::string spell(const Url& url) { return url.is_remote() ? url.origin() + url.path : url.path; }
-
-void report_file(const Flags& flags, const Url& source, const Url& dest,
-                 const TransferStats& stats) {
-  if (flags.quiet) {
-    return;
-  }
-  if (flags.verbose || flags.verbose_bytes) {
-    std::cout << "Source: " << spell(source) << "\nDest:   " << spell(dest) << '\n';
-  }
-  if (flags.verbose_bytes) {
-    const double seconds = std::chrono::duration<double>(stats.elapsed).count();
-    const double megabytes_per_second = seconds > 0 ? stats.bytes / seconds / 1e6 : 0.0;
-    std::printf("%12llu bytes %10.2f MB/sec avg\n", static_cast<unsigned long long>(stats.bytes),
-                megabytes_per_second);
-  }
-}
-
-bool run_copies(CopyJob& job, const std::vector<UrlPair>& pairs) {
-  bool all_ok = true;
-  for (const auto& pair : pairs) {
-    auto source = gridftp::client::parse_url(pair.source);
-    auto dest = gridftp::client::parse_url(pair.dest);
-    if (!source || !dest) {
-      std::cerr << "gridcp: error: bad URL: " << (source ? pair.dest : pair.source) << '\n';
-      all_ok = false;
-      continue;
-    }
-    if (auto copied = job.copy(*source, *dest); !copied) {
-      print_failure("copying " + pair.source + " to " + pair.dest, copied.error(), job);
-      all_ok = false;
-    }
-  }
-  return all_ok;
 }
 
 // -nodcau, -dcsafe and -dcpriv as one level; PROT S/P need DCAU, so they exclude -nodcau.
@@ -223,7 +228,8 @@ int main(int argc, char** argv) {
                "gridcp"};
   app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
              "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
-             "-nodcau, -dcsafe, -dcpriv. gsiftp:// uses the proxy in X509_USER_PROXY (or "
+             "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
+             "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY (or "
              "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR.");
   Flags flags;
   add_flags(app, flags);
@@ -255,22 +261,20 @@ int main(int argc, char** argv) {
   options.transfer.parallelism = flags.parallel;
   options.transfer.block_size_bytes = flags.block_size;
   options.transfer.range = {flags.partial_offset, flags.partial_length};
-  if (flags.verbose_bytes && !flags.quiet) {
-    options.transfer.on_progress = [](std::uint64_t bytes) {
-      std::printf("%14llu bytes\r", static_cast<unsigned long long>(bytes));
-      std::fflush(stdout);
-    };
-  }
   options.create_dest = flags.create_dest;
   options.recursive = flags.recursive;
   options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
-  CopyJob job(options, make_client_logger(flags.debug));
-  job.set_file_done_callback(
-      [&flags](const Url& source, const Url& dest, const TransferStats& stats) {
-        report_file(flags, source, dest, stats);
-      });
-  bool ok = flags.list_url.empty() || run_list(job, flags);
-  ok = run_copies(job, pairs) && ok;
-  job.close_all();
+  options.concurrency = flags.concurrency;
+  options.pipelining = flags.pipelining;
+  options.sync = {flags.sync, flags.sync_level};
+  options.restart.enabled = flags.restart;
+  options.restart.max_retries = flags.restart_retries;
+  options.restart.interval = std::chrono::seconds(flags.restart_interval_seconds);
+  options.restart.timeout = std::chrono::seconds(flags.restart_timeout_seconds);
+  gridftp::client::PlainObserver observer({flags.verbose, flags.verbose_bytes, flags.quiet});
+  options.observer = &observer;
+  CopyEngine engine(options, make_client_logger(flags.debug));
+  bool ok = flags.list_url.empty() || run_list(engine, flags);
+  ok = engine.run(pairs) && ok;
   return ok ? 0 : 1;
 }

@@ -300,6 +300,34 @@ Result<std::optional<std::uint64_t>> Session::size(const std::string& path) {
   return std::optional<std::uint64_t>{bytes};
 }
 
+Result<std::optional<ListingEntry>> Session::stat(const std::string& path) {
+  if (!has_feature("MLST")) {
+    auto bytes = size(path);
+    if (!bytes || !*bytes) {
+      return bytes ? Result<std::optional<ListingEntry>>(std::nullopt) : make_error(bytes.error());
+    }
+    ListingEntry entry;
+    entry.size_bytes = *bytes;
+    return std::optional<ListingEntry>(std::move(entry));
+  }
+  auto reply = control_->command("MLST " + path);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  if (reply->code / 100 != kPositiveCompletion) {
+    return std::optional<ListingEntry>{};
+  }
+  // "250-status of p" / " facts p" / "250 End.": the fact line is the one starting with a space.
+  for (const auto& line : reply->lines) {
+    if (!line.empty() && line.front() == ' ') {
+      if (auto entry = parse_mlsd_line(std::string_view(line).substr(1)); entry) {
+        return std::optional<ListingEntry>(std::move(*entry));
+      }
+    }
+  }
+  return std::optional<ListingEntry>{};
+}
+
 Result<void> Session::make_directories(const std::string& directory) {
   // Try the whole path first; only walk from the root when that fails (wire doc §1.5 `-cd`).
   auto whole = control_->command("MKD " + directory);
@@ -320,6 +348,15 @@ Result<void> Session::make_directories(const std::string& directory) {
       control_->note_failure("MKD " + prefix, *reply);
       return make_error(rejected_reply_error());
     }
+  }
+  return {};
+}
+
+Result<void> Session::restart_at(const std::string& argument) {
+  constexpr int kIntermediate = 3;
+  auto reply = control_->command_expecting("REST " + argument, kIntermediate);
+  if (!reply) {
+    return make_error(reply.error());
   }
   return {};
 }

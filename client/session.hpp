@@ -15,6 +15,7 @@
 #include "client/data_connection.hpp"
 #include "client/data_security_plan.hpp"
 #include "client/gsi_credentials.hpp"
+#include "client/listing_entry.hpp"
 #include "client/transfer_plan.hpp"
 #include "client/url.hpp"
 
@@ -85,8 +86,14 @@ class Session {
   Result<void> send_port(const HostPort& address);
   // SIZE; nullopt when the server will not say (no SIZE feature or a 5xx).
   Result<std::optional<std::uint64_t>> size(const std::string& path);
+  // MLST path → the entry's facts (wire doc §1.4); nullopt when the server says it does not exist
+  // (a 5xx) or has no MLST (then SIZE alone fills size_bytes). Errors: connection errors.
+  Result<std::optional<ListingEntry>> stat(const std::string& path);
   // MKD each missing component of `directory`, ignoring "exists" (wire doc §1.5 `-cd`).
   Result<void> make_directories(const std::string& directory);
+  // REST <argument> (expects 350), immediately before a transfer command (wire doc §4.3).
+  // Errors: rejected_reply_error() and connection errors.
+  Result<void> restart_at(const std::string& argument);
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
   Result<ParsedReply> begin_transfer(const std::string& command);
   // The two halves of begin_transfer(), for callers that must act between them (a MODE E put

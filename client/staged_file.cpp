@@ -1,6 +1,7 @@
 #include "client/staged_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,13 +15,34 @@ Unexpected errno_error() { return make_error(std::error_code(errno, std::generic
 
 }  // namespace
 
+std::string StagedFile::temporary_path_for(const std::string& path) {
+  return path + ".gridcp-part";
+}
+
 Result<StagedFile> StagedFile::create(const std::string& path) {
-  std::string temporary = path + ".gridcp-part";
+  std::string temporary = temporary_path_for(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     return errno_error();
   }
   return StagedFile(fd, path, std::move(temporary));
+}
+
+Result<StagedFile> StagedFile::reopen(const std::string& path) {
+  std::string temporary = temporary_path_for(path);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    return errno_error();
+  }
+  return StagedFile(fd, path, std::move(temporary));
+}
+
+Result<std::uint64_t> StagedFile::size_bytes() const {
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0) {
+    return errno_error();
+  }
+  return static_cast<std::uint64_t>(info.st_size);
 }
 
 StagedFile::StagedFile(int fd, std::string path, std::string temporary_path)
@@ -30,7 +52,8 @@ StagedFile::StagedFile(StagedFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       path_(std::move(other.path_)),
       temporary_path_(std::move(other.temporary_path_)),
-      committed_(std::exchange(other.committed_, true)) {}
+      committed_(std::exchange(other.committed_, true)),
+      keep_(other.keep_) {}
 
 StagedFile::~StagedFile() { discard(); }
 
@@ -39,7 +62,7 @@ void StagedFile::discard() {
     ::close(fd_);
     fd_ = -1;
   }
-  if (!committed_ && !temporary_path_.empty()) {
+  if (!committed_ && !keep_ && !temporary_path_.empty()) {
     ::unlink(temporary_path_.c_str());
   }
 }

@@ -14,6 +14,11 @@ class StagedFile {
  public:
   // Creates "<path>.gridcp-part" (truncating a leftover one). Errors: errno from open(2).
   static Result<StagedFile> create(const std::string& path);
+  // Opens a leftover "<path>.gridcp-part" of an earlier failed attempt without truncating it
+  // (-rst resumes after its last byte), creating it if there is none. Errors: as create().
+  static Result<StagedFile> reopen(const std::string& path);
+  // The temporary name of `path`, for removing a partial file kept by keep_for_resume().
+  static std::string temporary_path_for(const std::string& path);
 
   StagedFile(StagedFile&& other) noexcept;
   StagedFile& operator=(StagedFile&&) = delete;
@@ -31,6 +36,12 @@ class StagedFile {
   Result<void> commit();
 
   const std::string& temporary_path() const { return temporary_path_; }
+  // Current size of the temporary file (for stream mode, the bytes received in order).
+  // Errors: errno from fstat(2).
+  Result<std::uint64_t> size_bytes() const;
+  // Leaves the temporary file in place when this object goes without commit(), so that a later
+  // attempt can reopen() it; the caller then owns removing it if no attempt succeeds.
+  void keep_for_resume() { keep_ = true; }
 
  private:
   StagedFile(int fd, std::string path, std::string temporary_path);
@@ -40,6 +51,7 @@ class StagedFile {
   std::string path_;
   std::string temporary_path_;
   bool committed_ = false;
+  bool keep_ = false;
 };
 
 }  // namespace gridftp::client

@@ -60,6 +60,61 @@ FinalReplies await_final_replies(Session& source, Session& dest, Clock::duration
   return replies;
 }
 
+// Range marker (wire doc §4.2): the dest's confirmed ranges, kept for a -rst resume.
+constexpr int kRangeMarkerCode = 111;
+
+// -rst: the REST argument that resumes this transfer on both servers, if an earlier attempt left
+// something to resume from (restart_state.hpp). Partial (-off/-len) transfers start over.
+Result<std::optional<std::string>> resume_argument(Session& dest, const std::string& dest_path,
+                                                   const TransferOptions& options,
+                                                   std::optional<std::uint64_t> size_bytes) {
+  const RestartState* restart = options.restart;
+  if (restart == nullptr || !restart->resume || options.range.is_partial()) {
+    return std::optional<std::string>{};
+  }
+  if (options.parallelism) {
+    return restart_argument(true, restart->dest_ranges);
+  }
+  if (!restart->dest_store_began) {
+    return std::optional<std::string>{};
+  }
+  auto held = dest.size(dest_path);
+  if (!held) {
+    return make_error(held.error());
+  }
+  if (!*held || **held == 0 || (size_bytes && **held >= *size_bytes)) {
+    return std::optional<std::string>{};
+  }
+  protocol::restart::ByteRangeSet present;
+  present.insert(0, **held);
+  return restart_argument(false, present);
+}
+
+// What a dest reply during the transfer tells us: progress (112), confirmed ranges (111), and
+// that the STOR began (1xx), which makes the dest's partial file ours to resume.
+void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
+                     std::uint64_t& marker_bytes) {
+  if (reply.code == kPerfMarkerCode) {
+    if (const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines)) {
+      marker_bytes = *bytes;
+      if (options.on_progress) {
+        options.on_progress(*bytes);
+      }
+    }
+    return;
+  }
+  if (options.restart == nullptr) {
+    return;
+  }
+  if (reply.code == kRangeMarkerCode && !reply.lines.empty()) {
+    if (auto ranges = protocol::restart::parse_range_marker(reply.lines.front())) {
+      options.restart->dest_ranges.insert(*ranges);
+    }
+    return;
+  }
+  options.restart->dest_store_began = true;
+}
+
 }  // namespace
 
 Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
@@ -105,6 +160,23 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto allocated = send_allocate(dest, allocation_bytes(size_bytes, *range)); !allocated) {
     return make_error(allocated.error());
   }
+  auto resume = resume_argument(dest, dest_path, options, size_bytes);
+  if (!resume) {
+    return make_error(resume.error());
+  }
+  // What the dest already held: a resumed file counts only what moves in this attempt.
+  std::uint64_t held_before = 0;
+  if (*resume) {
+    auto held = protocol::restart::parse_range_list(
+        options.parallelism ? **resume : "0-" + **resume);
+    held_before = held ? held->covered_bytes() : 0;
+  }
+  // The same list goes to both servers, right before their transfer commands (wire doc §4.3).
+  if (*resume) {
+    if (auto restarted = dest.restart_at(**resume); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
   // The dest answers STOR only once the source has connected, so its replies are read last.
   if (auto sent = dest.send_transfer_command(store_command(dest_path, *range)); !sent) {
     return make_error(sent.error());
@@ -117,20 +189,18 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto ported = source.send_port(*address); !ported) {
     return make_error(ported.error());
   }
+  if (*resume) {
+    if (auto restarted = source.restart_at(**resume); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
   if (auto sent = source.send_transfer_command(retrieve_command(source_path, *range)); !sent) {
     return make_error(sent.error());
   }
   std::uint64_t marker_bytes = 0;
   auto replies = await_final_replies(
-      source, dest, source.options().transfer_reply_timeout, [&](const ParsedReply& reply) {
-        const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines);
-        if (reply.code == kPerfMarkerCode && bytes) {
-          marker_bytes = *bytes;
-          if (options.on_progress) {
-            options.on_progress(*bytes);
-          }
-        }
-      });
+      source, dest, source.options().transfer_reply_timeout,
+      [&](const ParsedReply& reply) { note_dest_reply(reply, options, marker_bytes); });
   for (auto* reply : {&*replies.source, &*replies.dest}) {
     if (!*reply) {
       return make_error(reply->error());
@@ -139,8 +209,8 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto verified = verify_remote(dest, dest_path, *range, *expected, options); !verified) {
     return make_error(verified.error());
   }
-  const std::uint64_t bytes =
-      *range ? (*range)->length : size_bytes.value_or(marker_bytes);
+  std::uint64_t bytes = *range ? (*range)->length : size_bytes.value_or(marker_bytes);
+  bytes = bytes > held_before ? bytes - held_before : 0;
   return TransferStats{bytes, Clock::now() - start};
 }
 

@@ -62,10 +62,18 @@ Result<std::optional<PartialRange>> remote_range(Session& session, const std::st
 
 // Stream-mode body of a get: the bytes arrive in order from the local offset on.
 Result<std::uint64_t> receive_stream(Session& session, const std::string& command,
-                                     const StagedFile& staged, std::uint64_t local_offset) {
+                                     const StagedFile& staged, std::uint64_t local_offset,
+                                     std::uint64_t resume_offset,
+                                     const std::function<void(std::uint64_t)>& on_progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
+  }
+  // REST goes right before the transfer command (RFC 3659 §5.3); a resumed get starts there.
+  if (resume_offset > 0) {
+    if (auto restarted = session.restart_at(std::to_string(resume_offset)); !restarted) {
+      return make_error(restarted.error());
+    }
   }
   if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
     return make_error(begun.error());
@@ -74,6 +82,9 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
   auto bytes = drain(*data, [&](std::string_view chunk) {
     auto written = staged.write_at(position, chunk);
     position += chunk.size();
+    if (on_progress) {
+      on_progress(position - local_offset + resume_offset);
+    }
     return written;
   });
   data->close();
@@ -89,7 +100,8 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
 // Stream-mode body of a put: `length` bytes from the local offset.
 Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const std::string& command,
                                   std::optional<std::uint64_t> allocate_bytes,
-                                  std::uint64_t local_offset, std::uint64_t length) {
+                                  std::uint64_t local_offset, std::uint64_t length,
+                                  const std::function<void(std::uint64_t)>& on_progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
@@ -115,6 +127,9 @@ Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const s
       return fail_with_server_reason<std::uint64_t>(session, sent.error());
     }
     total += count;
+    if (on_progress) {
+      on_progress(total);
+    }
   }
   if (auto finished = data->finish_upload(); !finished) {
     data->close();
@@ -126,6 +141,29 @@ Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const s
     return make_error(done.error());
   }
   return total;
+}
+
+}  // namespace
+
+namespace {
+
+// A stream get retried under -rst picks up the partial file of the failed attempt: its size is
+// the count of bytes that arrived in order, and REST n asks the server for the rest (RFC 3659).
+Result<StagedFile> staged_for_get(const std::string& local_path,
+                                  const TransferOptions& options, bool resumable,
+                                  std::uint64_t& resume_offset) {
+  resume_offset = 0;
+  const bool resume = resumable && options.restart != nullptr && options.restart->resume;
+  auto staged = resume ? StagedFile::reopen(local_path) : StagedFile::create(local_path);
+  if (!staged || !resume) {
+    return staged;
+  }
+  auto held = staged->size_bytes();
+  if (!held) {
+    return make_error(held.error());
+  }
+  resume_offset = *held;
+  return staged;
 }
 
 }  // namespace
@@ -144,16 +182,22 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   if (!expected) {
     return make_error(expected.error());
   }
-  auto staged = StagedFile::create(local_path);
+  const bool resumable = !options.parallelism && !range->has_value();
+  std::uint64_t resume_offset = 0;
+  auto staged = staged_for_get(local_path, options, resumable, resume_offset);
   if (!staged) {
     return make_error(staged.error());
   }
+  if (options.restart != nullptr && options.restart->keep_partial && resumable) {
+    staged->keep_for_resume();
+  }
   // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5).
-  const std::uint64_t local_offset = *range ? (*range)->offset : 0;
+  const std::uint64_t local_offset = *range ? (*range)->offset : resume_offset;
   const auto command = retrieve_command(remote_path, *range);
   auto bytes = options.parallelism
                    ? receive_mode_e(session, command, *options.parallelism, *staged, local_offset)
-                   : receive_stream(session, command, *staged, local_offset);
+                   : receive_stream(session, command, *staged, local_offset, resume_offset,
+                                    options.on_progress);
   if (!bytes) {
     return make_error(bytes.error());
   }
@@ -198,7 +242,8 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
                    ? send_mode_e(session, *source,
                                  ModeESendRequest{command, allocate, *options.parallelism,
                                                   options.block_size_bytes, local_offset, length})
-                   : send_stream(session, *source, command, allocate, local_offset, length);
+                   : send_stream(session, *source, command, allocate, local_offset, length,
+                                 options.on_progress);
   if (!bytes) {
     return make_error(bytes.error());
   }
@@ -277,7 +322,7 @@ Result<std::vector<ListingEntry>> list_directory(Session& session, const std::st
   std::vector<ListingEntry> entries;
   for (const auto line : split_listing_lines(body)) {
     if (!machine_listing) {
-      entries.push_back(ListingEntry{std::string(line), false, false, std::nullopt});
+      entries.push_back(ListingEntry{std::string(line), false, false, std::nullopt, std::nullopt});
       continue;
     }
     auto entry = parse_mlsd_line(line);

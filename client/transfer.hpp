@@ -1,6 +1,6 @@
 // File transfers as globus-url-copy runs them (wire doc §1.5): get, put and third-party in stream
 // mode or, with -p, in MODE E; -off/-len as ERET/ESTO; -verify-checksum. Also directory listing
-// and the local copy. Each call is one file; the choice of which to run is copy_job's. The MODE E
+// and the local copy. Each call is one file; the choice of which to run is the copy engine's (file_worker). The MODE E
 // data movers are mode_e_receiver and mode_e_sender.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "client/data_security_plan.hpp"
 #include "client/listing_entry.hpp"
+#include "client/restart_state.hpp"
 #include "client/session.hpp"
 #include "client/transfer_plan.hpp"
 #include "security/digest.hpp"
@@ -32,8 +33,13 @@ struct TransferOptions {
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
   // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
   DataSecurityLevel data_security;
-  // Third-party: cumulative bytes from the dest's 112 performance markers (-vb).
+  // Bytes of the file so far: the receiver's count in a stream get, the sender's in a stream put,
+  // the dest's 112 performance markers in third-party. Called often; the caller throttles.
   std::function<void(std::uint64_t bytes)> on_progress;
+  // -rst: where this attempt starts and what it learns for the next (restart_state.hpp); null
+  // without restarts. Stream gets resume from the partial file, third-party transfers from the
+  // dest's 111 markers (MODE E) or its size after an earlier STOR began (stream).
+  RestartState* restart = nullptr;
 };
 
 // Failures of the calls below: a server refusal is rejected_reply_error() with the reply in the

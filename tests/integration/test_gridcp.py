@@ -1,11 +1,16 @@
 """Our client gridcp against our server gridftpd (get, put, third-party gridftpd -> gridftpd,
--list, -cd, failures) and against the real globus-gridftp-server (get and put)."""
+-list, -cd, failures; the multi-file engine: -r -cc -pp trees, -sync, -rst after a killed
+server, -f lists, bad input in the middle of a run) and against the real globus-gridftp-server
+(get and put)."""
 
 import os
+import signal
+import subprocess
+import time
 
-from gridftp_harness import (MIB, assert_file_digest, gridcp_binary, make_file, make_temp_dir,
-                             make_tree_readable, run_peer, run_tests, start_globus_server,
-                             start_gridftpd)
+from gridftp_harness import (MIB, assert_file_digest, assert_same_tree, gridcp_binary, make_file,
+                             make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             start_globus_server, start_gridftpd, tree_digests, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "mib_plus_one.bin": MIB + 1, "big.bin": 64 * MIB + 3}
 
@@ -150,6 +155,148 @@ def test_get_and_put_against_globus_server():
                                f"gridcp put {name} to Globus")
         except AssertionError as e:
             raise AssertionError(f"{e}\n{result.describe()}") from None
+
+
+def make_nested_tree(root: str, files: int, per_dir: int = 100) -> dict[str, str]:
+    """`files` small files (0..199 bytes), `per_dir` to a directory, two levels deep.
+    Returns relative path -> sha256."""
+    block = os.urandom(200 + files)
+    for i in range(files):
+        d = i // per_dir
+        directory = os.path.join(root, f"d{d // 10}", f"e{d % 10}")
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, f"f{i}.bin"), "wb") as f:
+            f.write(block[i:i + i % 200])
+    make_tree_readable(root)
+    return tree_digests(root)
+
+
+def test_tree_of_5000_files_with_concurrency_and_pipelining():
+    # Acceptance 2: -r -cc 8 -pp of 5,000 small files in nested directories, third-party
+    # (where -pp pipelines), then the same tree fetched to local disk with -cc 8.
+    server = start_gridftpd()
+    expected = make_nested_tree(server.fs("tree"), 5000)
+    result = gridcp("-r", "-cc", "8", "-pp", "-cd", server.url("tree/"),
+                    server.url("incoming/copy/"), what="gridcp -r -cc 8 -pp third-party")
+    try:
+        assert_same_tree(expected, server.fs("incoming/copy"), "-r -cc 8 -pp third-party")
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{result.describe()}") from None
+    out = make_temp_dir("gridcp-tree-")
+    gridcp("-r", "-cc", "8", "-pp", server.url("tree/"), file_url(out) + "/",
+           what="gridcp -r -cc 8 get")
+    assert_same_tree(expected, out, "-r -cc 8 get")
+
+
+def test_sync_skips_identical_files_and_copies_changed_ones():
+    server = start_gridftpd()
+    expected = make_nested_tree(server.fs("tree"), 40, per_dir=10)
+    out = make_temp_dir("gridcp-sync-")
+    gridcp("-r", "-cc", "4", server.url("tree/"), file_url(out) + "/", what="first copy")
+    assert_same_tree(expected, out, "first -sync copy")
+    # One file changes size, one gains a newer time, one is new; one destination copy is
+    # tampered with but keeps size and time (level 2 keeps it, level 3 repairs it).
+    changed = "d0/e0/f5.bin"
+    touched = "d0/e1/f12.bin"
+    added = "d0/e0/new.bin"
+    tampered = "d0/e2/f25.bin"
+    expected[changed] = make_file(server.fs(f"tree/{changed}"), 777, seed=9)
+    future = time.time() + 3600
+    os.utime(server.fs(f"tree/{touched}"), (future, future))
+    expected[added] = make_file(server.fs(f"tree/{added}"), 50, seed=10)
+    make_tree_readable(server.fs("tree"))
+    stat = os.stat(os.path.join(out, tampered))
+    with open(os.path.join(out, tampered), "r+b") as f:
+        data = f.read()
+        f.seek(0)
+        f.write(bytes(b ^ 0xFF for b in data))
+    os.utime(os.path.join(out, tampered), ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    before = len(server.transfer_records())
+    gridcp("-sync", "-r", "-cc", "4", server.url("tree/"), file_url(out) + "/", what="-sync")
+    retrieved = sorted(r["path"] for r in server.transfer_records()[before:]
+                       if r.get("command") == "RETR")
+    assert retrieved == sorted(f"/tree/{p}" for p in (changed, touched, added)), (
+        f"-sync should fetch exactly the changed, newer and new files; fetched {retrieved}")
+    tampered_digest = expected.pop(tampered)
+    assert_same_tree({**expected, tampered: tree_digests(out)[tampered]}, out, "-sync level 2")
+    gridcp("-sync", "-sync-level", "3", "-r", server.url("tree/"), file_url(out) + "/",
+           what="-sync -sync-level 3")
+    assert_same_tree({**expected, tampered: tampered_digest}, out, "-sync level 3")
+
+
+def test_restart_resumes_after_the_server_is_killed_mid_file():
+    root = make_temp_dir("gridcp-rst-root-")
+    size = 256 * MIB
+    digest = make_file(os.path.join(root, "big.bin"), size, seed=3)
+    make_tree_readable(root)
+    server = start_gridftpd(root)
+    port = server.port
+    out = make_temp_dir("gridcp-rst-")
+    dest = os.path.join(out, "big.bin")
+    partial = dest + ".gridcp-part"
+    argv = [gridcp_binary(), "-rst", "-rst-interval", "1", "-rst-retries", "10",
+            server.url("big.bin"), file_url(dest)]
+    client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        # Freeze the server once bytes arrive, so the kill lands mid-file for sure.
+        wait_until(lambda: os.path.exists(partial) and os.path.getsize(partial) > 0, 60,
+                   "the first bytes of the get")
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        held = os.path.getsize(partial)
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        assert 0 < held < size, f"the kill did not land mid-file ({held} of {size} bytes)"
+        restarted = start_gridftpd(root, listen={"port": port})
+        output, _ = client.communicate(timeout=300)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, (
+        f"gridcp -rst did not recover: rc={client.returncode}\n{' '.join(argv)}\n"
+        f"{output.decode(errors='replace')}")
+    assert_file_digest(dest, digest, "gridcp -rst after a killed server")
+    assert not os.path.exists(partial), "the partial file was left behind"
+    resumed = restarted.wait_transfer_record(
+        lambda r: r.get("command") == "RETR" and r.get("result") == "ok", "the resumed RETR")
+    assert resumed["bytes"] < size, (
+        f"the second attempt fetched {resumed['bytes']} bytes: it started over instead of "
+        f"resuming (the first attempt held at least {held})")
+
+
+def test_url_list_file_and_a_failure_in_the_middle_of_the_run():
+    # Acceptance 2 (-f) and 4: a bad URL, an unknown host, a refused connection, a missing
+    # credential and a server refusal in one list; every other pair is still copied, each
+    # failure names its file, the exit status is non-zero.
+    server = start_gridftpd()
+    digests = seed(server)
+    out = make_temp_dir("gridcp-f-")
+    good = [(server.url(f"data/{name}"), file_url(os.path.join(out, name))) for name in digests]
+    bad = [
+        ("ftp://127.0.0.1:99999/x", file_url(os.path.join(out, "bad-url.bin"))),
+        ("ftp://no-such-host.invalid/x", file_url(os.path.join(out, "unknown-host.bin"))),
+        ("ftp://127.0.0.1:1/x", file_url(os.path.join(out, "refused.bin"))),
+        (server.url("data/no-such-file"), file_url(os.path.join(out, "missing.bin"))),
+        ("gsiftp://127.0.0.1:1/x", file_url(os.path.join(out, "no-credential.bin"))),
+    ]
+    pairs = good[:2] + bad + good[2:]
+    listing = os.path.join(out, "pairs.txt")
+    with open(listing, "w") as f:
+        f.write("# source dest\n\n")
+        f.writelines(f"{source} {dest}\n" for source, dest in pairs)
+    env_without_proxy = {k: v for k, v in os.environ.items() if not k.startswith("X509")}
+    env_without_proxy["X509_USER_PROXY"] = os.path.join(out, "no-such-proxy.pem")
+    result = run_peer([gridcp_binary(), "-cc", "3", "-f", listing], expect_rc=None,
+                      what="gridcp -f with bad pairs", env=env_without_proxy)
+    assert result.rc != 0, f"gridcp -f with failures exited 0\n{result.describe()}"
+    for name, digest in digests.items():
+        assert_file_digest(os.path.join(out, name), digest, f"-f pair {name} beside failures")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("gridcp: error:")]
+    for _, dest in bad:
+        name = os.path.basename(dest)
+        assert any(name in line for line in errors), (
+            f"no error line names {name}\n{result.describe()}")
+    assert len(errors) == len(bad), f"expected {len(bad)} error lines\n{result.describe()}"
 
 
 if __name__ == "__main__":

@@ -47,3 +47,21 @@ TEST_CASE("split_listing_lines handles CRLF, LF and a missing last newline", "[c
   // What Globus sends for MLSD in TYPE A.
   CHECK(split_listing_lines("Type=file; one\r\r\n")[0] == "Type=file; one");
 }
+
+TEST_CASE("parse_time_val reads RFC 3659 times as UTC Unix seconds", "[client][listing]") {
+  using gridftp::client::parse_time_val;
+  CHECK(parse_time_val("19700101000000") == 0);
+  CHECK(parse_time_val("20261122013817") == 1795311497);
+  CHECK(parse_time_val("20000229235959.123") == 951868799);
+  CHECK_FALSE(parse_time_val("2026112201381"));
+  CHECK_FALSE(parse_time_val("20261322013817"));
+  CHECK_FALSE(parse_time_val("20261122013817x"));
+  CHECK_FALSE(parse_time_val("2026112201381a"));
+}
+
+TEST_CASE("parse_mlsd_line keeps the Modify fact", "[client][listing]") {
+  auto entry = gridftp::client::parse_mlsd_line("Type=file;Modify=19700101000100;Size=2; a.txt");
+  REQUIRE(entry);
+  CHECK(entry->modify_seconds == 60);
+  CHECK(entry->size_bytes == 2);
+}
