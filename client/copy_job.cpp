@@ -24,6 +24,25 @@ Url with_path(const Url& url, std::string path) {
   return out;
 }
 
+// Runs of spaces and line breaks as one space, so a multi-line reply fits one report line.
+std::string collapse_whitespace(const std::string& text) {
+  std::string out;
+  bool in_space = false;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    if (space && !in_space && !out.empty()) {
+      out += ' ';
+    } else if (!space) {
+      out += c;
+    }
+    in_space = space;
+  }
+  if (!out.empty() && out.back() == ' ') {
+    out.pop_back();
+  }
+  return out;
+}
+
 std::string session_key(const Url& url) {
   return (url.has_user ? url.user + '@' : std::string()) + url.origin();
 }
@@ -136,6 +155,71 @@ Result<TransferStats> CopyJob::copy_file(const Url& source, const Url& dest_give
   if (dest.is_directory()) {
     dest.path += base_name(source.path);
   }
+  if (observer_ == nullptr) {
+    return transfer_file(source, dest, options_.transfer);
+  }
+  const auto id = next_file_id_++;
+  const auto started = Clock::now();
+  observer_->file_started(FileStart{id, display_url(source), display_url(dest),
+                                    expected_bytes(source),
+                                    options_.transfer.parallelism.value_or(1)});
+  TransferOptions transfer = options_.transfer;
+  transfer.on_progress = [this, id, also = options_.transfer.on_progress](std::uint64_t bytes) {
+    observer_->file_progress(id, bytes);
+    if (also) {
+      also(bytes);
+    }
+  };
+  auto stats = transfer_file(source, dest, transfer);
+  FileEnd end{id, FileResult::Copied, 0, Clock::now() - started, 1, {}};
+  if (stats) {
+    end.bytes = stats->bytes;
+    end.elapsed = stats->elapsed;
+  } else {
+    end.result = FileResult::Failed;
+    // What print_failure shows later, on one line: the error, then why (the server's reply).
+    end.error = "copying " + display_url(source) + " to " + display_url(dest) + ": " +
+                stats.error().message();
+    for (const auto& why : {failure_detail_, server_refusals()}) {
+      if (!why.empty()) {
+        end.error += ": " + collapse_whitespace(why);
+      }
+    }
+  }
+  observer_->file_finished(end);
+  return stats;
+}
+
+std::optional<std::uint64_t> CopyJob::expected_bytes(const Url& source) {
+  const auto& range = options_.transfer.range;
+  if (range.length) {
+    return range.length;  // a source shorter than the window sends less; the ETA then ends early
+  }
+  std::optional<std::uint64_t> size;
+  if (!source.is_remote()) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(source.path, ec)) {
+      const auto bytes = std::filesystem::file_size(source.path, ec);
+      size = ec ? std::nullopt : std::optional<std::uint64_t>(bytes);
+    }
+  } else if (options_.ask_source_size) {
+    auto session = session_for(source, Role::Source);
+    if (session && (*session)->has_feature("SIZE")) {
+      auto answer = (*session)->size(source.path);
+      size = answer ? *answer : std::nullopt;
+      // A refused SIZE is no failure of the copy; the transfer itself will say what is wrong.
+      (*session)->control().clear_failure();
+    }
+  }
+  if (!size) {
+    return std::nullopt;
+  }
+  const auto offset = range.offset.value_or(0);
+  return *size > offset ? *size - offset : 0;
+}
+
+Result<TransferStats> CopyJob::transfer_file(const Url& source, const Url& dest,
+                                             const TransferOptions& transfer) {
   if (options_.create_dest) {
     if (auto made = make_dest_directory(dest, parent_directory(dest.path)); !made) {
       return make_error(made.error());
@@ -146,14 +230,14 @@ Result<TransferStats> CopyJob::copy_file(const Url& source, const Url& dest_give
     stats = copy_local_file(source.path, dest.path);
   } else if (!dest.is_remote()) {
     auto session = session_for(source, Role::Source);
-    stats = session ? get_file(**session, source.path, dest.path, options_.transfer) : make_error(session.error());
+    stats = session ? get_file(**session, source.path, dest.path, transfer) : make_error(session.error());
   } else if (!source.is_remote()) {
     auto session = session_for(dest, Role::Dest);
-    stats = session ? put_file(**session, source.path, dest.path, options_.transfer) : make_error(session.error());
+    stats = session ? put_file(**session, source.path, dest.path, transfer) : make_error(session.error());
   } else {
     auto from = session_for(source, Role::Source);
     auto to = from ? session_for(dest, Role::Dest) : make_error(from.error());
-    stats = to ? third_party_copy(**from, source.path, **to, dest.path, options_.transfer) : make_error(to.error());
+    stats = to ? third_party_copy(**from, source.path, **to, dest.path, transfer) : make_error(to.error());
   }
   if (stats && on_file_done_) {
     on_file_done_(source, dest, *stats);
@@ -219,13 +303,21 @@ Result<void> CopyJob::make_dest_directory(const Url& dest, const std::string& di
   return (*session)->make_directories(directory);
 }
 
-void CopyJob::record_failure(std::error_code error) {
+std::string CopyJob::server_refusals() const {
+  std::string text;
   for (const auto& [key, slot] : sessions_) {
     const auto& rejection = slot.session->control().last_failure();
     if (!rejection.empty()) {
-      failure_detail_ += (failure_detail_.empty() ? "" : "\n  ") +
-                         slot.session->control().label() + " replied to " + rejection;
+      text += (text.empty() ? "" : "\n  ") + slot.session->control().label() + " replied to " +
+              rejection;
     }
+  }
+  return text;
+}
+
+void CopyJob::record_failure(std::error_code error) {
+  if (const auto refusals = server_refusals(); !refusals.empty()) {
+    failure_detail_ += (failure_detail_.empty() ? "" : "\n  ") + refusals;
   }
   // After a failure a connection may be mid-transfer (third-party STOR still open) or out of
   // step; reconnecting is cheaper than reasoning about its state.

@@ -32,7 +32,8 @@ struct TransferOptions {
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
   // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
   DataSecurityLevel data_security;
-  // Third-party: cumulative bytes from the dest's 112 performance markers (-vb).
+  // Cumulative bytes of the file so far: get and put count the data moved here (a few calls a
+  // second, from the data threads), third-party reads the dest's 112 performance markers.
   std::function<void(std::uint64_t bytes)> on_progress;
 };
 
