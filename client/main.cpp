@@ -2,7 +2,6 @@
 // file only turns argv into CopyJob calls, prints results and picks the exit status.
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdint>
 #include <fstream>
 #include <optional>
@@ -17,6 +16,7 @@
 
 #include "client/copy_job.hpp"
 #include "client/flag_spelling.hpp"
+#include "client/report/reporters.hpp"
 #include "client/url_pair_list.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
@@ -24,15 +24,16 @@
 namespace {
 
 using gridftp::client::CopyJob;
-using gridftp::client::TransferStats;
-using gridftp::client::Url;
 using gridftp::client::UrlPair;
+using gridftp::client::report::Reporters;
 
 struct Flags {
   bool verbose = false;        // -v
   bool verbose_bytes = false;  // -vb
   bool quiet = false;          // -q
   bool debug = false;          // -dbg
+  bool json = false;           // --json
+  bool no_progress = false;    // --no-progress
   bool create_dest = false;    // -cd
   bool recursive = false;      // -r
   std::string list_url;        // -list
@@ -56,6 +57,11 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("--vb", flags.verbose_bytes, "Print bytes and rate after each transfer");
   app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
   app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
+  app.add_flag("--json", flags.json,
+               "Print one JSON object per file and a final summary on stdout (JSON Lines), and "
+               "nothing else there");
+  app.add_flag("--no-progress", flags.no_progress,
+               "No live progress display, even when stderr is a terminal");
   app.add_flag("--cd,--create-dest", flags.create_dest, "Create missing destination directories");
   app.add_flag("-r,--recurse", flags.recursive, "Copy directories (source URL ends in /)");
   app.add_option("--list", flags.list_url, "List the directory at this URL");
@@ -126,18 +132,19 @@ bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
   return true;
 }
 
-void print_failure(std::string_view what, std::error_code error, const CopyJob& job) {
-  std::cerr << "gridcp: error: " << what << ": " << error.message();
+void print_failure(std::string_view what, std::error_code error, const CopyJob& job,
+                   Reporters& reporters) {
+  std::string text = "gridcp: error: " + std::string(what) + ": " + error.message();
   if (!job.failure_detail().empty()) {
-    std::cerr << "\n  " << job.failure_detail();
+    text += "\n  " + job.failure_detail();
   }
-  std::cerr << '\n';
+  reporters.print_error(text + '\n');
 }
 
-bool run_list(CopyJob& job, const Flags& flags) {
+bool run_list(CopyJob& job, const Flags& flags, Reporters& reporters) {
   auto url = gridftp::client::parse_url(flags.list_url);
   if (!url) {
-    std::cerr << "gridcp: error: bad URL: " << flags.list_url << '\n';
+    reporters.print_error("gridcp: error: bad URL: " + flags.list_url + '\n');
     return false;
   }
   if (!url->is_directory()) {
@@ -145,7 +152,7 @@ bool run_list(CopyJob& job, const Flags& flags) {
   }
   auto entries = job.list(*url);
   if (!entries) {
-    print_failure("listing " + flags.list_url, entries.error(), job);
+    print_failure("listing " + flags.list_url, entries.error(), job, reporters);
     return false;
   }
   std::cout << flags.list_url << '\n';
@@ -156,36 +163,19 @@ bool run_list(CopyJob& job, const Flags& flags) {
   return true;
 }
 
-std::string spell(const Url& url) { return url.is_remote() ? url.origin() + url.path : url.path; }
-
-void report_file(const Flags& flags, const Url& source, const Url& dest,
-                 const TransferStats& stats) {
-  if (flags.quiet) {
-    return;
-  }
-  if (flags.verbose || flags.verbose_bytes) {
-    std::cout << "Source: " << spell(source) << "\nDest:   " << spell(dest) << '\n';
-  }
-  if (flags.verbose_bytes) {
-    const double seconds = std::chrono::duration<double>(stats.elapsed).count();
-    const double megabytes_per_second = seconds > 0 ? stats.bytes / seconds / 1e6 : 0.0;
-    std::printf("%12llu bytes %10.2f MB/sec avg\n", static_cast<unsigned long long>(stats.bytes),
-                megabytes_per_second);
-  }
-}
-
-bool run_copies(CopyJob& job, const std::vector<UrlPair>& pairs) {
+bool run_copies(CopyJob& job, const std::vector<UrlPair>& pairs, Reporters& reporters) {
   bool all_ok = true;
   for (const auto& pair : pairs) {
     auto source = gridftp::client::parse_url(pair.source);
     auto dest = gridftp::client::parse_url(pair.dest);
     if (!source || !dest) {
-      std::cerr << "gridcp: error: bad URL: " << (source ? pair.dest : pair.source) << '\n';
+      reporters.print_error("gridcp: error: bad URL: " + (source ? pair.dest : pair.source) + '\n');
       all_ok = false;
       continue;
     }
     if (auto copied = job.copy(*source, *dest); !copied) {
-      print_failure("copying " + pair.source + " to " + pair.dest, copied.error(), job);
+      print_failure("copying " + pair.source + " to " + pair.dest, copied.error(), job,
+                    reporters);
       all_ok = false;
     }
   }
@@ -255,22 +245,20 @@ int main(int argc, char** argv) {
   options.transfer.parallelism = flags.parallel;
   options.transfer.block_size_bytes = flags.block_size;
   options.transfer.range = {flags.partial_offset, flags.partial_length};
-  if (flags.verbose_bytes && !flags.quiet) {
-    options.transfer.on_progress = [](std::uint64_t bytes) {
-      std::printf("%14llu bytes\r", static_cast<unsigned long long>(bytes));
-      std::fflush(stdout);
-    };
-  }
+  const auto report_plan = gridftp::client::report::plan_reports(
+      {flags.json, flags.quiet, flags.verbose, flags.verbose_bytes, flags.no_progress, flags.debug,
+       ::isatty(STDERR_FILENO) == 1});
+  // The live display shows an ETA only for files whose size it knows.
+  options.ask_source_size = report_plan.live_display;
   options.create_dest = flags.create_dest;
   options.recursive = flags.recursive;
   options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
   CopyJob job(options, make_client_logger(flags.debug));
-  job.set_file_done_callback(
-      [&flags](const Url& source, const Url& dest, const TransferStats& stats) {
-        report_file(flags, source, dest, stats);
-      });
-  bool ok = flags.list_url.empty() || run_list(job, flags);
-  ok = run_copies(job, pairs) && ok;
+  Reporters reporters(report_plan, gridftp::client::Clock::now());
+  job.set_observer(reporters.observer());
+  bool ok = flags.list_url.empty() || run_list(job, flags, reporters);
+  ok = run_copies(job, pairs, reporters) && ok;
   job.close_all();
+  reporters.finish(gridftp::client::Clock::now());
   return ok ? 0 : 1;
 }
