@@ -23,7 +23,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,16 +56,8 @@ def timed(argv: list[str], timeout: float, what: str) -> float:
     return time.monotonic() - started
 
 
-def make_device_root(prefix: str = "gridftpd-bench-") -> str:
-    """A tmpfs root holding its own dev/zero and dev/null, for a server confined to its root."""
-    root = tempfile.mkdtemp(prefix=prefix, dir="/dev/shm")
-    os.chmod(root, 0o755)
-    os.makedirs(os.path.join(root, "dev"))
-    for name, minor in (("zero", 5), ("null", 3)):
-        node = os.path.join(root, "dev", name)
-        os.mknod(node, 0o666 | 0o020000, os.makedev(1, minor))
-        os.chmod(node, 0o666)   # mknod's mode passes through the umask
-    return root
+# A tmpfs root holding its own dev/zero and dev/null; shared with the tests.
+make_device_root = h.make_device_root
 
 
 def make_tree(parent: str, files: int, size: int) -> str:

@@ -20,10 +20,6 @@ bool is_safe_entry_name(const std::string& name) {
 
 }  // namespace
 
-std::string display_url(const Url& url) {
-  return url.is_remote() ? url.origin() + url.path : url.path;
-}
-
 Url dest_for_file(const Url& source, const Url& dest) {
   return dest.is_directory() ? with_path(dest, dest.path + base_name(source.path)) : dest;
 }

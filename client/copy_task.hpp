@@ -28,9 +28,6 @@ struct DirectoryPair {
   Url dest;
 };
 
-// The URL as messages spell it: "ftp://host:port/path", or the local path.
-std::string display_url(const Url& url);
-
 // A file copied onto a directory URL (ending in '/') lands under its own base name there.
 Url dest_for_file(const Url& source, const Url& dest);
 

@@ -1,5 +1,8 @@
 #include "client/file_worker.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <cstdio>
 #include <thread>
 
@@ -66,6 +69,28 @@ bool FileWorker::can_pipeline(const CopyOptions& options, const CopyTask& first,
          !first.copy_only_if_checksums_differ;
 }
 
+namespace {
+
+// What a file should amount to, for the progress display's percentage and ETA: the size the
+// planner learnt (listing, -sync stat) or a local source's size, cut to the -off/-len window;
+// -len alone when nothing else is known (e.g. -len N of /dev/zero). Nullopt: unknown.
+std::optional<std::uint64_t> expected_bytes(const CopyTask& task, const RangeRequest& range) {
+  auto size = task.source_facts.size_bytes;
+  if (!size && !task.source.is_remote()) {
+    std::error_code ec;
+    const auto local = std::filesystem::file_size(task.source.path, ec);
+    if (!ec) size = local;
+  }
+  const auto offset = range.offset.value_or(0);
+  if (size) {
+    const auto available = *size > offset ? *size - offset : 0;
+    return range.length ? std::min(*range.length, available) : available;
+  }
+  return range.length;
+}
+
+}  // namespace
+
 void FileWorker::report_start(const QueuedTask& queued) {
   if (options_.observer == nullptr) {
     return;
@@ -74,7 +99,7 @@ void FileWorker::report_start(const QueuedTask& queued) {
   start.id = queued.id;
   start.source = display_url(queued.task.source);
   start.dest = display_url(queued.task.dest);
-  start.size = queued.task.source_facts.size_bytes;
+  start.size = expected_bytes(queued.task, options_.transfer.range);
   start.streams = options_.transfer.parallelism.value_or(1);
   options_.observer->file_started(start);
 }

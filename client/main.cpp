@@ -1,6 +1,6 @@
 // gridcp: copies files over FTP the way globus-url-copy does, taking its flag spellings. This
 // file only turns argv into CopyEngine options and calls, and picks the exit status; per-file
-// output comes from the observer.
+// output comes from the reporters (client/report/).
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,7 +18,7 @@
 
 #include "client/copy_engine.hpp"
 #include "client/flag_spelling.hpp"
-#include "client/plain_observer.hpp"
+#include "client/report/reporters.hpp"
 #include "client/url_pair_list.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
@@ -27,12 +27,15 @@ namespace {
 
 using gridftp::client::CopyEngine;
 using gridftp::client::UrlPair;
+using gridftp::client::report::Reporters;
 
 struct Flags {
   bool verbose = false;        // -v
   bool verbose_bytes = false;  // -vb
   bool quiet = false;          // -q
   bool debug = false;          // -dbg
+  bool json = false;           // --json
+  bool no_progress = false;    // --no-progress
   bool create_dest = false;    // -cd
   bool recursive = false;      // -r
   std::string list_url;        // -list
@@ -93,6 +96,11 @@ void add_engine_flags(CLI::App& app, Flags& flags) {
 
 void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
+  app.add_flag("--json", flags.json,
+               "Print one JSON object per file and a final summary on stdout (JSON Lines), and "
+               "nothing else there");
+  app.add_flag("--no-progress", flags.no_progress,
+               "No live progress display, even when stderr is a terminal");
   app.add_flag("--vb", flags.verbose_bytes, "Print bytes and rate after each transfer");
   app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
   app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
@@ -167,18 +175,19 @@ bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
   return true;
 }
 
-void print_failure(std::string_view what, std::error_code error, const CopyEngine& engine) {
-  std::cerr << "gridcp: error: " << what << ": " << error.message();
+void print_failure(std::string_view what, std::error_code error, const CopyEngine& engine,
+                   Reporters& reporters) {
+  std::string text = "gridcp: error: " + std::string(what) + ": " + error.message();
   if (!engine.failure_detail().empty()) {
-    std::cerr << "\n  " << engine.failure_detail();
+    text += "\n  " + engine.failure_detail();
   }
-  std::cerr << '\n';
+  reporters.print_error(text + '\n');
 }
 
-bool run_list(CopyEngine& engine, const Flags& flags) {
+bool run_list(CopyEngine& engine, const Flags& flags, Reporters& reporters) {
   auto url = gridftp::client::parse_url(flags.list_url);
   if (!url) {
-    std::cerr << "gridcp: error: bad URL: " << flags.list_url << '\n';
+    reporters.print_error("gridcp: error: bad URL: " + flags.list_url + '\n');
     return false;
   }
   if (!url->is_directory()) {
@@ -186,7 +195,7 @@ bool run_list(CopyEngine& engine, const Flags& flags) {
   }
   auto entries = engine.list(*url);
   if (!entries) {
-    print_failure("listing " + flags.list_url, entries.error(), engine);
+    print_failure("listing " + flags.list_url, entries.error(), engine, reporters);
     return false;
   }
   std::cout << flags.list_url << '\n';
@@ -271,10 +280,14 @@ int main(int argc, char** argv) {
   options.restart.max_retries = flags.restart_retries;
   options.restart.interval = std::chrono::seconds(flags.restart_interval_seconds);
   options.restart.timeout = std::chrono::seconds(flags.restart_timeout_seconds);
-  gridftp::client::PlainObserver observer({flags.verbose, flags.verbose_bytes, flags.quiet});
-  options.observer = &observer;
+  const auto report_plan = gridftp::client::report::plan_reports(
+      {flags.json, flags.quiet, flags.verbose, flags.verbose_bytes, flags.no_progress, flags.debug,
+       ::isatty(STDERR_FILENO) == 1});
+  Reporters reporters(report_plan, gridftp::client::Clock::now());
+  options.observer = reporters.observer();
   CopyEngine engine(options, make_client_logger(flags.debug));
-  bool ok = flags.list_url.empty() || run_list(engine, flags);
+  bool ok = flags.list_url.empty() || run_list(engine, flags, reporters);
   ok = engine.run(pairs) && ok;
+  reporters.finish(gridftp::client::Clock::now());
   return ok ? 0 : 1;
 }

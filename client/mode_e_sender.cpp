@@ -105,6 +105,9 @@ Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer)
         !sent) {
       return sent;
     }
+    if (plan_.progress != nullptr) {
+      plan_.progress->add(block->length, Clock::now());
+    }
     std::lock_guard lock(mutex_);
     bytes_sent_ += block->length;
   }

@@ -16,6 +16,7 @@
 #include "client/clock.hpp"
 #include "client/data_socket.hpp"
 #include "client/local_source.hpp"
+#include "client/progress_ticker.hpp"
 #include "protocol/mode_e/block_planner.hpp"
 #include "transport/asio.hpp"
 
@@ -29,6 +30,7 @@ struct SendPlan {
   std::uint64_t length = 0;        // bytes to send, wire offsets [0, length)
   Clock::duration stall_timeout{};
   DataChannelSecurity security;
+  ProgressTicker* progress = nullptr;  // counts each block sent; may be null
 };
 
 class ModeESender {

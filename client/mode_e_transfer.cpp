@@ -23,14 +23,16 @@ Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_b
 
 Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
                                      unsigned streams, const StagedFile& staged,
-                                     std::uint64_t local_offset) {
+                                     std::uint64_t local_offset, ProgressTicker& progress) {
   if (auto set = session.set_parallelism(streams); !set) {
     return make_error(set.error());
   }
   auto receiver = ModeEReceiver::listen(
       session.local_address(),
-      [&staged, local_offset](std::uint64_t offset, std::string_view bytes) {
-        return staged.write_at(local_offset + offset, bytes);
+      [&staged, local_offset, &progress](std::uint64_t offset, std::string_view bytes) {
+        auto written = staged.write_at(local_offset + offset, bytes);
+        progress.add(bytes.size(), Clock::now());
+        return written;
       },
       session.options().data_timeout, session.data_channel_security());
   if (!receiver) {
@@ -67,7 +69,7 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
   auto sender = ModeESender::create(
       source, SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
                        request.length, session.options().data_timeout,
-                       session.data_channel_security()});
+                       session.data_channel_security(), request.progress});
   if (!sender) {
     return make_error(sender.error());
   }

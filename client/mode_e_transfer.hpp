@@ -8,6 +8,7 @@
 #include <string>
 
 #include "client/local_source.hpp"
+#include "client/progress_ticker.hpp"
 #include "client/session.hpp"
 #include "client/staged_file.hpp"
 #include "client/transfer_plan.hpp"
@@ -15,10 +16,11 @@
 namespace gridftp::client {
 
 // OPTS RETR Parallelism, PORT/EPRT to our listener, `command` (RETR/ERET); blocks land in
-// `staged` at local_offset + their offset. Returns the bytes received after the 226.
+// `staged` at local_offset + their offset, each counted into `progress`. Returns the bytes
+// received after the 226.
 Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
                                      unsigned streams, const StagedFile& staged,
-                                     std::uint64_t local_offset);
+                                     std::uint64_t local_offset, ProgressTicker& progress);
 
 // PASV/EPSV, ALLO, `command` (STOR/ESTO), then `streams` connections sending the local bytes
 // [local_offset, local_offset + length) as wire offsets [0, length). Returns the bytes sent
@@ -30,6 +32,7 @@ struct ModeESendRequest {
   std::uint64_t block_size_bytes = 0;
   std::uint64_t local_offset = 0;
   std::uint64_t length = 0;
+  ProgressTicker* progress = nullptr;  // counts each block sent; may be null
 };
 Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
                                   const ModeESendRequest& request);

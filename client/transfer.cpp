@@ -8,6 +8,7 @@
 #include "client/checksum_check.hpp"
 #include "client/local_source.hpp"
 #include "client/mode_e_transfer.hpp"
+#include "client/progress_ticker.hpp"
 #include "client/transfer_steps.hpp"
 #include "client/staged_file.hpp"
 #include "protocol/core/errors.hpp"
@@ -63,8 +64,7 @@ Result<std::optional<PartialRange>> remote_range(Session& session, const std::st
 // Stream-mode body of a get: the bytes arrive in order from the local offset on.
 Result<std::uint64_t> receive_stream(Session& session, const std::string& command,
                                      const StagedFile& staged, std::uint64_t local_offset,
-                                     std::uint64_t resume_offset,
-                                     const std::function<void(std::uint64_t)>& on_progress) {
+                                     std::uint64_t resume_offset, ProgressTicker& progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
@@ -82,9 +82,7 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
   auto bytes = drain(*data, [&](std::string_view chunk) {
     auto written = staged.write_at(position, chunk);
     position += chunk.size();
-    if (on_progress) {
-      on_progress(position - local_offset + resume_offset);
-    }
+    progress.add(chunk.size(), Clock::now());
     return written;
   });
   data->close();
@@ -101,7 +99,7 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
 Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const std::string& command,
                                   std::optional<std::uint64_t> allocate_bytes,
                                   std::uint64_t local_offset, std::uint64_t length,
-                                  const std::function<void(std::uint64_t)>& on_progress) {
+                                  ProgressTicker& progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
@@ -127,9 +125,7 @@ Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const s
       return fail_with_server_reason<std::uint64_t>(session, sent.error());
     }
     total += count;
-    if (on_progress) {
-      on_progress(total);
-    }
+    progress.add(count, Clock::now());
   }
   if (auto finished = data->finish_upload(); !finished) {
     data->close();
@@ -194,10 +190,15 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5).
   const std::uint64_t local_offset = *range ? (*range)->offset : resume_offset;
   const auto command = retrieve_command(remote_path, *range);
+  // Progress counts the whole file: a resumed get starts from what was already here.
+  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, resume_offset](std::uint64_t bytes) {
+    options.on_progress(bytes + resume_offset);
+  })
+                                              : ProgressTicker::Report{});
   auto bytes = options.parallelism
-                   ? receive_mode_e(session, command, *options.parallelism, *staged, local_offset)
-                   : receive_stream(session, command, *staged, local_offset, resume_offset,
-                                    options.on_progress);
+                   ? receive_mode_e(session, command, *options.parallelism, *staged, local_offset,
+                                    progress)
+                   : receive_stream(session, command, *staged, local_offset, resume_offset, progress);
   if (!bytes) {
     return make_error(bytes.error());
   }
@@ -238,12 +239,14 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   }
   const auto command = store_command(remote_path, *range);
   const auto allocate = allocation_bytes(source->size_bytes(), *range);
+  ProgressTicker progress(options.on_progress);
   auto bytes = options.parallelism
                    ? send_mode_e(session, *source,
                                  ModeESendRequest{command, allocate, *options.parallelism,
-                                                  options.block_size_bytes, local_offset, length})
+                                                  options.block_size_bytes, local_offset, length,
+                                                  &progress})
                    : send_stream(session, *source, command, allocate, local_offset, length,
-                                 options.on_progress);
+                                 progress);
   if (!bytes) {
     return make_error(bytes.error());
   }

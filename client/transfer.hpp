@@ -33,8 +33,8 @@ struct TransferOptions {
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
   // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
   DataSecurityLevel data_security;
-  // Bytes of the file so far: the receiver's count in a stream get, the sender's in a stream put,
-  // the dest's 112 performance markers in third-party. Called often; the caller throttles.
+  // Cumulative bytes of the file so far: get and put count the data moved here (a few calls a
+  // second, from the data threads), third-party reads the dest's 112 performance markers.
   std::function<void(std::uint64_t bytes)> on_progress;
   // -rst: where this attempt starts and what it learns for the next (restart_state.hpp); null
   // without restarts. Stream gets resume from the partial file, third-party transfers from the

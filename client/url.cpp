@@ -211,4 +211,8 @@ std::string Url::origin() const {
   return out;
 }
 
+std::string display_url(const Url& url) {
+  return url.is_remote() ? url.origin() + url.path : url.path;
+}
+
 }  // namespace gridftp::client

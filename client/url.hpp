@@ -43,4 +43,8 @@ Result<std::string> percent_decode(std::string_view text);
 
 std::string_view scheme_name(Scheme scheme);
 
+// The URL as reports show it: origin + path for remote URLs (no credentials), the path for
+// local ones.
+std::string display_url(const Url& url);
+
 }  // namespace gridftp::client

@@ -90,6 +90,20 @@ def make_temp_dir(prefix: str = "gftest-") -> str:
     return path
 
 
+def make_device_root(prefix: str = "gridftpd-bench-") -> str:
+    """A tmpfs root holding its own dev/zero and dev/null, for a server confined to its root
+    (memory-to-memory transfers: ERET/ESTO of /dev/zero to /dev/null). Needs root (mknod).
+    The caller removes it (benchmarks keep it across runs)."""
+    root = tempfile.mkdtemp(prefix=prefix, dir="/dev/shm")
+    os.chmod(root, 0o755)
+    os.makedirs(os.path.join(root, "dev"))
+    for name, minor in (("zero", 5), ("null", 3)):
+        node = os.path.join(root, "dev", name)
+        os.mknod(node, 0o666 | 0o020000, os.makedev(1, minor))
+        os.chmod(node, 0o666)   # mknod's mode passes through the umask
+    return root
+
+
 def _cleanup_temp_dirs() -> None:
     if os.environ.get("GRIDFTP_TEST_KEEP_TEMP"):
         print("keeping temp dirs:", _temp_dirs, file=sys.stderr)
