@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 
@@ -67,6 +68,8 @@ Result<std::string> private_key_pem(EVP_PKEY* key) {
   const long length = BIO_get_mem_data(out.get(), &data);
   return std::string(data, static_cast<std::size_t>(length));
 }
+
+void wipe_secret(std::string& text) { OPENSSL_cleanse(text.data(), text.size()); }
 
 Result<EvpPkeyPtr> parse_private_key_pem(std::string_view pem) {
   auto contents = parse_pem(pem);

@@ -45,5 +45,7 @@ class KeyPool {
 // Errors: an OpenSSL error; parse: Errc::MalformedPem or a PEM without a key.
 Result<std::string> private_key_pem(EVP_PKEY* key);
 Result<EvpPkeyPtr> parse_private_key_pem(std::string_view pem);
+// Overwrites a key's PEM text in place (OPENSSL_cleanse: not optimised away) once it is used.
+void wipe_secret(std::string& text);
 
 }  // namespace gridftp::security

@@ -9,8 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
@@ -144,7 +142,7 @@ transport::awaitable<void> Server::accept_loop() {
         if (auto pem = security::private_key_pem(key.get())) key_pem = std::move(*pem);
       }
       auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem);
-      OPENSSL_cleanse(key_pem.data(), key_pem.size());
+      security::wipe_secret(key_pem);
       if (!spawned) {
         loggers_.control->error("cannot start a session process: {}", spawned.error().message());
       }
@@ -192,7 +190,7 @@ void Server::serve_inherited(int fd, std::optional<int> key_fd) {
   if (key_fd) {
     auto pem = read_handed_key(*key_fd);
     auto key = pem ? security::parse_private_key_pem(*pem) : make_error(pem.error());
-    if (pem) OPENSSL_cleanse(pem->data(), pem->size());
+    if (pem) security::wipe_secret(*pem);
     if (key && delegation_keys_) {
       delegation_keys_->put(std::move(*key));
     } else if (!key) {
