@@ -11,6 +11,11 @@ void ProgressTicker::add(std::uint64_t bytes, Clock::time_point now) {
   }
   std::lock_guard lock(mutex_);
   total_bytes_ += bytes;
+  // Threads read the clock before taking the lock, so `now` may be older than the last report:
+  // count it as that moment rather than as time running backwards.
+  if (reported_ && now < last_report_) {
+    now = last_report_;
+  }
   if (reported_ && now - last_report_ < period_) {
     return;
   }
