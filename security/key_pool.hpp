@@ -23,7 +23,6 @@ class KeyPool {
   KeyPool(const KeyPool&) = delete;
   KeyPool& operator=(const KeyPool&) = delete;
 
-  int bits() const { return bits_; }
   // A ready key, never handed out twice; null when none is ready (the caller makes its own).
   EvpPkeyPtr take();
   // Adds a key made elsewhere (a session process gets one from its parent).
