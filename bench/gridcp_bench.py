@@ -17,6 +17,7 @@ Targets (issue 5): gridcp/globus-url-copy at least 1.0 on the memory row, 1.5 on
 import argparse
 import os
 import shutil
+import resource
 import statistics
 import sys
 import time
@@ -74,26 +75,62 @@ def memory_row(clients: dict, servers: dict, size: int, streams: int, repeat: in
               flush=True)
 
 
+def machine_busy_seconds() -> float:
+    """CPU-seconds all cores have spent busy since boot (/proc/stat, USER_HZ ticks)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:8]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def tree_row(clients: dict, servers: dict, files: int, size: int, repeat: int,
              concurrency: int) -> None:
+    """Files per second for each client, and what the clients' own CPU explains.
+
+    Both servers and the client share this machine's cores. When a run keeps them all busy, its
+    time is the CPU it needs, servers' and client's, over the cores; the servers' part is the same
+    for both clients (they send the same commands), so a client can only win by what it spends
+    itself. "ceiling" is guc's run time over that time less all of guc's own CPU: the ratio a
+    client that needed no CPU at all would reach against these servers on this machine."""
     print(f"\n{files} x {size} B files in nested directories, third-party "
           f"-r -cc {concurrency} -pp within one server, median of {repeat}")
-    print(f"{'server':<10} {'gridcp files/s':>15} {'guc files/s':>12} {'gridcp/guc':>11}")
+    print(f"{'server':<10} {'gridcp files/s':>15} {'guc files/s':>12} {'gridcp/guc':>11} "
+          f"{'busy %':>7} {'client cpu s (gridcp/guc)':>26} {'ceiling':>8}")
+    cores = os.cpu_count() or 1
     for label, base in servers.items():
-        runs = {}
+        runs, busy, client_cpu = {}, {}, {}
         for round_ in range(repeat):
             for name, client in clients.items():
                 out = f"out-{name}-{round_}"
                 argv = [client, "-r", "-cc", str(concurrency), "-pp", "-cd",
                         f"{base['url']}{base['tree']}/", f"{base['url']}{base['out']}/{out}/"]
-                runs.setdefault(name, []).append(timed(argv, 1800, f"{name} tree -> {label}"))
+                machine0, client0 = machine_busy_seconds(), children_cpu_seconds()
+                seconds = timed(argv, 1800, f"{name} tree -> {label}")
+                busy.setdefault(name, []).append(
+                    (machine_busy_seconds() - machine0) / (seconds * cores))
+                client_cpu.setdefault(name, []).append(children_cpu_seconds() - client0)
+                runs.setdefault(name, []).append(seconds)
                 local = os.path.join(base["out_fs"], out)
                 got = count_files(local)
                 if got != files:
                     raise SystemExit(f"{name} -> {label}: copied {got} files, expected {files}")
                 shutil.rmtree(local)
         gridcp, guc = (files / statistics.median(runs[n]) for n in ("gridcp", "guc"))
-        print(f"{label:<10} {gridcp:>15.0f} {guc:>12.0f} {gridcp / guc:>11.2f}", flush=True)
+        guc_seconds = statistics.median(runs["guc"])
+        guc_busy = statistics.median(busy["guc"])
+        cpu = {n: statistics.median(client_cpu[n]) for n in clients}
+        # Only a CPU-bound run is explained by CPU; otherwise no ceiling is claimed.
+        bound = guc_seconds * cores * guc_busy
+        ceiling = (f"{bound / (bound - cpu['guc']):.2f}" if guc_busy >= 0.9 and bound > cpu["guc"]
+                   else "n/a")
+        both = f"{cpu['gridcp']:.2f}/{cpu['guc']:.2f}"
+        print(f"{label:<10} {gridcp:>15.0f} {guc:>12.0f} {gridcp / guc:>11.2f} "
+              f"{100 * guc_busy:>7.0f} {both:>26} {ceiling:>8}", flush=True)
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ awaitable<void> wait_writable(tcp::socket& socket, boost::system::error_code& ec
 awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::size_t count,
                                        boost::system::error_code& ec) {
   ec.clear();
-  socket.non_blocking(true, ec);
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);  // the setter is an ioctl each call
   std::size_t sent = 0;
   while (!ec && sent < count) {
     auto position = static_cast<off_t>(offset + sent);
@@ -45,7 +45,7 @@ bool is_sendfile_unsupported(const boost::system::error_code& ec) {
 awaitable<void> async_send_all(tcp::socket& socket, std::span<const char> bytes, bool more,
                                boost::system::error_code& ec) {
   ec.clear();
-  socket.non_blocking(true, ec);
+  if (!socket.non_blocking()) socket.non_blocking(true, ec);  // the setter is an ioctl each call
   while (!ec && !bytes.empty()) {
     const auto n = ::send(socket.native_handle(), bytes.data(), bytes.size(), MSG_NOSIGNAL | (more ? MSG_MORE : 0));
     if (n >= 0) {

@@ -150,7 +150,13 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
-  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<bool> done);
+  // The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
+  struct MarkerTimer {
+    explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
+    asio::steady_timer timer;
+    bool done = false;
+  };
+  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
   void close_data_streams();

@@ -118,14 +118,13 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   co_return outcome;
 }
 
-transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<bool> done) {
+transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<MarkerTimer> markers) {
   const auto self = shared_from_this();
-  asio::steady_timer timer(socket_.get_executor());
-  while (!*done) {
-    timer.expires_after(std::chrono::seconds(marker_seconds_));
+  while (!markers->done) {
+    markers->timer.expires_after(std::chrono::seconds(marker_seconds_));
     boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
-    if (*done) break;
+    co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
+    if (markers->done) break;
     send_perf_marker();
     send_range_marker(shared->received_ranges());
   }
@@ -155,8 +154,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   const auto on_failure = [self] { asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); }); };
 
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
-  auto markers_done = std::make_shared<bool>(false);
-  asio::co_spawn(socket_.get_executor(), send_markers(shared, markers_done), asio::detached);
+  auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
+  asio::co_spawn(socket_.get_executor(), send_markers(shared, markers), asio::detached);
 
   // The listener stays open until EOF accounting completes (GFD.20: a stream may still be on its
   // way); a sender that stops connecting for data_seconds ends it.
@@ -196,7 +195,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   if (!outcome_override) outcome = outcome_override;
   for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
   streams_used_ = data_streams_.size();
-  *markers_done = true;
+  markers->done = true;
+  markers->timer.cancel();  // else each of thousands of small files leaves a timer waiting
   if (stream_acceptor_) {
     boost::system::error_code ignored;
     stream_acceptor_->close(ignored);
