@@ -9,7 +9,7 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 46> kLongFlags{
+constexpr std::array<std::string_view, 48> kLongFlags{
     "vb",           "verbose",        "quiet",           "dbg",          "debugftp",
     "list",         "cd",             "create-dest",     "parallel",     "tcp-bs",
     "tcp-buffer-size", "bs",          "block-size",      "recurse",      "help",
@@ -21,6 +21,8 @@ constexpr std::array<std::string_view, 46> kLongFlags{
     "cc",           "concurrency",    "pp",              "pipeline",     "sync",
     "sync-level",   "rst",            "restart",         "rst-retries",  "rst-interval",
     "rst-timeout",  "continue-on-error", "dp",           "delayed-pasv", "fast",
+    // gridcp's own, spelled either way like the rest so scripts need not care.
+    "json",         "no-progress",
 };
 }  // namespace
 

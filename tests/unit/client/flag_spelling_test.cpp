@@ -44,3 +44,8 @@ TEST_CASE("normalize_flag_spelling knows the gsiftp data-channel flags", "[clien
                                         "--no-data-channel-authentication",
                                         "--data-channel-safe", "--data-channel-private"});
 }
+
+TEST_CASE("normalize_flag_spelling takes gridcp's own flags with one dash too", "[client][cli]") {
+  CHECK(normalize_flag_spelling({"-json", "-no-progress"}) ==
+        std::vector<std::string>{"--json", "--no-progress"});
+}
