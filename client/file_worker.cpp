@@ -53,7 +53,38 @@ class ProgressThrottle {
   Clock::time_point last_{};
 };
 
+// What each file of a -pp batch holds: the plan's size where the listing gave one (-r), else the
+// source's SIZE, asked for all the batch's files at once (-f pairs). A file's report needs it,
+// since a pipelined transfer's 226 does not say how many bytes moved.
+std::vector<std::optional<std::uint64_t>> batch_sizes(Session& source,
+                                                       const std::vector<QueuedTask>& batch) {
+  std::vector<std::optional<std::uint64_t>> sizes;
+  std::vector<std::string> unknown;
+  for (const auto& queued : batch) {
+    sizes.push_back(queued.task.source_facts.size_bytes);
+    if (!sizes.back()) {
+      unknown.push_back(queued.task.source.path);
+    }
+  }
+  if (unknown.empty() || !source.has_feature("SIZE")) {
+    return sizes;
+  }
+  // A failure here shows again, with its reason, in the transfers that follow.
+  const auto asked = source.sizes(unknown);
+  if (!asked) {
+    return sizes;
+  }
+  auto answer = asked->begin();
+  for (auto& size : sizes) {
+    if (!size) {
+      size = *answer++;
+    }
+  }
+  return sizes;
+}
+
 }  // namespace
+
 
 FileWorker::FileWorker(const CopyOptions& options, std::shared_ptr<spdlog::logger> log,
                        std::shared_ptr<CredentialStore> credentials)
@@ -239,11 +270,13 @@ bool FileWorker::copy_pipelined(const std::vector<QueuedTask>& batch) {
   auto from = sessions_.session_for(first.source, Role::Source);
   auto to = from ? sessions_.session_for(first.dest, Role::Dest) : make_error(from.error());
   PipelineOutcome outcome;
+  std::vector<std::optional<std::uint64_t>> sizes(batch.size());
   if (to) {
     std::vector<PipelinedFile> files;
     for (const auto& queued : batch) {
       files.push_back(PipelinedFile{queued.task.source.path, queued.task.dest.path});
     }
+    sizes = batch_sizes(**from, batch);
     const bool primed = primed_ && primed_generation_ == sessions_.generation();
     // MODE E (at least one stream) is what lets the data connections be reused.
     TransferOptions transfer = options_.transfer;
@@ -261,7 +294,7 @@ bool FileWorker::copy_pipelined(const std::vector<QueuedTask>& batch) {
   for (std::size_t index = 0; index < outcome.completed; ++index) {
     FileEnd end;
     end.id = batch[index].id;
-    end.bytes = batch[index].task.source_facts.size_bytes.value_or(0);
+    end.bytes = sizes[index].value_or(0);
     end.elapsed = outcome.finished_at[index] - start;
     if (options_.observer != nullptr) {
       options_.observer->file_finished(end);

@@ -31,6 +31,16 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
+std::optional<std::uint64_t> size_in(const ParsedReply& reply) {
+  std::uint64_t bytes = 0;
+  const auto text = reply.first_text();
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (reply.code != kSizeReply || ec != std::errc{} || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return bytes;
+}
+
 std::string_view first_word(std::string_view line) {
   const auto start = line.find_first_not_of(' ');
   if (start == std::string_view::npos) {
@@ -291,13 +301,26 @@ Result<std::optional<std::uint64_t>> Session::size(const std::string& path) {
   if (!reply) {
     return make_error(reply.error());
   }
-  std::uint64_t bytes = 0;
-  const auto text = reply->first_text();
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
-  if (reply->code != kSizeReply || ec != std::errc{} || end != text.data() + text.size()) {
-    return std::optional<std::uint64_t>{};
+  return size_in(*reply);
+}
+
+Result<std::vector<std::optional<std::uint64_t>>> Session::sizes(
+    const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    if (auto sent = control_->send("SIZE " + path); !sent) {
+      return make_error(sent.error());
+    }
   }
-  return std::optional<std::uint64_t>{bytes};
+  std::vector<std::optional<std::uint64_t>> out;
+  out.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto reply = control_->read_reply(options_.command_timeout);
+    if (!reply) {
+      return make_error(reply.error());
+    }
+    out.push_back(size_in(*reply));
+  }
+  return out;
 }
 
 Result<std::optional<ListingEntry>> Session::stat(const std::string& path) {

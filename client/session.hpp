@@ -86,6 +86,9 @@ class Session {
   Result<void> send_port(const HostPort& address);
   // SIZE; nullopt when the server will not say (no SIZE feature or a 5xx).
   Result<std::optional<std::uint64_t>> size(const std::string& path);
+  // SIZE of each path, the commands sent back to back and the replies read after (one round trip
+  // for a -pp batch whose sizes the plan does not know). nullopt where the server gave none.
+  Result<std::vector<std::optional<std::uint64_t>>> sizes(const std::vector<std::string>& paths);
   // MLST path → the entry's facts (wire doc §1.4); nullopt when the server says it does not exist
   // (a 5xx) or has no MLST (then SIZE alone fills size_bytes). Errors: connection errors.
   Result<std::optional<ListingEntry>> stat(const std::string& path);

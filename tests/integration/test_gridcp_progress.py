@@ -170,6 +170,29 @@ def test_json_lines_with_true_byte_counts():
     assert "missing.bin" in result.stderr, result.describe()
 
 
+def test_json_byte_counts_of_a_pipelined_third_party_url_list():
+    """-pp with -f pairs: the 226 of a pipelined file does not say how many bytes moved and a
+    pairs file carries no sizes, so the counts must come from the source (they once read 0)."""
+    source, dest = start_gridftpd(), start_gridftpd()
+    sizes = seed(source)
+    out = make_temp_dir("gridcp-json-pp-")
+    url_file = os.path.join(out, "pairs.txt")
+    with open(url_file, "w") as f:
+        f.write("".join(f"{source.url(f'data/{name}')} {dest.url(f'incoming/pp-{name}')}\n"
+                        for name in sizes))
+    result = run_peer([gridcp_binary(), "-json", "-pp", "-f", url_file], timeout=300,
+                      what="gridcp -json -pp -f")
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    files = {r["dest"]: r for r in records if r.get("type") == "file"}
+    assert len(files) == len(sizes), result.describe()
+    for name, size in sizes.items():
+        record = files[dest.url(f"incoming/pp-{name}")]
+        assert record["result"] == "copied", record
+        assert record["bytes"] == size == os.path.getsize(dest.fs(f"incoming/pp-{name}")), record
+    assert records[-1]["type"] == "summary" and records[-1]["bytes"] == sum(sizes.values()), (
+        records[-1])
+
+
 def test_summary_lines_when_stdout_is_not_a_terminal():
     """Without a terminal: no live display and no escape sequences, one line per copied file;
     -vb keeps globus-url-copy's lines; -q prints nothing."""
