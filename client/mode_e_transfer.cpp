@@ -3,6 +3,8 @@
 #include "client/mode_e_receiver.hpp"
 #include "client/mode_e_sender.hpp"
 
+#include <mutex>
+
 namespace gridftp::client {
 
 std::error_code with_server_reason(Session& session, std::error_code error) {
@@ -21,16 +23,20 @@ Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_b
   return {};
 }
 
-Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
-                                     unsigned streams, const StagedFile& staged,
-                                     std::uint64_t local_offset, ProgressTicker& progress) {
-  if (auto set = session.set_parallelism(streams); !set) {
+Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
+                                     const ModeEReceiveRequest& request, ProgressTicker& progress) {
+  if (auto set = session.set_parallelism(request.streams); !set) {
     return make_error(set.error());
   }
+  std::mutex written_mutex;  // the streams' threads all write blocks
   auto receiver = ModeEReceiver::listen(
       session.local_address(),
-      [&staged, local_offset, &progress](std::uint64_t offset, std::string_view bytes) {
-        auto written = staged.write_at(local_offset + offset, bytes);
+      [&](std::uint64_t offset, std::string_view bytes) {
+        auto written = staged.write_at(request.local_offset + offset, bytes);
+        if (written && request.written != nullptr && !bytes.empty()) {
+          std::lock_guard lock(written_mutex);
+          request.written->insert(offset, offset + bytes.size());
+        }
         progress.add(bytes.size(), Clock::now());
         return written;
       },
@@ -43,7 +49,13 @@ Result<std::uint64_t> receive_mode_e(Session& session, const std::string& comman
     return make_error(ported.error());
   }
   (*receiver)->start();
-  if (auto begun = session.begin_transfer(command); !begun) {
+  // REST goes right before the transfer command (RFC 3659 §5.3).
+  if (request.resume) {
+    if (auto restarted = session.restart_at(*request.resume); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
+  if (auto begun = session.begin_transfer(request.command); !begun) {
     return make_error(begun.error());
   }
   auto received = (*receiver)->wait();

@@ -12,15 +12,23 @@
 #include "client/session.hpp"
 #include "client/staged_file.hpp"
 #include "client/transfer_plan.hpp"
+#include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::client {
 
-// OPTS RETR Parallelism, PORT/EPRT to our listener, `command` (RETR/ERET); blocks land in
-// `staged` at local_offset + their offset, each counted into `progress`. Returns the bytes
-// received after the 226.
-Result<std::uint64_t> receive_mode_e(Session& session, const std::string& command,
-                                     unsigned streams, const StagedFile& staged,
-                                     std::uint64_t local_offset, ProgressTicker& progress);
+// OPTS RETR Parallelism, PORT/EPRT to our listener, REST `resume` when set, `command`
+// (RETR/ERET); blocks land in `staged` at local_offset + their offset, each counted into
+// `progress` and, when `written` is set, added to it once on disk (kept even when the transfer
+// fails, for -rst). Returns the bytes received after the 226.
+struct ModeEReceiveRequest {
+  std::string command;
+  unsigned streams = 1;
+  std::uint64_t local_offset = 0;
+  std::optional<std::string> resume;
+  protocol::restart::ByteRangeSet* written = nullptr;
+};
+Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
+                                     const ModeEReceiveRequest& request, ProgressTicker& progress);
 
 // PASV/EPSV, ALLO, `command` (STOR/ESTO), then `streams` connections sending the local bytes
 // [local_offset, local_offset + length) as wire offsets [0, length). Returns the bytes sent

@@ -19,6 +19,9 @@ struct RestartState {
   bool keep_partial = false;
   // Third-party MODE E: the ranges the destination confirmed in its 111 markers, all attempts.
   protocol::restart::ByteRangeSet dest_ranges;
+  // MODE E get: the wire ranges written to the kept partial file, all attempts. Blocks arrive out
+  // of order on several streams, so a size says nothing; REST sends this list (wire doc §4.3).
+  protocol::restart::ByteRangeSet local_ranges;
   // Third-party / put: an earlier attempt's STOR got its 1xx, so what the destination holds under
   // that name was written by this run (STOR truncates), and its size may be resumed from.
   bool dest_store_began = false;

@@ -64,14 +64,15 @@ Result<std::optional<PartialRange>> remote_range(Session& session, const std::st
 // Stream-mode body of a get: the bytes arrive in order from the local offset on.
 Result<std::uint64_t> receive_stream(Session& session, const std::string& command,
                                      const StagedFile& staged, std::uint64_t local_offset,
-                                     std::uint64_t resume_offset, ProgressTicker& progress) {
+                                     const std::optional<std::string>& rest,
+                                     ProgressTicker& progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
   }
   // REST goes right before the transfer command (RFC 3659 §5.3); a resumed get starts there.
-  if (resume_offset > 0) {
-    if (auto restarted = session.restart_at(std::to_string(resume_offset)); !restarted) {
+  if (rest) {
+    if (auto restarted = session.restart_at(*rest); !restarted) {
       return make_error(restarted.error());
     }
   }
@@ -143,22 +144,37 @@ Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const s
 
 namespace {
 
-// A stream get retried under -rst picks up the partial file of the failed attempt: its size is
-// the count of bytes that arrived in order, and REST n asks the server for the rest (RFC 3659).
-Result<StagedFile> staged_for_get(const std::string& local_path,
-                                  const TransferOptions& options, bool resumable,
-                                  std::uint64_t& resume_offset) {
-  resume_offset = 0;
-  const bool resume = resumable && options.restart != nullptr && options.restart->resume;
-  auto staged = resume ? StagedFile::reopen(local_path) : StagedFile::create(local_path);
-  if (!staged || !resume) {
+// A get retried under -rst picks up the partial file of the failed attempt. In stream mode its
+// size is the count of bytes that arrived in order, and REST n asks the server for the rest (RFC
+// 3659); in MODE E the attempts recorded which ranges they wrote, and REST lists them (wire doc
+// §4.3). `held_bytes` is what the partial file already holds.
+struct GetResume {
+  std::optional<std::string> rest;
+  std::uint64_t held_bytes = 0;
+};
+
+Result<StagedFile> staged_for_get(const std::string& local_path, const TransferOptions& options,
+                                  bool resumable, GetResume& resume) {
+  resume = {};
+  const bool resuming = resumable && options.restart != nullptr && options.restart->resume;
+  if (!resuming && options.restart != nullptr) {
+    options.restart->local_ranges = {};  // a fresh staged file holds nothing yet
+  }
+  auto staged = resuming ? StagedFile::reopen(local_path) : StagedFile::create(local_path);
+  if (!staged || !resuming) {
+    return staged;
+  }
+  if (options.parallelism) {
+    resume.rest = restart_argument(true, options.restart->local_ranges);
+    resume.held_bytes = options.restart->local_ranges.covered_bytes();
     return staged;
   }
   auto held = staged->size_bytes();
   if (!held) {
     return make_error(held.error());
   }
-  resume_offset = *held;
+  resume.held_bytes = *held;
+  resume.rest = *held > 0 ? std::optional<std::string>(std::to_string(*held)) : std::nullopt;
   return staged;
 }
 
@@ -178,27 +194,33 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   if (!expected) {
     return make_error(expected.error());
   }
-  const bool resumable = !options.parallelism && !range->has_value();
-  std::uint64_t resume_offset = 0;
-  auto staged = staged_for_get(local_path, options, resumable, resume_offset);
+  const bool resumable = !range->has_value();
+  GetResume resume;
+  auto staged = staged_for_get(local_path, options, resumable, resume);
   if (!staged) {
     return make_error(staged.error());
   }
   if (options.restart != nullptr && options.restart->keep_partial && resumable) {
     staged->keep_for_resume();
   }
-  // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5).
-  const std::uint64_t local_offset = *range ? (*range)->offset : resume_offset;
+  // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5). MODE E
+  // blocks carry their file offsets, so a resumed get still writes them from 0.
+  const std::uint64_t stream_offset = *range ? (*range)->offset : resume.held_bytes;
+  const std::uint64_t local_offset = options.parallelism ? (*range ? (*range)->offset : 0) : stream_offset;
   const auto command = retrieve_command(remote_path, *range);
   // Progress counts the whole file: a resumed get starts from what was already here.
-  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, resume_offset](std::uint64_t bytes) {
-    options.on_progress(bytes + resume_offset);
+  const auto held = resume.held_bytes;
+  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+    options.on_progress(bytes + held);
   })
                                               : ProgressTicker::Report{});
+  auto* written = options.restart != nullptr && resumable ? &options.restart->local_ranges : nullptr;
   auto bytes = options.parallelism
-                   ? receive_mode_e(session, command, *options.parallelism, *staged, local_offset,
+                   ? receive_mode_e(session, *staged,
+                                    ModeEReceiveRequest{command, *options.parallelism, local_offset,
+                                                        resume.rest, written},
                                     progress)
-                   : receive_stream(session, command, *staged, local_offset, resume_offset, progress);
+                   : receive_stream(session, command, *staged, local_offset, resume.rest, progress);
   if (!bytes) {
     return make_error(bytes.error());
   }
