@@ -24,9 +24,10 @@ scripts/build.sh asan
 run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$jobs"
 
 # The threaded paths: many sessions at once, MODE E streams on the data loops, TLS data
-# streams and session processes with handed-over delegation keys (the GSI suites).
+# streams and session processes with handed-over delegation keys (the GSI suites), and gridcp's
+# engine (-cc workers, -pp reply readers, MODE E stream threads, the progress ticker).
 scripts/build.sh tsan gridftpd gridcp
-run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy' --output-on-failure
+run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress' --output-on-failure
 
 scripts/build.sh release
 run ctest --test-dir build/release -L interop --output-on-failure
