@@ -91,7 +91,8 @@ void add_engine_flags(CLI::App& app, Flags& flags) {
   app.add_flag("--dp,--delayed-pasv", flags.delayed_passive,
                "Accepted for compatibility (delayed passive); gridcp sends a plain PASV");
   app.add_flag("--fast", flags.fast,
-               "Accepted for compatibility: -pp already reuses MODE E data connections");
+               "MODE E for every transfer (as -p 1 when -p is not given), as globus-url-copy "
+               "-fast; -pp reuses the MODE E data connections from file to file");
 }
 
 void add_flags(CLI::App& app, Flags& flags) {
@@ -267,7 +268,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.transfer.data_security = *data_security;
-  options.transfer.parallelism = flags.parallel;
+  // guc -help: "-fast ... Use MODE E for all data transfers"; -p already means MODE E.
+  options.transfer.parallelism =
+      flags.parallel ? flags.parallel : (flags.fast ? std::optional<unsigned>(1) : std::nullopt);
   options.transfer.block_size_bytes = flags.block_size;
   options.transfer.range = {flags.partial_offset, flags.partial_length};
   options.create_dest = flags.create_dest;

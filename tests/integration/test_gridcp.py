@@ -48,6 +48,29 @@ def test_get_from_gridftpd():
     assert_file_digest(dest, digests["mib_plus_one.bin"], "gridcp -vb get")
 
 
+def test_fast_means_mode_e_for_every_transfer():
+    # globus-url-copy -help: "-fast ... Use MODE E for all data transfers". Without -p the get
+    # and the put are MODE E (one stream); without -fast they are stream mode.
+    server = start_gridftpd()
+    digests = seed(server)
+    out = make_temp_dir("gridcp-fast-")
+    name = "mib_plus_one.bin"
+    for flags, mode in ((["-fast"], "E"), ([], "S")):
+        dest = os.path.join(out, f"{mode}-{name}")
+        gridcp(*flags, server.url(f"data/{name}"), file_url(dest), what=f"gridcp {flags} get")
+        assert_file_digest(dest, digests[name], f"gridcp {flags} get")
+        gridcp(*flags, file_url(dest), server.url(f"incoming/{mode}-{name}"),
+               what=f"gridcp {flags} put")
+        assert_file_digest(server.fs(f"incoming/{mode}-{name}"), digests[name], f"gridcp {flags} put")
+        stored = server.wait_transfer_record(
+            lambda r: r.get("command") == "STOR" and str(r.get("path", "")).endswith(
+                f"incoming/{mode}-{name}"), f"the STOR of gridcp {flags}")
+        assert stored["mode"] == mode, f"gridcp {flags}: the put ran as {stored}"
+    gets = [r["mode"] for r in server.transfer_records()
+            if r.get("command") == "RETR" and str(r.get("path", "")).endswith(f"data/{name}")]
+    assert gets == ["E", "S"], f"modes of the gets with and without -fast: {gets}"
+
+
 def test_put_to_gridftpd():
     server = start_gridftpd()
     src = make_temp_dir("gridcp-put-")
