@@ -27,7 +27,10 @@ Result<std::unique_ptr<ModeESender>> ModeESender::create(const LocalSource& sour
   if (plan.length > 0) {
     ranges.push_back({0, plan.length});
   }
-  auto planner = mode_e::BlockPlanner::create(ranges, plan.block_size_bytes);
+  auto planner = plan.already_present.empty()
+                     ? mode_e::BlockPlanner::create(ranges, plan.block_size_bytes)
+                     : mode_e::BlockPlanner::for_restart(0, plan.length, plan.already_present,
+                                                         plan.block_size_bytes);
   if (!planner) {
     return make_error(planner.error());
   }

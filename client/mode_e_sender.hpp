@@ -18,6 +18,7 @@
 #include "client/local_source.hpp"
 #include "client/progress_ticker.hpp"
 #include "protocol/mode_e/block_planner.hpp"
+#include "protocol/restart/byte_range_set.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::client {
@@ -31,6 +32,8 @@ struct SendPlan {
   Clock::duration stall_timeout{};
   DataChannelSecurity security;
   ProgressTicker* progress = nullptr;  // counts each block sent; may be null
+  // A resumed put: wire ranges the receiver confirmed (111) before; only the rest is sent.
+  protocol::restart::ByteRangeSet already_present;
 };
 
 class ModeESender {

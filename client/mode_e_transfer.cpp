@@ -5,10 +5,34 @@
 
 #include <mutex>
 
+#include "protocol/restart/markers.hpp"
+
 namespace gridftp::client {
 
-std::error_code with_server_reason(Session& session, std::error_code error) {
-  (void)session.finish_transfer(std::chrono::seconds(2));
+namespace {
+
+constexpr int kRangeMarkerCode = 111;
+
+// The receiver's range markers (wire doc §4.2) during a put, kept for a -rst resume.
+Session::MarkerCallback range_recorder(RestartState* restart) {
+  if (restart == nullptr) {
+    return {};
+  }
+  return [restart](const ParsedReply& reply) {
+    if (reply.code != kRangeMarkerCode || reply.lines.empty()) {
+      return;
+    }
+    if (auto ranges = protocol::restart::parse_range_marker(reply.lines.front())) {
+      restart->dest_ranges.insert(*ranges);
+    }
+  };
+}
+
+}  // namespace
+
+std::error_code with_server_reason(Session& session, std::error_code error,
+                                   const Session::MarkerCallback& on_marker) {
+  (void)session.finish_transfer(std::chrono::seconds(2), on_marker);
   return error;
 }
 
@@ -70,6 +94,16 @@ Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
 
 Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
                                   const ModeESendRequest& request) {
+  RestartState* restart = request.restart;
+  // What the receiver confirmed in a failed attempt is not sent again (REST first, §4.3).
+  std::optional<std::string> rest;
+  protocol::restart::ByteRangeSet present;
+  if (restart != nullptr && restart->resume) {
+    rest = restart_argument(true, restart->dest_ranges);
+    present = restart->dest_ranges;
+  } else if (restart != nullptr) {
+    restart->dest_ranges = {};
+  }
   // In MODE E the receiver is passive (wire doc §2.1).
   auto address = session.request_passive();
   if (!address) {
@@ -81,9 +115,14 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
   auto sender = ModeESender::create(
       source, SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
                        request.length, session.options().data_timeout,
-                       session.data_channel_security(), request.progress});
+                       session.data_channel_security(), request.progress, std::move(present)});
   if (!sender) {
     return make_error(sender.error());
+  }
+  if (rest) {
+    if (auto restarted = session.restart_at(*rest); !restarted) {
+      return make_error(restarted.error());
+    }
   }
   if (auto sent = session.send_transfer_command(request.command); !sent) {
     return make_error(sent.error());
@@ -93,12 +132,13 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
     (*sender)->cancel();
     return make_error(begun.error());
   }
+  const auto record_ranges = range_recorder(restart);
   auto sent = (*sender)->wait();
   if (!sent) {
     (*sender)->close();
-    return make_error(with_server_reason(session, sent.error()));
+    return make_error(with_server_reason(session, sent.error(), record_ranges));
   }
-  auto done = session.finish_transfer(session.options().data_timeout);
+  auto done = session.finish_transfer(session.options().data_timeout, record_ranges);
   // Our FIN comes after the 226, as globus-url-copy's does (wire doc §2.5).
   (*sender)->close();
   if (!done) {

@@ -9,6 +9,7 @@
 
 #include "client/local_source.hpp"
 #include "client/progress_ticker.hpp"
+#include "client/restart_state.hpp"
 #include "client/session.hpp"
 #include "client/staged_file.hpp"
 #include "client/transfer_plan.hpp"
@@ -32,7 +33,8 @@ Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
 
 // PASV/EPSV, ALLO, `command` (STOR/ESTO), then `streams` connections sending the local bytes
 // [local_offset, local_offset + length) as wire offsets [0, length). Returns the bytes sent
-// after the 226.
+// after the 226. With `restart` (-rst): the receiver's 111 range markers are kept in its
+// dest_ranges, and an attempt that follows a failed one sends REST with them and only the rest.
 struct ModeESendRequest {
   std::string command;
   std::optional<std::uint64_t> allocate_bytes;
@@ -41,13 +43,15 @@ struct ModeESendRequest {
   std::uint64_t local_offset = 0;
   std::uint64_t length = 0;
   ProgressTicker* progress = nullptr;  // counts each block sent; may be null
+  RestartState* restart = nullptr;
 };
 Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
                                   const ModeESendRequest& request);
 
 // After a data failure the server usually explains it (426, 451); read that reply briefly so
 // the user sees it, then report the original error.
-std::error_code with_server_reason(Session& session, std::error_code error);
+std::error_code with_server_reason(Session& session, std::error_code error,
+                                   const Session::MarkerCallback& on_marker = {});
 
 // ALLO is advisory (RFC 959 §4.1.3); servers that refuse or ignore it still take the STOR.
 Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_bytes);

@@ -261,12 +261,20 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   }
   const auto command = store_command(remote_path, *range);
   const auto allocate = allocation_bytes(source->size_bytes(), *range);
-  ProgressTicker progress(options.on_progress);
+  // Progress counts the whole file: a resumed MODE E put starts from what the receiver confirmed.
+  const bool resumes = options.parallelism && !range->has_value() && options.restart != nullptr &&
+                       options.restart->resume;
+  const auto held = resumes ? options.restart->dest_ranges.covered_bytes() : 0;
+  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+    options.on_progress(bytes + held);
+  })
+                                              : ProgressTicker::Report{});
   auto bytes = options.parallelism
                    ? send_mode_e(session, *source,
                                  ModeESendRequest{command, allocate, *options.parallelism,
                                                   options.block_size_bytes, local_offset, length,
-                                                  &progress})
+                                                  &progress,
+                                                  range->has_value() ? nullptr : options.restart})
                    : send_stream(session, *source, command, allocate, local_offset, length,
                                  progress);
   if (!bytes) {

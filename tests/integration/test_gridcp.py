@@ -300,6 +300,52 @@ def restart_after_killed_server(flags: list[str]):
         f"resuming (the first attempt held at least {held})")
 
 
+def test_restart_resumes_a_mode_e_put_after_the_server_is_killed_mid_file():
+    # The receiver's 111 range markers (every 5 s by default) say what it holds; after the
+    # server is killed and back, the retry sends REST with those ranges and only the rest, and
+    # the server adds them to the partial file it kept.
+    root = make_temp_dir("gridcp-rst-put-root-")
+    server = start_gridftpd(root)
+    port = server.port
+    src = make_temp_dir("gridcp-rst-put-")
+    size = 256 * MIB
+    digest = make_file(os.path.join(src, "big.bin"), size, seed=5)
+    partial = server.fs("incoming/.gridftpd-part.big.bin")
+    argv = [gridcp_binary(), "-p", "4", "-rst", "-rst-interval", "1", "-rst-retries", "10",
+            file_url(os.path.join(src, "big.bin")), server.url("incoming/big.bin")]
+    client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        # A loopback put of this size takes a fraction of a second: look often.
+        wait_until(lambda: os.path.exists(partial) and os.stat(partial).st_blocks > 0, 60,
+                   "the first bytes of the put", interval=0.001)
+        # Hold the client while the server's marker period passes, so a 111 reports the bytes
+        # that arrived; then the server dies with the transfer unfinished.
+        os.kill(client.pid, signal.SIGSTOP)
+        time.sleep(6)
+        stat = os.stat(partial)
+        held = min(stat.st_size, stat.st_blocks * 512)
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        assert 0 < held < size, f"the kill did not land mid-file ({held} of {size} bytes)"
+        restarted = start_gridftpd(root, listen={"port": port})
+        os.kill(client.pid, signal.SIGCONT)
+        output, _ = client.communicate(timeout=300)
+    finally:
+        if client.poll() is None:
+            os.kill(client.pid, signal.SIGCONT)
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, (
+        f"gridcp -rst did not recover: rc={client.returncode}\n{' '.join(argv)}\n"
+        f"{output.decode(errors='replace')}")
+    assert_file_digest(restarted.fs("incoming/big.bin"), digest, "gridcp -rst -p 4 put")
+    resumed = restarted.wait_transfer_record(
+        lambda r: r.get("command") == "STOR" and r.get("result") == "ok", "the resumed STOR")
+    assert resumed["bytes"] < size, (
+        f"the second attempt sent {resumed['bytes']} bytes: it started over instead of "
+        f"resuming (the server held {held} when it was killed)")
+
+
 def test_url_list_file_and_a_failure_in_the_middle_of_the_run():
     # Acceptance 2 (-f) and 4: a bad URL, an unknown host, a refused connection, a missing
     # credential and a server refusal in one list; every other pair is still copied, each
