@@ -1,0 +1,138 @@
+"""gridcp against both servers, gridftpd and the real globus-gridftp-server (issue 5 acceptance 1:
+every transfer the earlier issues check with globus-url-copy also passes with gridcp).
+
+All byte-identical by SHA-256 on a 5 MiB + 7 B file:
+  * ftp://: get and put in stream mode, -p 1 and -p 4 against each server; third-party -p 1
+    and -p 4 gridftpd -> Globus, Globus -> gridftpd and gridftpd -> gridftpd;
+  * gsiftp://: get and put against gridftpd at each data-channel level (-nodcau, the default
+    DCAU A, -dcsafe, -dcpriv) in stream mode, -p 1 and -p 4 (the same against Globus is
+    test_gridcp_gsi.py); third-party at each level, -p 1 and -p 4, gridftpd -> Globus,
+    Globus -> gridftpd and gridftpd -> gridftpd (Globus -> Globus: test_gridcp_gsi.py);
+  * gridftpd's transfer log names the level each gsiftp transfer ran at, so a level that
+    silently fell back to clear data would fail here.
+"""
+
+import os
+
+from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, file_url, gridcp_binary,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             shared_test_pki, start_globus_server, start_gridftpd)
+
+SIZE = 5 * MIB + 7
+LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
+# What gridftpd's transfer log says for each level (server/logging).
+LOGGED_LEVEL = {"nodcau": "dcau=N prot=C", "dcau-a": "dcau=A prot=C",
+                "dcsafe": "dcau=A prot=S", "dcpriv": "dcau=A prot=P"}
+
+
+def gridcp(args: list[str], what: str, gsi: bool = False):
+    env = shared_test_pki().client_env("test") if gsi else None
+    return run_peer([gridcp_binary()] + args, env=env, timeout=180, what=what)
+
+
+def check_copy(path: str, digest: str, what: str, result) -> None:
+    try:
+        assert_file_digest(path, digest, what)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{result.describe()}") from None
+
+
+def seed(server, name: str, seed_value: int) -> str:
+    digest = make_file(server.fs(f"data/{name}"), SIZE, seed=seed_value)
+    make_tree_readable(server.fs("data"))  # a GSI server reads as the mapped account
+    return digest
+
+
+def parallel_flags(p: int | None) -> list[str]:
+    return [] if p is None else ["-p", str(p)]
+
+
+def get_and_put(server, url, levels: dict, label: str, seed_value: int, gsi: bool) -> None:
+    digest = seed(server, f"gp-{seed_value}.bin", seed_value)
+    out = make_temp_dir("gridcp-peers-")
+    for level, flags in levels.items():
+        for p in (None, 1, 4):
+            mode = "stream" if p is None else f"-p {p}"
+            what = f"gridcp {label} get {level} {mode}"
+            dest = os.path.join(out, f"{level}-{p}.bin")
+            result = gridcp(flags + parallel_flags(p) + [url(f"data/gp-{seed_value}.bin"),
+                                                         file_url(dest)], what, gsi)
+            check_copy(dest, digest, what, result)
+            what = f"gridcp {label} put {level} {mode}"
+            target = f"incoming/gp-{seed_value}-{level}-{p}.bin"
+            result = gridcp(flags + parallel_flags(p) + [file_url(dest), url(target)], what, gsi)
+            check_copy(server.fs(target), digest, what, result)
+            os.unlink(dest)
+    server.assert_alive(f"after gridcp {label} gets and puts")
+
+
+def third_party(source, source_url, dest, dest_url, levels: dict, label: str, seed_value: int,
+                gsi: bool) -> None:
+    digest = seed(source, f"tp-{seed_value}.bin", seed_value)
+    for level, flags in levels.items():
+        for p in (1, 4):
+            what = f"gridcp {label} third-party {level} -p {p}"
+            target = f"incoming/tp-{seed_value}-{level}-{p}.bin"
+            result = gridcp(flags + ["-p", str(p), source_url(f"data/tp-{seed_value}.bin"),
+                                     dest_url(target)], what, gsi)
+            check_copy(dest.fs(target), digest, what, result)
+    for server in (source, dest):
+        server.assert_alive(f"after gridcp {label} third-party")
+
+
+def assert_levels_logged(server: GridftpdServer, command: str, count: int) -> None:
+    """Each level shows up in gridftpd's transfer log at least `count` times for `command`."""
+    records = [r for r in server.transfer_records()
+               if r.get("command") == command and r.get("result") == "ok"]
+    for level, logged in LOGGED_LEVEL.items():
+        found = [r for r in records if r.get("security") == logged]
+        assert len(found) >= count, (
+            f"gridftpd logged {len(found)} {command}s at {logged!r} ({level}), expected "
+            f"{count}: {records[-3:]}")
+
+
+def test_ftp_get_and_put_against_both_servers():
+    ours = start_gridftpd()
+    get_and_put(ours, ours.url, {"clear": []}, "ftp gridftpd", 61, gsi=False)
+    globus = start_globus_server()
+    get_and_put(globus, globus.url, {"clear": []}, "ftp globus", 62, gsi=False)
+
+
+def test_ftp_third_party_both_ways():
+    ours, other, globus = start_gridftpd(), start_gridftpd(), start_globus_server()
+    clear = {"clear": []}
+    third_party(ours, ours.url, globus, globus.url, clear, "ftp gridftpd -> globus", 63, False)
+    third_party(globus, globus.url, ours, ours.url, clear, "ftp globus -> gridftpd", 64, False)
+    third_party(ours, ours.url, other, other.url, clear, "ftp gridftpd -> gridftpd", 65, False)
+
+
+def test_gsiftp_get_and_put_against_gridftpd_each_level():
+    server = start_gridftpd(gsi=shared_test_pki())
+    get_and_put(server, server.gsiftp_url, LEVELS, "gsiftp gridftpd", 66, gsi=True)
+    # stream, -p 1, -p 4: three gets (RETR) and three puts (STOR) at each level
+    assert_levels_logged(server, "RETR", 3)
+    assert_levels_logged(server, "STOR", 3)
+
+
+def test_gsiftp_third_party_gridftpd_and_globus_both_ways():
+    pki = shared_test_pki()
+    ours, globus = start_gridftpd(gsi=pki), start_globus_server(gsi=pki)
+    third_party(ours, ours.gsiftp_url, globus, globus.gsiftp_url, LEVELS,
+                "gsiftp gridftpd -> globus", 67, gsi=True)
+    third_party(globus, globus.gsiftp_url, ours, ours.gsiftp_url, LEVELS,
+                "gsiftp globus -> gridftpd", 68, gsi=True)
+    assert_levels_logged(ours, "RETR", 2)  # -p 1 and -p 4 as the source
+    assert_levels_logged(ours, "STOR", 2)  # and as the destination
+
+
+def test_gsiftp_third_party_gridftpd_to_gridftpd():
+    pki = shared_test_pki()
+    source, dest = start_gridftpd(gsi=pki), start_gridftpd(gsi=pki)
+    third_party(source, source.gsiftp_url, dest, dest.gsiftp_url, LEVELS,
+                "gsiftp gridftpd -> gridftpd", 69, gsi=True)
+    assert_levels_logged(source, "RETR", 2)
+    assert_levels_logged(dest, "STOR", 2)
+
+
+if __name__ == "__main__":
+    run_tests(globals())
