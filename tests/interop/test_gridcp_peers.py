@@ -9,7 +9,10 @@ All byte-identical by SHA-256 on a 5 MiB + 7 B file:
     test_gridcp_gsi.py); third-party at each level, -p 1 and -p 4, gridftpd -> Globus,
     Globus -> gridftpd and gridftpd -> gridftpd (Globus -> Globus: test_gridcp_gsi.py);
   * gridftpd's transfer log names the level each gsiftp transfer ran at, so a level that
-    silently fell back to clear data would fail here.
+    silently fell back to clear data would fail here;
+  * on both servers: -off/-len partial gets (the window lands at its own offset in the local
+    file, as globus-url-copy writes it) in stream mode and -p 4, and -verify-checksum with MD5,
+    ADLER32 and SHA256 on gets, puts and third-party transfers both ways.
 """
 
 import os
@@ -132,6 +135,63 @@ def test_gsiftp_third_party_gridftpd_to_gridftpd():
                 "gsiftp gridftpd -> gridftpd", 69, gsi=True)
     assert_levels_logged(source, "RETR", 2)
     assert_levels_logged(dest, "STOR", 2)
+
+
+PARTIAL_CASES = [(0, 1), (MIB - 1, MIB + 2), (SIZE - 10, 10), (12345, SIZE - 12345),
+                 (SIZE - 100, 1000)]
+CHECKSUM_ALGS = ("MD5", "ADLER32", "SHA256")
+
+
+def partial_gets(server, label: str, seed_value: int) -> None:
+    seed(server, f"part-{seed_value}.bin", seed_value)
+    with open(server.fs(f"data/part-{seed_value}.bin"), "rb") as f:
+        data = f.read()
+    out = make_temp_dir("gridcp-partial-")
+    for p in (None, 4):
+        for offset, length in PARTIAL_CASES:
+            what = f"gridcp {label} -off {offset} -len {length} {parallel_flags(p)}"
+            dest = os.path.join(out, f"{p}-{offset}-{length}.bin")
+            result = gridcp(parallel_flags(p) + ["-off", str(offset), "-len", str(length),
+                                                 server.url(f"data/part-{seed_value}.bin"),
+                                                 file_url(dest)], what)
+            want = data[offset:offset + length]
+            with open(dest, "rb") as f:
+                f.seek(offset)
+                got = f.read()
+            assert got == want and os.path.getsize(dest) == offset + len(want), (
+                f"{what}: local bytes [{offset}:] are {len(got)} B, expected {len(want)} B of "
+                f"source[{offset}:{offset + length}]\n{result.describe()}")
+
+
+def test_partial_gets_against_both_servers():
+    partial_gets(start_gridftpd(), "gridftpd", 70)
+    partial_gets(start_globus_server(), "globus", 71)
+
+
+def test_verify_checksum_get_put_and_third_party_with_both_servers():
+    ours, globus = start_gridftpd(), start_globus_server()
+    out = make_temp_dir("gridcp-cksm-")
+    for label, server in (("gridftpd", ours), ("globus", globus)):
+        digest = seed(server, "ck.bin", 72)
+        for alg in CHECKSUM_ALGS:
+            what = f"gridcp {label} get -verify-checksum -checksum-alg {alg}"
+            dest = os.path.join(out, f"{label}-{alg}.bin")
+            result = gridcp(["-p", "4", "-verify-checksum", "-checksum-alg", alg,
+                             server.url("data/ck.bin"), file_url(dest)], what)
+            check_copy(dest, digest, what, result)
+            what = f"gridcp {label} put -verify-checksum -checksum-alg {alg}"
+            result = gridcp(["-p", "4", "-verify-checksum", "-checksum-alg", alg, file_url(dest),
+                             server.url(f"incoming/ck-{alg}.bin")], what)
+            check_copy(server.fs(f"incoming/ck-{alg}.bin"), digest, what, result)
+    for (label, source), dest in ((("gridftpd -> globus", ours), globus),
+                                  (("globus -> gridftpd", globus), ours)):
+        digest = seed(source, "ck3.bin", 73)
+        for alg in CHECKSUM_ALGS:
+            what = f"gridcp third-party {label} -verify-checksum -checksum-alg {alg}"
+            target = f"incoming/ck3-{label[:6]}-{alg}.bin"
+            result = gridcp(["-p", "4", "-verify-checksum", "-checksum-alg", alg,
+                             source.url("data/ck3.bin"), dest.url(target)], what)
+            check_copy(dest.fs(target), digest, what, result)
 
 
 if __name__ == "__main__":
