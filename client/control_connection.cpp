@@ -121,9 +121,10 @@ Result<ParsedReply> ControlConnection::command_expecting(std::string_view comman
   return expect_reply(expected_class);
 }
 
-void ControlConnection::note_failure(std::string_view command, const ParsedReply& reply) {
+void ControlConnection::note_failure(std::string_view command, const ParsedReply& reply,
+                                     bool transfer_began) {
   last_failure_ = std::string(loggable(command)) + ":\n    " + join_lines(reply);
-  last_failure_code_ = reply.code;
+  last_failure_code_ = transfer_began ? std::nullopt : std::optional<int>(reply.code);
 }
 
 void ControlConnection::quit() {

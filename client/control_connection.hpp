@@ -39,13 +39,17 @@ class ControlConnection {
   Result<ParsedReply> expect_reply(int expected_class);
   // command() + the same check; the command goes into last_failure() on failure.
   Result<ParsedReply> command_expecting(std::string_view command, int expected_class);
-  // Records `reply` as the reason for the current failure.
-  void note_failure(std::string_view command, const ParsedReply& reply);
+  // Records `reply` as the reason for the current failure. `transfer_began`: it ended a transfer
+  // the server had started (its 1xx came), so it reports a broken transfer, not a refusal.
+  void note_failure(std::string_view command, const ParsedReply& reply,
+                    bool transfer_began = false);
 
   // "RETR /x:\n    550 No such file" for the last unexpected reply, one reply line per line, or
   // "RETR /x: no reply (…)" when the connection failed; empty if none.
   const std::string& last_failure() const { return last_failure_; }
-  // The code of the reply behind last_failure(); nullopt when it was no reply at all.
+  // The code of the reply behind last_failure() when that reply refused a command; nullopt when
+  // there was no reply at all, or when it ended a transfer already begun: Globus reports a
+  // dropped data connection as "500 Command failed" after its 150, and -rst must retry that.
   std::optional<int> last_failure_code() const { return last_failure_code_; }
   void clear_failure() {
     last_failure_.clear();

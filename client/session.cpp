@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <utility>
 
 #include "client/gsi_authentication.hpp"
 #include "client/gsi_control_channel.hpp"
@@ -405,6 +406,7 @@ Result<ParsedReply> Session::expect_transfer_start() {
     control_->note_failure(transfer_command_, *reply);
     return make_error(rejected_reply_error());
   }
+  transfer_began_ = true;
   return reply;
 }
 
@@ -419,13 +421,16 @@ Result<ParsedReply> Session::finish_transfer(Clock::duration timeout,
       if (!reply) {
         return reply;
       }
+      // A pipelined transfer's 125/150 is read here; markers only come once it runs.
+      transfer_began_ = true;
       if (on_marker) {
         on_marker(*reply);
       }
       continue;  // 111/112 markers and similar
     }
+    const bool began = std::exchange(transfer_began_, false);  // the next one starts afresh
     if (reply->code / 100 != kPositiveCompletion) {
-      control_->note_failure(transfer_command_, *reply);
+      control_->note_failure(transfer_command_, *reply, began);
       return make_error(rejected_reply_error());
     }
     return reply;

@@ -124,6 +124,9 @@ class Session {
   SessionOptions options_;
   std::vector<std::string> features_;
   std::string transfer_command_;  // for the failure message of finish_transfer()
+  // The server's 1xx for the transfer being finished has come (a failure after it is a broken
+  // transfer, worth a retry, not a refusal).
+  bool transfer_began_ = false;
   bool binary_type_ = false;
   bool extended_block_mode_ = false;
   unsigned parallelism_ = 0;  // 0: never sent

@@ -38,7 +38,7 @@ import time
 import zlib
 
 from gridftp_harness import (MIB, GridftpdServer, RawControl, _started_procs,
-                             assert_file_digest, crc32c, file_url, free_port,
+                             assert_file_digest, crc32c, file_url, free_port, gridcp_binary,
                              give_to_globus_user, guc_dialogue, make_file, make_temp_dir,
                              make_tree_readable, run_peer, run_tests, sha256_file,
                              start_globus_server, start_gridftpd, start_server_under_test)
@@ -256,13 +256,15 @@ def covered(ranges: list[tuple[int, int]]) -> int:
     return total
 
 
-def restart_third_party(dest, dest_incoming: str, what: str) -> None:
+def restart_third_party(dest, dest_incoming: str, what: str, client: str = GUC) -> None:
+    """`client` (globus-url-copy, or gridcp, which takes the same flags) drives a -rst -p 4
+    third-party copy whose source is killed once the destination's 111 markers cover 30%."""
     root = os.path.join(make_temp_dir("rst-src-"), "root")
     port = free_port()
     source = start_gridftpd(root, listen={"port": port})
     digest = make_file(source.fs("data/big.bin"), RESTART_SIZE, seed=21)
     make_tree_readable(source.fs("data"))
-    argv = [GUC, "-dbg", "-rst", "-rst-retries", "5", "-rst-interval", "1", "-p", "4",
+    argv = [client, "-dbg", "-rst", "-rst-retries", "5", "-rst-interval", "1", "-p", "4",
             source.url("data/big.bin"), dest.url("incoming/big.bin")]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
@@ -338,7 +340,7 @@ def restart_third_party(dest, dest_incoming: str, what: str) -> None:
     dialogue = guc_dialogue("".join(err_lines))
     rests = [l for l in dialogue if l.startswith(">> REST ")]
     for l in rests:
-        print(f"  {what}: globus-url-copy sent {l[3:][:200]}", flush=True)
+        print(f"  {what}: {os.path.basename(client)} sent {l[3:][:200]}", flush=True)
     assert proc.returncode == 0, f"{what}: restarted copy failed\n{describe()}"
     assert len(rests) >= 2, (f"{what}: expected REST <ranges> to both servers after the "
                              f"restart, saw {rests}\n{describe()}")
@@ -386,6 +388,19 @@ def test_restart_source_killed_globus_destination():
 def test_restart_source_killed_gridftpd_destination():
     dest = start_gridftpd()
     restart_third_party(dest, dest.fs("incoming"), "gridftpd (killed) -> gridftpd")
+
+
+def test_gridcp_restart_source_killed_globus_destination():
+    dest = start_globus_server()
+    give_to_globus_user(dest.fs("incoming"))
+    restart_third_party(dest, dest.fs("incoming"), "gridcp: gridftpd (killed) -> globus",
+                        client=gridcp_binary())
+
+
+def test_gridcp_restart_source_killed_gridftpd_destination():
+    dest = start_gridftpd()
+    restart_third_party(dest, dest.fs("incoming"), "gridcp: gridftpd (killed) -> gridftpd",
+                        client=gridcp_binary())
 
 
 if __name__ == "__main__":

@@ -1005,16 +1005,26 @@ def make_sparse_file(path: str, size: int, chunks: int = 7, seed: int = 0) -> st
     return sha256_file(path)
 
 
+_GRIDCP_DEBUG_LINE = re.compile(r"^debug: (?:src|dst|ctl)? ?\S+ (C|S): (.*)$")
+
+
 def guc_dialogue(stderr: str) -> list[str]:
-    """The control-channel dialogue from `globus-url-copy -dbg` output: '>> CMD' for each
-    command sent and '<< reply' for the first line of each reply received."""
+    """The control-channel dialogue from `globus-url-copy -dbg` or `gridcp -dbg` output: '>> CMD'
+    for each command sent and '<< reply' for the first line of each reply received (gridcp
+    prints every reply line: continuation lines, which start with a space, are left out)."""
     lines = stderr.splitlines()
     out = []
-    for i, line in enumerate(lines[:-1]):
-        if line.startswith("debug: sending command"):
+    for i, line in enumerate(lines):
+        if line.startswith("debug: sending command") and i + 1 < len(lines):
             out.append(">> " + lines[i + 1].strip())
-        elif line.startswith("debug: response from"):
+        elif line.startswith("debug: response from") and i + 1 < len(lines):
             out.append("<< " + lines[i + 1].strip())
+        elif match := _GRIDCP_DEBUG_LINE.match(line):
+            sent, text = match.group(1) == "C", match.group(2)
+            if sent:
+                out.append(">> " + text.strip())
+            elif text[:3].isdigit() and text[3:4] in (" ", "-", ""):
+                out.append("<< " + text.strip())
     return out
 
 
