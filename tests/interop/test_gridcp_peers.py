@@ -12,14 +12,17 @@ All byte-identical by SHA-256 on a 5 MiB + 7 B file:
     silently fell back to clear data would fail here;
   * on both servers: -off/-len partial gets (the window lands at its own offset in the local
     file, as globus-url-copy writes it) in stream mode and -p 4, and -verify-checksum with MD5,
-    ADLER32 and SHA256 on gets, puts and third-party transfers both ways.
+    ADLER32 and SHA256 on gets, puts and third-party transfers both ways;
+  * on both servers: a nested tree with -r -cc 4 -pp got, put back, and copied third-party
+    between the two servers both ways.
 """
 
 import os
 
-from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, file_url, gridcp_binary,
-                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_globus_server, start_gridftpd)
+from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, assert_same_tree, file_url,
+                             give_to_globus_user, gridcp_binary, make_file, make_temp_dir,
+                             make_tree_readable, run_peer, run_tests, shared_test_pki,
+                             start_globus_server, start_gridftpd, tree_digests)
 
 SIZE = 5 * MIB + 7
 LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -192,6 +195,38 @@ def test_verify_checksum_get_put_and_third_party_with_both_servers():
             result = gridcp(["-p", "4", "-verify-checksum", "-checksum-alg", alg,
                              source.url("data/ck3.bin"), dest.url(target)], what)
             check_copy(dest.fs(target), digest, what, result)
+
+
+def make_small_tree(root: str) -> dict[str, str]:
+    """300 files of 0..299 bytes, 30 to a directory, two levels deep; relative path -> sha256."""
+    block = os.urandom(600)
+    for i in range(300):
+        directory = os.path.join(root, f"d{i // 100}", f"e{i // 30 % 10}")
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, f"f{i}.bin"), "wb") as f:
+            f.write(block[i:i + i])
+    make_tree_readable(root)
+    return tree_digests(root)
+
+
+def test_recursive_trees_against_both_servers():
+    ours, globus = start_gridftpd(), start_globus_server()
+    give_to_globus_user(globus.fs("incoming"))
+    for label, server in (("gridftpd", ours), ("globus", globus)):
+        expected = make_small_tree(server.fs("tree"))
+        out = os.path.join(make_temp_dir("gridcp-peers-tree-"), "copy")
+        gridcp(["-r", "-cc", "4", "-pp", "-cd", server.url("tree/"), file_url(out) + "/"],
+               f"gridcp -r -cc 4 -pp get from {label}")
+        assert_same_tree(expected, out, f"-r get from {label}")
+        gridcp(["-r", "-cc", "4", "-pp", "-cd", file_url(out) + "/", server.url("incoming/put/")],
+               f"gridcp -r -cc 4 -pp put to {label}")
+        assert_same_tree(expected, server.fs("incoming/put"), f"-r put to {label}")
+    for (label, source), dest in ((("gridftpd -> globus", ours), globus),
+                                  (("globus -> gridftpd", globus), ours)):
+        target = f"incoming/tp-{label[:6]}/"
+        gridcp(["-r", "-cc", "4", "-pp", "-cd", source.url("tree/"), dest.url(target)],
+               f"gridcp -r -cc 4 -pp third-party {label}")
+        assert_same_tree(tree_digests(source.fs("tree")), dest.fs(target), f"-r {label}")
 
 
 if __name__ == "__main__":
