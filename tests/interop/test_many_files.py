@@ -8,7 +8,7 @@ arrive byte-identical and the server must log no error.
 import hashlib
 import os
 
-from gridftp_harness import make_temp_dir, run_peer, run_tests, start_gridftpd
+from gridftp_harness import assert_same_tree, make_temp_dir, run_peer, run_tests, start_gridftpd
 
 GUC = "globus-url-copy"
 FILES = 2000
@@ -28,26 +28,6 @@ def make_tree(root: str) -> dict[str, str]:
             f.write(data)
         digests[rel] = hashlib.sha256(data).hexdigest()
     return digests
-
-
-def tree_digests(root: str) -> dict[str, str]:
-    found = {}
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
-    return found
-
-
-def assert_same_tree(expected: dict[str, str], root: str, what: str) -> None:
-    got = tree_digests(root)
-    missing = sorted(set(expected) - set(got))
-    extra = sorted(set(got) - set(expected))
-    wrong = sorted(rel for rel in set(expected) & set(got) if expected[rel] != got[rel])
-    assert not (missing or extra or wrong), (
-        f"{what}: {len(missing)} missing (e.g. {missing[:3]}), {len(extra)} unexpected "
-        f"(e.g. {extra[:3]}), {len(wrong)} differ (e.g. {wrong[:3]})")
 
 
 def test_recursive_get_and_put_with_concurrency_and_pipelining():
