@@ -85,7 +85,6 @@ std::vector<std::optional<std::uint64_t>> batch_sizes(Session& source,
 
 }  // namespace
 
-
 FileWorker::FileWorker(const CopyOptions& options, std::shared_ptr<spdlog::logger> log,
                        std::shared_ptr<CredentialStore> credentials)
     : options_(options), sessions_(options.session, std::move(log), std::move(credentials)) {}
