@@ -1,10 +1,11 @@
-// The byte pipe under a control connection. Plain TCP implements it now; a GSI channel (ENC/632
-// wrapping, wire doc §5.3) or an FTPS one (RFC 4217) can slot in later without touching the
-// reply and command logic above it. Not a data channel.
+// The byte pipe under a control connection: plain TCP, a GSI channel over it (ENC/632 wrapping,
+// wire doc §5.3) or an FTPS one (RFC 4217 TLS), without the reply and command logic above
+// knowing which. Not a data channel.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,21 @@ class ControlChannel {
   // when the channel has no socket of its own (test doubles).
   virtual std::string local_address() const { return {}; }
   virtual void close() = 0;
+};
+
+// A channel that adds a layer (GSI wrapping, FTPS TLS) over another: the connection's facts and
+// its closing are the inner channel's.
+template <typename Inner>
+class LayeredControlChannel : public ControlChannel {
+ public:
+  explicit LayeredControlChannel(std::unique_ptr<Inner> inner) : inner_(std::move(inner)) {}
+  std::string peer_address() const override { return inner_->peer_address(); }
+  bool is_ipv6() const override { return inner_->is_ipv6(); }
+  std::string local_address() const override { return inner_->local_address(); }
+  void close() override { inner_->close(); }
+
+ protected:
+  std::unique_ptr<Inner> inner_;
 };
 
 }  // namespace gridftp::client

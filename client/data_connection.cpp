@@ -37,14 +37,7 @@ Result<void> DataConnection::write_all(std::string_view bytes) {
   return data_->write_all(bytes, timeout_);
 }
 
-Result<void> DataConnection::finish_upload() {
-  boost::system::error_code ec;
-  data_->socket().shutdown(transport::tcp::socket::shutdown_send, ec);
-  if (ec) {
-    return make_error(static_cast<std::error_code>(ec));
-  }
-  return {};
-}
+Result<void> DataConnection::finish_upload() { return data_->end_sending(timeout_); }
 
 void DataConnection::close() {
   boost::system::error_code ignored;

@@ -7,6 +7,7 @@
 #include "client/client_errors.hpp"
 #include "client/timed_io.hpp"
 #include "client/tls_record_framing.hpp"
+#include "protocol/core/errors.hpp"
 #include "security/gsi_handshake.hpp"
 #include "security/x509_identity.hpp"
 
@@ -91,7 +92,54 @@ Result<void> DataSocket::secure(const DataChannelSecurity& security, security::T
   if (!security.is_enabled()) {
     return {};
   }
+  if (security.ftps) {
+    return run_ftps_handshake(*security.ftps, role, timeout);
+  }
   return run_handshake(security, role, timeout);
+}
+
+Result<void> DataSocket::run_ftps_handshake(const FtpsDataTls& ftps, security::TlsRole role,
+                                            Clock::duration timeout) {
+  // We hold no certificate, so a connection the server opens to us (MODE E gets, third-party)
+  // cannot be secured from our side.
+  if (role != security::TlsRole::Client) {
+    failure_detail_ = "ftps:// data connections that the server opens need a certificate of ours";
+    return make_error(make_error_code(protocol::Errc::BadArgument));
+  }
+  auto engine = security::TlsEngine::create(ftps.context.get(), security::TlsEngine::Role::Client);
+  if (!engine) {
+    return make_error(engine.error());
+  }
+  if (auto named = engine->expect_host(ftps.host); !named) {
+    return named;
+  }
+  engine_.emplace(std::move(*engine));
+  const auto deadline = Clock::now() + timeout;
+  std::array<char, kHandshakeReadBytes> chunk{};
+  for (;;) {
+    auto step = engine_->handshake();
+    if (auto sent = send_tls_output(timeout); !sent) {
+      return sent;
+    }
+    if (!step) {
+      failure_detail_ = engine_->last_error();
+      engine_.reset();
+      return make_error(step.error());
+    }
+    if (*step == security::TlsEngine::Progress::Done) {
+      sends_close_notify_ = true;
+      return {};
+    }
+    const auto left = deadline - Clock::now();
+    auto count = read_some_with_deadline(
+        io_, socket_, chunk, left > Clock::duration::zero() ? left : Clock::duration::zero());
+    if (!count || *count == 0) {
+      return make_error(count ? make_error_code(std::errc::connection_reset) : count.error());
+    }
+    if (auto fed = engine_->feed(std::span<const char>(chunk.data(), *count)); !fed) {
+      return fed;
+    }
+  }
 }
 
 Result<void> DataSocket::run_handshake(const DataChannelSecurity& security, security::TlsRole role,
@@ -133,6 +181,21 @@ Result<void> DataSocket::send_tls_output(Clock::duration timeout) {
       return sent;
     }
     engine_->consume_output(out.size());
+  }
+  return {};
+}
+
+Result<void> DataSocket::end_sending(Clock::duration timeout) {
+  if (engine_ && sends_close_notify_) {
+    engine_->shutdown();
+    if (auto sent = send_tls_output(timeout); !sent) {
+      return sent;
+    }
+  }
+  boost::system::error_code ec;
+  socket_.shutdown(transport::tcp::socket::shutdown_send, ec);
+  if (ec) {
+    return make_error(static_cast<std::error_code>(ec));
   }
   return {};
 }

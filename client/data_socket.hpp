@@ -13,16 +13,26 @@
 #include "client/clock.hpp"
 #include "client/gsi_credentials.hpp"
 #include "protocol/core/result.hpp"
+#include "security/openssl_ptr.hpp"
 #include "security/tls_engine.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::client {
 
-// How data connections are secured: not at all (ftp://, DCAU N), or DCAU A with `protection`.
+// An ftps:// session's data connections (RFC 4217 PROT P): plain TLS, we the client, the
+// server's certificate checked against the trust anchors and the URL's host.
+struct FtpsDataTls {
+  security::SslCtxPtr context;
+  std::string host;
+};
+
+// How data connections are secured: not at all (ftp://, DCAU N), DCAU A with `protection`
+// (gsiftp://), or FTPS TLS.
 struct DataChannelSecurity {
   std::shared_ptr<const GsiCredentials> credentials;  // null: no data-channel authentication
   security::DataProtection protection = security::DataProtection::Clear;
-  bool is_enabled() const { return credentials != nullptr; }
+  std::shared_ptr<const FtpsDataTls> ftps;  // set for ftps://
+  bool is_enabled() const { return credentials != nullptr || ftps != nullptr; }
 };
 
 class DataSocket {
@@ -47,12 +57,18 @@ class DataSocket {
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout);
   // Errors: socket errors, std::errc::timed_out, TlsErrc.
   Result<void> write_all(std::string_view bytes, Clock::duration timeout);
+  // The end of what we send: FTPS ends its TLS with close_notify before the FIN (RFC 4217
+  // §9: a receiver can then tell a complete upload from a cut one); GSI data channels do not
+  // (Globus sends none either). Errors: socket errors, std::errc::timed_out.
+  Result<void> end_sending(Clock::duration timeout);
   // What the handshake failed on, beyond its code (OpenSSL's reasons); empty if nothing.
   const std::string& failure_detail() const { return failure_detail_; }
 
  private:
   Result<void> run_handshake(const DataChannelSecurity& security, security::TlsRole role,
                              Clock::duration timeout);
+  Result<void> run_ftps_handshake(const FtpsDataTls& ftps, security::TlsRole role,
+                                  Clock::duration timeout);
   Result<void> send_tls_output(Clock::duration timeout);
   Result<std::size_t> read_tls(std::span<char> buffer, Clock::duration timeout);
 
@@ -61,6 +77,7 @@ class DataSocket {
   std::optional<security::TlsEngine> engine_;  // PROT S/P after the handshake
   std::string unread_;  // raw bytes that arrived behind the handshake's last record (PROT C)
   std::string failure_detail_;
+  bool sends_close_notify_ = false;  // FTPS
 };
 
 }  // namespace gridftp::client

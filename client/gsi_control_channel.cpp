@@ -16,7 +16,7 @@ constexpr std::size_t kReadChunkBytes = 16 * 1024;
 }  // namespace
 
 GsiControlChannel::GsiControlChannel(std::unique_ptr<ControlChannel> inner)
-    : inner_(std::move(inner)) {}
+    : LayeredControlChannel(std::move(inner)) {}
 
 void GsiControlChannel::start_protection(security::TlsEngine engine) {
   engine_.emplace(std::move(engine));

@@ -14,7 +14,7 @@
 
 namespace gridftp::client {
 
-class GsiControlChannel final : public ControlChannel {
+class GsiControlChannel final : public LayeredControlChannel<ControlChannel> {
  public:
   explicit GsiControlChannel(std::unique_ptr<ControlChannel> inner);
 
@@ -27,15 +27,10 @@ class GsiControlChannel final : public ControlChannel {
   // Errors: those of the inner channel; ProtectedReplyReader's and TlsErrc::Fatal for a line
   // that does not unwrap (forged, replayed or out of order).
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout) override;
-  std::string peer_address() const override { return inner_->peer_address(); }
-  bool is_ipv6() const override { return inner_->is_ipv6(); }
-  std::string local_address() const override { return inner_->local_address(); }
-  void close() override { inner_->close(); }
 
  private:
   Result<void> unwrap_received(std::string_view bytes);
 
-  std::unique_ptr<ControlChannel> inner_;
   std::optional<security::TlsEngine> engine_;
   ProtectedReplyReader reader_;
   std::string plain_;  // unwrapped reply text not yet handed out

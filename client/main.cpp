@@ -3,6 +3,7 @@
 // output comes from the reporters (client/report/).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdint>
 #include <fstream>
@@ -176,6 +177,23 @@ bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
   return true;
 }
 
+bool is_ftps(const std::string& url) { return url.starts_with("ftps://"); }
+
+bool uses_ftps(const std::vector<UrlPair>& pairs) {
+  return std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
+    return is_ftps(pair.source) || is_ftps(pair.dest);
+  });
+}
+
+// Third-party FTPS needs one server to take the TLS client role on the data connection (SSCN,
+// RFC 4217 §10.2), which gridftpd and Globus do not offer: both would wait as TLS servers.
+bool has_ftps_third_party(const std::vector<UrlPair>& pairs) {
+  return std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
+    const bool remote_pair = !pair.source.starts_with("file:") && !pair.dest.starts_with("file:");
+    return remote_pair && (is_ftps(pair.source) || is_ftps(pair.dest));
+  });
+}
+
 void print_failure(std::string_view what, std::error_code error, const CopyEngine& engine,
                    Reporters& reporters) {
   std::string text = "gridcp: error: " + std::string(what) + ": " + error.message();
@@ -233,14 +251,15 @@ int main(int argc, char** argv) {
   for (auto& argument : normalized) {
     normalized_argv.push_back(argument.data());
   }
-  CLI::App app{"gridcp: copy files between ftp://, gsiftp:// and file:// URLs "
+  CLI::App app{"gridcp: copy files between ftp://, ftps://, gsiftp:// and file:// URLs "
                "(globus-url-copy flags)",
                "gridcp"};
   app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
              "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
              "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
              "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY (or "
-             "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR.");
+             "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, stream mode) checks "
+             "the server against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR).");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
@@ -251,6 +270,17 @@ int main(int argc, char** argv) {
   }
   if (pairs.empty() && flags.list_url.empty()) {
     std::cerr << app.help();
+    return 1;
+  }
+  if ((flags.parallel || flags.fast) && uses_ftps(pairs)) {
+    // In MODE E the server opens the data connections of a get and of a third-party copy, and
+    // a TLS server side needs a certificate that gridcp does not have.
+    std::cerr << "gridcp: error: ftps:// runs in stream mode only: leave out -p and -fast\n";
+    return 1;
+  }
+  if (has_ftps_third_party(pairs)) {
+    std::cerr << "gridcp: error: ftps:// copies go between a server and local files; third-party "
+                 "FTPS needs SSCN (RFC 4217), which the servers do not offer\n";
     return 1;
   }
   gridftp::client::CopyOptions options;

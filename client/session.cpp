@@ -6,9 +6,11 @@
 #include <utility>
 
 #include "client/gsi_authentication.hpp"
+#include "client/ftps_control_channel.hpp"
 #include "client/gsi_control_channel.hpp"
 #include "client/tcp_control_channel.hpp"
 #include "protocol/core/errors.hpp"
+#include "security/tls_contexts.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -72,26 +74,34 @@ Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& i
                                                   std::shared_ptr<spdlog::logger> log,
                                                   std::shared_ptr<const GsiCredentials> gsi) {
   const bool wants_gsi = url.scheme == Scheme::GsiFtp;
-  if ((url.scheme != Scheme::Ftp && !wants_gsi) || (wants_gsi && !gsi)) {
-    // ftps needs AUTH TLS, which waits for its security layer.
+  const bool wants_ftps = url.scheme == Scheme::Ftps;
+  if ((url.scheme != Scheme::Ftp && !wants_gsi && !wants_ftps) || (wants_gsi && !gsi)) {
     return make_error(make_error_code(protocol::Errc::BadArgument));
   }
   auto tcp = TcpControlChannel::connect(io, url.host, url.port, options.command_timeout);
   if (!tcp) {
     return make_error(tcp.error());
   }
-  std::unique_ptr<ControlChannel> channel = std::move(*tcp);
+  std::unique_ptr<ControlChannel> channel;
   GsiControlChannel* gsi_channel = nullptr;
+  FtpsControlChannel* ftps_channel = nullptr;
   if (wants_gsi) {
-    auto wrapped = std::make_unique<GsiControlChannel>(std::move(channel));
+    auto wrapped = std::make_unique<GsiControlChannel>(std::move(*tcp));
     gsi_channel = wrapped.get();
     channel = std::move(wrapped);
+  } else if (wants_ftps) {
+    auto wrapped = std::make_unique<FtpsControlChannel>(std::move(*tcp));
+    ftps_channel = wrapped.get();
+    channel = std::move(wrapped);
+  } else {
+    channel = std::move(*tcp);
   }
   auto control = std::make_unique<ControlConnection>(std::move(channel), label, log);
   control->set_command_timeout(options.command_timeout);
   auto session = std::make_unique<Session>(io, std::move(control), options);
   session->gsi_ = wants_gsi ? std::move(gsi) : nullptr;
   session->gsi_channel_ = gsi_channel;
+  session->ftps_channel_ = ftps_channel;
   return session;
 }
 
@@ -128,6 +138,9 @@ Result<void> Session::read_greeting() {
 }
 
 Result<void> Session::authenticate(const Url& url) {
+  if (ftps_channel_ != nullptr) {
+    return start_ftps(url);
+  }
   if (!gsi_) {
     return {};
   }
@@ -136,6 +149,39 @@ Result<void> Session::authenticate(const Url& url) {
     return make_error(engine.error());
   }
   gsi_channel_->start_protection(std::move(*engine));
+  return {};
+}
+
+// RFC 4217: AUTH TLS (234), the TLS handshake on the control connection, then PBSZ 0 and PROT P
+// so every data connection is TLS too. A server without AUTH TLS gets no plaintext login.
+Result<void> Session::start_ftps(const Url& url) {
+  if (auto accepted = control_->command_expecting("AUTH TLS", kPositiveCompletion); !accepted) {
+    login_failure_detail_ = "the server does not offer FTPS (AUTH TLS); nothing was sent in clear";
+    return make_error(accepted.error());
+  }
+  auto context = security::make_ftps_client_context();
+  if (!context) {
+    return make_error(context.error());
+  }
+  auto engine = security::TlsEngine::create(context->get(), security::TlsEngine::Role::Client);
+  if (!engine) {
+    return make_error(engine.error());
+  }
+  if (auto named = engine->expect_host(url.host); !named) {
+    return named;
+  }
+  if (auto secured = ftps_channel_->start_tls(std::move(*engine), options_.command_timeout);
+      !secured) {
+    login_failure_detail_ = "TLS with " + url.origin() + " failed: " +
+                            ftps_channel_->handshake_detail();
+    return secured;
+  }
+  for (const char* command : {"PBSZ 0", "PROT P"}) {
+    if (auto set = control_->command_expecting(command, kPositiveCompletion); !set) {
+      return make_error(set.error());
+    }
+  }
+  ftps_data_ = std::make_shared<FtpsDataTls>(FtpsDataTls{std::move(*context), url.host});
   return {};
 }
 
@@ -252,10 +298,13 @@ Result<void> Session::use_data_security(const DataSecurityLevel& level) {
 }
 
 DataChannelSecurity Session::data_channel_security() const {
+  if (ftps_data_) {
+    return DataChannelSecurity{nullptr, security::DataProtection::Private, ftps_data_};
+  }
   if (!gsi_ || !data_security_.level.authenticate) {
     return {};
   }
-  return DataChannelSecurity{gsi_, data_security_.level.protection};
+  return DataChannelSecurity{gsi_, data_security_.level.protection, nullptr};
 }
 
 Result<HostPort> Session::request_passive() {

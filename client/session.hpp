@@ -33,6 +33,7 @@ struct SessionOptions {
 };
 
 class GsiControlChannel;
+class FtpsControlChannel;
 
 class Session {
  public:
@@ -116,6 +117,7 @@ class Session {
  private:
   Result<void> read_greeting();
   Result<void> authenticate(const Url& url);
+  Result<void> start_ftps(const Url& url);
   Result<void> login(const Url& url);
   Result<void> read_features();
 
@@ -132,6 +134,8 @@ class Session {
   unsigned parallelism_ = 0;  // 0: never sent
   std::shared_ptr<const GsiCredentials> gsi_;  // null for ftp://
   GsiControlChannel* gsi_channel_ = nullptr;    // owned by control_; null for ftp://
+  FtpsControlChannel* ftps_channel_ = nullptr;  // owned by control_; set for ftps://
+  std::shared_ptr<const FtpsDataTls> ftps_data_;  // after PROT P
   DataSecurityState data_security_;             // GFD.20 defaults after AUTH: DCAU A, PROT C
   std::string login_failure_detail_;
 };

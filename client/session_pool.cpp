@@ -59,10 +59,6 @@ Result<Session*> SessionPool::session_for(const Url& url, Role role) {
   if (auto found = sessions_.find(key); found != sessions_.end()) {
     return found->second.session.get();
   }
-  if (url.scheme == Scheme::Ftps) {
-    connect_detail_ = "ftps:// needs FTPS (AUTH TLS), which gridcp does not support yet";
-    return make_error(make_error_code(protocol::Errc::BadArgument));
-  }
   std::shared_ptr<const GsiCredentials> gsi;
   if (url.scheme == Scheme::GsiFtp) {
     auto loaded = credentials_->get(connect_detail_);

@@ -24,6 +24,10 @@ Result<void> TcpControlChannel::write_line(std::string_view line) {
   return write_all_with_deadline(io_, socket_, wire, write_timeout_);
 }
 
+Result<void> TcpControlChannel::write_bytes(std::string_view bytes) {
+  return write_all_with_deadline(io_, socket_, bytes, write_timeout_);
+}
+
 Result<std::size_t> TcpControlChannel::read_some(std::span<char> buffer, Clock::duration timeout) {
   return read_some_with_deadline(io_, socket_, buffer, timeout);
 }

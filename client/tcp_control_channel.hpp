@@ -21,6 +21,8 @@ class TcpControlChannel final : public ControlChannel {
   TcpControlChannel(transport::asio::io_context& io, Clock::duration write_timeout);
 
   Result<void> write_line(std::string_view line) override;
+  // Bytes as they are (TLS records once FTPS protects the channel).
+  Result<void> write_bytes(std::string_view bytes);
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout) override;
   std::string peer_address() const override;
   bool is_ipv6() const override;

@@ -89,6 +89,15 @@ Result<SslCtxPtr> make_ftps_server_context(const Credential& own) {
   return context;
 }
 
+Result<SslCtxPtr> make_ftps_client_context() {
+  auto context = base_context(TlsRole::Client);
+  if (!context) return context;
+  if (SSL_CTX_set_default_verify_paths(context->get()) != 1) return make_error(openssl_error());
+  SSL_CTX_set_verify(context->get(), SSL_VERIFY_PEER, nullptr);
+  if (auto ok = set_ciphers(context->get(), kStrongCiphers); !ok) return make_error(ok.error());
+  return context;
+}
+
 SslCtxPtr share_context(SSL_CTX* context) {
   SSL_CTX_up_ref(context);
   return SslCtxPtr(context);

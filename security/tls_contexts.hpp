@@ -28,6 +28,11 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
 // FTPS (RFC 4217) server side: our certificate only, no client certificate asked for.
 Result<SslCtxPtr> make_ftps_server_context(const Credential& own);
 
+// FTPS client side (gridcp ftps://): no certificate of ours; the server's must chain to the
+// system's trust anchors, or to those SSL_CERT_FILE / SSL_CERT_DIR name (OpenSSL's defaults).
+// Each connection's engine must also be told the host name to expect (TlsEngine::expect_host).
+Result<SslCtxPtr> make_ftps_client_context();
+
 // Another owner of `context` (reference count).
 SslCtxPtr share_context(SSL_CTX* context);
 

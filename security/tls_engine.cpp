@@ -62,6 +62,16 @@ Result<TlsEngine> TlsEngine::create(SSL_CTX* context, Role role, std::size_t rin
   return TlsEngine(std::move(ssl), BioPtr(network));
 }
 
+Result<void> TlsEngine::expect_host(const std::string& host) {
+  // An IP literal is matched against the certificate's iPAddress entries, a name against its
+  // DNS names (and CN); SNI carries names only.
+  if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_.get()), host.c_str()) == 1) return {};
+  ERR_clear_error();  // not an IP literal
+  if (SSL_set1_host(ssl_.get(), host.c_str()) != 1) return make_error(openssl_error());
+  SSL_set_tlsext_host_name(ssl_.get(), host.c_str());
+  return {};
+}
+
 std::error_code TlsEngine::fail(TlsErrc code) {
   std::string reasons;
   (void)openssl_error(reasons);

@@ -53,6 +53,10 @@ class TlsEngine {
   // followed the last record is ordinary data.
   std::string take_unprocessed_input();
 
+  // Before the handshake: the server's certificate must name `host` (a DNS name, or an IP
+  // address matched against its IP entries); the handshake fails otherwise.
+  Result<void> expect_host(const std::string& host);
+
   // --- TLS side ---
   Result<Progress> handshake();
   bool handshake_done() const;

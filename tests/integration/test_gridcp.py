@@ -257,6 +257,18 @@ def test_restart_resumes_a_mode_e_get_after_the_server_is_killed_mid_file():
     restart_after_killed_server(["-p", "4"])
 
 
+def kill_server_mid_file(server, partial: str, size: int) -> int:
+    """Kills `server` (SIGKILL, our own PID) and returns the bytes `partial` held then, which
+    must be some but not all of `size`. The bytes really there: MODE E writes blocks at their
+    offsets, so a late block can make the (sparse) file look whole."""
+    stat = os.stat(partial)
+    held = min(stat.st_size, stat.st_blocks * 512)
+    server.proc.kill()
+    server.proc.wait(timeout=10)
+    assert 0 < held < size, f"the kill did not land mid-file ({held} of {size} bytes)"
+    return held
+
+
 def restart_after_killed_server(flags: list[str]):
     root = make_temp_dir("gridcp-rst-root-")
     size = 256 * MIB
@@ -275,13 +287,7 @@ def restart_after_killed_server(flags: list[str]):
         wait_until(lambda: os.path.exists(partial) and os.path.getsize(partial) > 0, 60,
                    "the first bytes of the get")
         os.kill(server.proc.pid, signal.SIGSTOP)
-        # The bytes really there: MODE E writes blocks at their offsets, so a late block can
-        # make the (sparse) file look whole.
-        stat = os.stat(partial)
-        held = min(stat.st_size, stat.st_blocks * 512)
-        server.proc.kill()
-        server.proc.wait(timeout=10)
-        assert 0 < held < size, f"the kill did not land mid-file ({held} of {size} bytes)"
+        held = kill_server_mid_file(server, partial, size)
         restarted = start_gridftpd(root, listen={"port": port})
         output, _ = client.communicate(timeout=300)
     finally:
@@ -322,11 +328,7 @@ def test_restart_resumes_a_mode_e_put_after_the_server_is_killed_mid_file():
         # that arrived; then the server dies with the transfer unfinished.
         os.kill(client.pid, signal.SIGSTOP)
         time.sleep(6)
-        stat = os.stat(partial)
-        held = min(stat.st_size, stat.st_blocks * 512)
-        server.proc.kill()
-        server.proc.wait(timeout=10)
-        assert 0 < held < size, f"the kill did not land mid-file ({held} of {size} bytes)"
+        held = kill_server_mid_file(server, partial, size)
         restarted = start_gridftpd(root, listen={"port": port})
         os.kill(client.pid, signal.SIGCONT)
         output, _ = client.communicate(timeout=300)

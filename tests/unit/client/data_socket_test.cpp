@@ -108,7 +108,7 @@ TEST_CASE("GSI data handshake, then bytes both ways, at each protection level",
   static const auto user = credentials(test_pki().user_proxy());
   const auto protection =
       GENERATE(DataProtection::Clear, DataProtection::Safe, DataProtection::Private);
-  const DataChannelSecurity security{user, protection};
+  const DataChannelSecurity security{user, protection, nullptr};
   // MODE E headers start with 0x00: under PROT C they must not be taken for a TLS record.
   const auto upload = std::string("\x00\x00\x00", 3) + pattern(300'000);
   const auto download = std::string("\x08", 1) + pattern(70'000);
@@ -122,8 +122,8 @@ TEST_CASE("GSI data handshake, then bytes both ways, at each protection level",
 TEST_CASE("DCAU A refuses a data peer with another identity", "[gsi][data]") {
   static const auto user = credentials(test_pki().user_proxy());
   static const auto someone_else = credentials(test_pki().revoked_user());  // no CRL loaded
-  const DataChannelSecurity ours{user, DataProtection::Clear};
-  const DataChannelSecurity theirs{someone_else, DataProtection::Clear};
+  const DataChannelSecurity ours{user, DataProtection::Clear, nullptr};
+  const DataChannelSecurity theirs{someone_else, DataProtection::Clear, nullptr};
   const auto outcome = exchange(ours, theirs, "x", "y");
   REQUIRE_FALSE(outcome.client);
   CHECK(outcome.client.error() == ClientErrc::DataPeerMismatch);

@@ -1,0 +1,40 @@
+// ControlChannel for ftps:// (RFC 4217 explicit FTPS): clear text until the server accepts
+// AUTH TLS (234), then one TLS session over the same connection carries every command and reply.
+// The session drives AUTH TLS and the handshake; this class only moves bytes.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "client/control_channel.hpp"
+#include "client/tcp_control_channel.hpp"
+#include "security/tls_engine.hpp"
+
+namespace gridftp::client {
+
+class FtpsControlChannel final : public LayeredControlChannel<TcpControlChannel> {
+ public:
+  explicit FtpsControlChannel(std::unique_ptr<TcpControlChannel> inner);
+
+  // Runs the TLS handshake over the connection with `engine` (client role, host expected);
+  // every line after it travels in TLS records. Errors: TlsErrc::HandshakeFailed (with
+  // handshake_detail()), timeouts and socket errors, connection_reset if the server hangs up.
+  Result<void> start_tls(security::TlsEngine engine, Clock::duration timeout);
+  // OpenSSL's reasons when start_tls failed (e.g. "certificate verify failed: ...").
+  const std::string& handshake_detail() const { return handshake_detail_; }
+  // "TLSv1.3 TLS_AES_256_GCM_SHA384" once protected.
+  std::string describe_tls() const;
+
+  Result<void> write_line(std::string_view line) override;
+  Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout) override;
+
+ private:
+  Result<void> flush();
+  Result<void> receive(Clock::duration timeout);
+
+  std::optional<security::TlsEngine> engine_;
+  std::string handshake_detail_;
+};
+
+}  // namespace gridftp::client
