@@ -39,10 +39,16 @@ std::string store_command(const std::string& path, const std::optional<PartialRa
 
 std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_bytes,
                                               const std::optional<PartialRange>& range) {
-  if (range) {
+  if (!range) {
+    return size_bytes;
+  }
+  if (!size_bytes) {
     return range->length;
   }
-  return size_bytes;
+  // A window that runs past the end of the file carries only the bytes up to the end; a larger
+  // ALLO would make the receiver (gridftpd) fail the upload as short.
+  const std::uint64_t available = *size_bytes > range->offset ? *size_bytes - range->offset : 0;
+  return std::min(range->length, available);
 }
 
 std::string parallelism_command(unsigned streams) {

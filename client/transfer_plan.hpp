@@ -40,7 +40,8 @@ Result<std::optional<PartialRange>> resolve_range(const RangeRequest& request,
 std::string retrieve_command(const std::string& path, const std::optional<PartialRange>& range);
 // "STOR p", or "ESTO A <offset> p" for a partial range.
 std::string store_command(const std::string& path, const std::optional<PartialRange>& range);
-// The ALLO argument: the range's length, else the whole size; nullopt when neither is known.
+// The ALLO argument: the range's length (cut at the end of the file when its size is known),
+// else the whole size; nullopt when neither is known.
 std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_bytes,
                                               const std::optional<PartialRange>& range);
 // "OPTS RETR Parallelism=4,4,4;".

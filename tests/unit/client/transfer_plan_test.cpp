@@ -60,6 +60,17 @@ TEST_CASE("ALLO carries the window length, else the file size", "[client][plan]"
   CHECK_FALSE(client::allocation_bytes(std::nullopt, std::nullopt).has_value());
 }
 
+TEST_CASE("ALLO counts only the bytes of a window that runs past the end of the file",
+          "[client][plan]") {
+  const std::uint64_t size = 5000;
+  CHECK(client::allocation_bytes(size, PartialRange{4900, 1000}) == 100U);
+  CHECK(client::allocation_bytes(size, PartialRange{4000, 1000}) == 1000U);
+  CHECK(client::allocation_bytes(size, PartialRange{4000, 1001}) == 1000U);
+  CHECK(client::allocation_bytes(size, PartialRange{5000, 10}) == 0U);
+  CHECK(client::allocation_bytes(size, PartialRange{9000, 10}) == 0U);
+  CHECK(client::allocation_bytes(std::nullopt, PartialRange{4900, 1000}) == 1000U);
+}
+
 TEST_CASE("CKSM covers the whole file or the window", "[client][plan]") {
   CHECK(client::checksum_command(DigestAlgorithm::Md5, "/d/f", std::nullopt) ==
         "CKSM MD5 0 -1 /d/f");
