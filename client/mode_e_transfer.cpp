@@ -13,22 +13,28 @@ namespace {
 
 constexpr int kRangeMarkerCode = 111;
 
-// The receiver's range markers (wire doc §4.2) during a put, kept for a -rst resume.
+// The receiver's range markers during a put, kept for a -rst resume.
 Session::MarkerCallback range_recorder(RestartState* restart) {
   if (restart == nullptr) {
     return {};
   }
-  return [restart](const ParsedReply& reply) {
-    if (reply.code != kRangeMarkerCode || reply.lines.empty()) {
-      return;
-    }
-    if (auto ranges = protocol::restart::parse_range_marker(reply.lines.front())) {
-      restart->dest_ranges.insert(*ranges);
-    }
-  };
+  return [restart](const ParsedReply& reply) { (void)record_range_marker(reply, *restart); };
 }
 
 }  // namespace
+
+bool record_range_marker(const ParsedReply& reply, RestartState& restart) {
+  if (reply.code != kRangeMarkerCode) {
+    return false;
+  }
+  if (reply.lines.empty()) {
+    return true;
+  }
+  if (auto ranges = protocol::restart::parse_range_marker(reply.lines.front())) {
+    restart.dest_ranges.insert(*ranges);
+  }
+  return true;
+}
 
 std::error_code with_server_reason(Session& session, std::error_code error,
                                    const Session::MarkerCallback& on_marker) {

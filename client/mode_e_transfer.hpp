@@ -53,6 +53,10 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
 std::error_code with_server_reason(Session& session, std::error_code error,
                                    const Session::MarkerCallback& on_marker = {});
 
+// A receiver's 111 range marker (wire doc §4.2) goes into restart.dest_ranges, for a -rst
+// resume. Returns whether `reply` was one (a malformed one is ignored but still counted).
+bool record_range_marker(const ParsedReply& reply, RestartState& restart);
+
 // ALLO is advisory (RFC 959 §4.1.3); servers that refuse or ignore it still take the STOR.
 Result<void> send_allocate(Session& session, std::optional<std::uint64_t> size_bytes);
 

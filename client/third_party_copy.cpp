@@ -60,9 +60,6 @@ FinalReplies await_final_replies(Session& source, Session& dest, Clock::duration
   return replies;
 }
 
-// Range marker (wire doc §4.2): the dest's confirmed ranges, kept for a -rst resume.
-constexpr int kRangeMarkerCode = 111;
-
 // -rst: the REST argument that resumes this transfer on both servers, if an earlier attempt left
 // something to resume from (restart_state.hpp). Partial (-off/-len) transfers start over.
 Result<std::optional<std::string>> resume_argument(Session& dest, const std::string& dest_path,
@@ -106,10 +103,7 @@ void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
   if (options.restart == nullptr) {
     return;
   }
-  if (reply.code == kRangeMarkerCode && !reply.lines.empty()) {
-    if (auto ranges = protocol::restart::parse_range_marker(reply.lines.front())) {
-      options.restart->dest_ranges.insert(*ranges);
-    }
+  if (record_range_marker(reply, *options.restart)) {
     return;
   }
   options.restart->dest_store_began = true;
