@@ -31,8 +31,8 @@ Result<std::string> local_file_checksum(const std::string& path,
   const std::uint64_t end = range ? std::min(size, offset + range->length) : size;
   std::vector<char> buffer(kChunkBytes);
   while (offset < end) {
-    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(end - offset,
-                                                                         buffer.size()));
+    const auto count =
+        static_cast<std::size_t>(std::min<std::uint64_t>(end - offset, buffer.size()));
     auto chunk = std::span(buffer.data(), count);
     if (auto read = source->read_at(offset, chunk); !read) {
       return make_error(read.error());

@@ -1,10 +1,10 @@
 #include "client/copy_engine.hpp"
 
-#include <sys/stat.h>
-
 #include <atomic>
 #include <filesystem>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include "client/copy_task.hpp"
 #include "client/file_worker.hpp"
@@ -182,7 +182,8 @@ void CopyEngine::Impl::plan_pair(const UrlPair& pair) {
   auto dest = parse_url(pair.dest);
   if (!source || !dest) {
     const auto& bad = source ? pair.dest : pair.source;
-    fail(pair.source, pair.dest, "copying " + pair.source + " to " + pair.dest + ": bad URL: " + bad);
+    fail(pair.source, pair.dest,
+         "copying " + pair.source + " to " + pair.dest + ": bad URL: " + bad);
     return;
   }
   if (source->is_directory() && !options_.recursive) {
@@ -255,8 +256,8 @@ void CopyEngine::Impl::plan_tree(const DirectoryPair& top) {
     const auto dest_text = display_url(directory.dest);
     if (auto made = make_directory(directory.dest, directory.dest.path); !made) {
       fail(source_text, dest_text,
-           "copying " + source_text + " to " + dest_text + ": cannot create the directory: " +
-               planner_detail(made.error()));
+           "copying " + source_text + " to " + dest_text +
+               ": cannot create the directory: " + planner_detail(made.error()));
       continue;
     }
     auto entries = list_any(directory.source, Role::Source);

@@ -1,9 +1,8 @@
 #include "client/file_worker.hpp"
 
 #include <algorithm>
-#include <filesystem>
-
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "client/checksum_check.hpp"
@@ -57,7 +56,7 @@ class ProgressThrottle {
 // source's SIZE, asked for all the batch's files at once (-f pairs). A file's report needs it,
 // since a pipelined transfer's 226 does not say how many bytes moved.
 std::vector<std::optional<std::uint64_t>> batch_sizes(Session& source,
-                                                       const std::vector<QueuedTask>& batch) {
+                                                      const std::vector<QueuedTask>& batch) {
   std::vector<std::optional<std::uint64_t>> sizes;
   std::vector<std::string> unknown;
   for (const auto& queued : batch) {
@@ -92,11 +91,10 @@ FileWorker::FileWorker(const CopyOptions& options, std::shared_ptr<spdlog::logge
 bool FileWorker::can_pipeline(const CopyOptions& options, const CopyTask& first,
                               const CopyTask& task) {
   const auto& transfer = options.transfer;
-  return options.pipelining && kind_of(task) == Kind::ThirdParty &&
-         !transfer.range.is_partial() && !transfer.verify_checksum &&
-         !task.copy_only_if_checksums_differ && origin_key(task.source) == origin_key(first.source) &&
-         origin_key(task.dest) == origin_key(first.dest) &&
-         !first.copy_only_if_checksums_differ;
+  return options.pipelining && kind_of(task) == Kind::ThirdParty && !transfer.range.is_partial() &&
+         !transfer.verify_checksum && !task.copy_only_if_checksums_differ &&
+         origin_key(task.source) == origin_key(first.source) &&
+         origin_key(task.dest) == origin_key(first.dest) && !first.copy_only_if_checksums_differ;
 }
 
 namespace {
@@ -164,10 +162,10 @@ bool FileWorker::copy(const QueuedTask& queued, bool already_started) {
     if (end.attempts == 1) {
       first_failure = Clock::now();
     }
-    const auto delay = is_worth_retrying(result.error(), refusal)
-                           ? next_retry_delay(options_.restart, end.attempts,
-                                              Clock::now() - first_failure)
-                           : std::nullopt;
+    const auto delay =
+        is_worth_retrying(result.error(), refusal)
+            ? next_retry_delay(options_.restart, end.attempts, Clock::now() - first_failure)
+            : std::nullopt;
     if (!delay) {
       end.result = FileResult::Failed;
       end.error = "copying " + display_url(task.source) + " to " + display_url(task.dest) + ": " +

@@ -28,8 +28,7 @@ class FileWorker {
   void finish() { sessions_.quit_all(); }
 
   // True when `options` allow pipelining `task` with `first` in one batch.
-  static bool can_pipeline(const CopyOptions& options, const CopyTask& first,
-                           const CopyTask& task);
+  static bool can_pipeline(const CopyOptions& options, const CopyTask& first, const CopyTask& task);
 
  private:
   Result<FileResult> attempt(const CopyTask& task, RestartState& restart,

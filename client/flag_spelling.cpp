@@ -1,28 +1,65 @@
 #include "client/flag_spelling.hpp"
 
-#include "protocol/core/long_options.hpp"
-
 #include <algorithm>
 #include <array>
+
+#include "protocol/core/long_options.hpp"
 
 namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
 constexpr std::array<std::string_view, 48> kLongFlags{
-    "vb",           "verbose",        "quiet",           "dbg",          "debugftp",
-    "list",         "cd",             "create-dest",     "parallel",     "tcp-bs",
-    "tcp-buffer-size", "bs",          "block-size",      "recurse",      "help",
-    "usage",        "version",        "stall-timeout",   "st",           "off",
-    "partial-offset", "len",          "partial-length",  "verify-checksum", "checksum-alg",
-    "nodcau",       "no-data-channel-authentication",    "dcsafe",       "data-channel-safe",
-    "dcpriv",       "data-channel-private",
+    "vb",
+    "verbose",
+    "quiet",
+    "dbg",
+    "debugftp",
+    "list",
+    "cd",
+    "create-dest",
+    "parallel",
+    "tcp-bs",
+    "tcp-buffer-size",
+    "bs",
+    "block-size",
+    "recurse",
+    "help",
+    "usage",
+    "version",
+    "stall-timeout",
+    "st",
+    "off",
+    "partial-offset",
+    "len",
+    "partial-length",
+    "verify-checksum",
+    "checksum-alg",
+    "nodcau",
+    "no-data-channel-authentication",
+    "dcsafe",
+    "data-channel-safe",
+    "dcpriv",
+    "data-channel-private",
     // The multi-file engine's flags.
-    "cc",           "concurrency",    "pp",              "pipeline",     "sync",
-    "sync-level",   "rst",            "restart",         "rst-retries",  "rst-interval",
-    "rst-timeout",  "continue-on-error", "dp",           "delayed-pasv", "fast",
+    "cc",
+    "concurrency",
+    "pp",
+    "pipeline",
+    "sync",
+    "sync-level",
+    "rst",
+    "restart",
+    "rst-retries",
+    "rst-interval",
+    "rst-timeout",
+    "continue-on-error",
+    "dp",
+    "delayed-pasv",
+    "fast",
     // gridcp's own, spelled either way like the rest so scripts need not care.
-    "json",         "no-progress",
+    "json",
+    "no-progress",
 };
 }  // namespace
 

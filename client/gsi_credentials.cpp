@@ -1,10 +1,10 @@
 #include "client/gsi_credentials.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <optional>
 #include <vector>
+
+#include <unistd.h>
 
 #include "security/security_errors.hpp"
 #include "security/trust_store.hpp"

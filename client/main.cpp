@@ -1,21 +1,20 @@
 // gridcp: copies files over FTP the way globus-url-copy does, taking its flag spellings. This
 // file only turns argv into CopyEngine options and calls, and picks the exit status; per-file
 // output comes from the reporters (client/report/).
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
-#include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include "client/copy_engine.hpp"
 #include "client/flag_spelling.hpp"
@@ -31,16 +30,16 @@ using gridftp::client::UrlPair;
 using gridftp::client::report::Reporters;
 
 struct Flags {
-  bool verbose = false;        // -v
-  bool verbose_bytes = false;  // -vb
-  bool quiet = false;          // -q
-  bool debug = false;          // -dbg
-  bool json = false;           // --json
-  bool no_progress = false;    // --no-progress
-  bool create_dest = false;    // -cd
-  bool recursive = false;      // -r
-  std::string list_url;        // -list
-  std::string url_file;        // -f
+  bool verbose = false;              // -v
+  bool verbose_bytes = false;        // -vb
+  bool quiet = false;                // -q
+  bool debug = false;                // -dbg
+  bool json = false;                 // --json
+  bool no_progress = false;          // --no-progress
+  bool create_dest = false;          // -cd
+  bool recursive = false;            // -r
+  std::string list_url;              // -list
+  std::string url_file;              // -f
   std::optional<unsigned> parallel;  // -p: MODE E whenever given, as globus-url-copy
   std::string tcp_buffer_size;
   std::uint64_t block_size = gridftp::client::kDefaultBlockSizeBytes;
@@ -49,14 +48,14 @@ struct Flags {
   bool verify_checksum = false;
   std::string checksum_algorithm = "MD5";
   unsigned stall_timeout_seconds = 600;
-  bool no_dcau = false;        // -nodcau: DCAU N
-  bool data_safe = false;      // -dcsafe: PROT S
-  bool data_private = false;   // -dcpriv: PROT P
-  unsigned concurrency = 1;    // -cc
-  bool pipelining = false;     // -pp
-  bool sync = false;           // -sync
+  bool no_dcau = false;       // -nodcau: DCAU N
+  bool data_safe = false;     // -dcsafe: PROT S
+  bool data_private = false;  // -dcpriv: PROT P
+  unsigned concurrency = 1;   // -cc
+  bool pipelining = false;    // -pp
+  bool sync = false;          // -sync
   unsigned sync_level = gridftp::client::kDefaultSyncLevel;
-  bool restart = false;        // -rst
+  bool restart = false;  // -rst
   unsigned restart_retries = 5;
   unsigned restart_interval_seconds = 0;
   unsigned restart_timeout_seconds = 0;
@@ -251,15 +250,18 @@ int main(int argc, char** argv) {
   for (auto& argument : normalized) {
     normalized_argv.push_back(argument.data());
   }
-  CLI::App app{"gridcp: copy files between ftp://, ftps://, gsiftp:// and file:// URLs "
-               "(globus-url-copy flags)",
-               "gridcp"};
-  app.footer("Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
-             "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
-             "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
-             "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY (or "
-             "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, stream mode) checks "
-             "the server against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR).");
+  CLI::App app{
+      "gridcp: copy files between ftp://, ftps://, gsiftp:// and file:// URLs "
+      "(globus-url-copy flags)",
+      "gridcp"};
+  app.footer(
+      "Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
+      "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
+      "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
+      "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY "
+      "(or "
+      "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, stream mode) checks "
+      "the server against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR).");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
@@ -287,8 +289,7 @@ int main(int argc, char** argv) {
   if (flags.verify_checksum) {
     auto algorithm = gridftp::security::parse_digest_algorithm(flags.checksum_algorithm);
     if (!algorithm) {
-      std::cerr << "gridcp: error: unknown checksum algorithm " << flags.checksum_algorithm
-                << '\n';
+      std::cerr << "gridcp: error: unknown checksum algorithm " << flags.checksum_algorithm << '\n';
       return 1;
     }
     options.transfer.verify_checksum = *algorithm;

@@ -72,7 +72,9 @@ ModeEReceiver::~ModeEReceiver() {
   }
 }
 
-void ModeEReceiver::start() { accept_thread_ = std::thread([this] { accept_loop(); }); }
+void ModeEReceiver::start() {
+  accept_thread_ = std::thread([this] { accept_loop(); });
+}
 
 Result<std::uint64_t> ModeEReceiver::wait() {
   std::unique_lock lock(mutex_);
@@ -181,8 +183,8 @@ Result<void> ModeEReceiver::on_event(const DecoderEvent& event, bool& saw_eod) {
   switch (event.kind) {
     case DecoderEvent::Kind::Data: {
       // Written outside the lock: blocks on different connections land at disjoint offsets.
-      if (auto written = writer_(event.offset, std::string_view(event.payload.data(),
-                                                                event.payload.size()));
+      if (auto written =
+              writer_(event.offset, std::string_view(event.payload.data(), event.payload.size()));
           !written) {
         return written;
       }

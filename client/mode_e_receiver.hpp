@@ -30,8 +30,7 @@ class ModeEReceiver {
 
   // Listens on `host` (our end of the control connection) at an ephemeral port. `stall_timeout`
   // bounds each accept and read. Errors: the socket error of open/bind/listen.
-  static Result<std::unique_ptr<ModeEReceiver>> listen(const std::string& host,
-                                                       BlockWriter writer,
+  static Result<std::unique_ptr<ModeEReceiver>> listen(const std::string& host, BlockWriter writer,
                                                        Clock::duration stall_timeout,
                                                        DataChannelSecurity security = {});
   ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout, DataChannelSecurity security);

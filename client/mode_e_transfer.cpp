@@ -1,10 +1,9 @@
 #include "client/mode_e_transfer.hpp"
 
-#include "client/mode_e_receiver.hpp"
-#include "client/mode_e_sender.hpp"
-
 #include <mutex>
 
+#include "client/mode_e_receiver.hpp"
+#include "client/mode_e_sender.hpp"
 #include "protocol/restart/markers.hpp"
 
 namespace gridftp::client {

@@ -15,8 +15,7 @@ class ProgressTicker {
  public:
   using Report = std::function<void(std::uint64_t bytes_so_far)>;
   // An empty `report` makes add() a no-op.
-  explicit ProgressTicker(Report report,
-                          Clock::duration period = std::chrono::milliseconds(200));
+  explicit ProgressTicker(Report report, Clock::duration period = std::chrono::milliseconds(200));
 
   // Counts `bytes` more; reports the running total when `period` has passed since the last
   // report (the first add reports at once). The report runs under the ticker's lock, so reports

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <utility>
 
-#include "client/gsi_authentication.hpp"
 #include "client/ftps_control_channel.hpp"
+#include "client/gsi_authentication.hpp"
 #include "client/gsi_control_channel.hpp"
 #include "client/tcp_control_channel.hpp"
 #include "protocol/core/errors.hpp"
@@ -172,8 +172,8 @@ Result<void> Session::start_ftps(const Url& url) {
   }
   if (auto secured = ftps_channel_->start_tls(std::move(*engine), options_.command_timeout);
       !secured) {
-    login_failure_detail_ = "TLS with " + url.origin() + " failed: " +
-                            ftps_channel_->handshake_detail();
+    login_failure_detail_ =
+        "TLS with " + url.origin() + " failed: " + ftps_channel_->handshake_detail();
     return secured;
   }
   for (const char* command : {"PBSZ 0", "PROT P"}) {
@@ -247,8 +247,7 @@ Result<void> Session::use_extended_block_mode(bool extended) {
   if (extended == extended_block_mode_) {
     return {};
   }
-  if (auto reply = control_->command_expecting(extended ? "MODE E" : "MODE S",
-                                               kPositiveCompletion);
+  if (auto reply = control_->command_expecting(extended ? "MODE E" : "MODE S", kPositiveCompletion);
       !reply) {
     return make_error(reply.error());
   }
@@ -268,8 +267,7 @@ Result<void> Session::set_parallelism(unsigned streams) {
   return {};
 }
 
-Result<std::string> Session::checksum(security::DigestAlgorithm algorithm,
-                                      const std::string& path,
+Result<std::string> Session::checksum(security::DigestAlgorithm algorithm, const std::string& path,
                                       const std::optional<PartialRange>& range) {
   const auto command = checksum_command(algorithm, path, range);
   auto reply = control_->command_expecting(command, kPositiveCompletion);

@@ -131,12 +131,12 @@ class Session {
   bool transfer_began_ = false;
   bool binary_type_ = false;
   bool extended_block_mode_ = false;
-  unsigned parallelism_ = 0;  // 0: never sent
-  std::shared_ptr<const GsiCredentials> gsi_;  // null for ftp://
-  GsiControlChannel* gsi_channel_ = nullptr;    // owned by control_; null for ftp://
-  FtpsControlChannel* ftps_channel_ = nullptr;  // owned by control_; set for ftps://
+  unsigned parallelism_ = 0;                      // 0: never sent
+  std::shared_ptr<const GsiCredentials> gsi_;     // null for ftp://
+  GsiControlChannel* gsi_channel_ = nullptr;      // owned by control_; null for ftp://
+  FtpsControlChannel* ftps_channel_ = nullptr;    // owned by control_; set for ftps://
   std::shared_ptr<const FtpsDataTls> ftps_data_;  // after PROT P
-  DataSecurityState data_security_;             // GFD.20 defaults after AUTH: DCAU A, PROT C
+  DataSecurityState data_security_;               // GFD.20 defaults after AUTH: DCAU A, PROT C
   std::string login_failure_detail_;
 };
 

@@ -161,8 +161,8 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   // What the dest already held: a resumed file counts only what moves in this attempt.
   std::uint64_t held_before = 0;
   if (*resume) {
-    auto held = protocol::restart::parse_range_list(
-        options.parallelism ? **resume : "0-" + **resume);
+    auto held =
+        protocol::restart::parse_range_list(options.parallelism ? **resume : "0-" + **resume);
     held_before = held ? held->covered_bytes() : 0;
   }
   // The same list goes to both servers, right before their transfer commands (wire doc §4.3).

@@ -127,12 +127,11 @@ PipelineOutcome run_third_party_pipeline(
     const auto failed = [&] { return state.source_error || state.dest_error; };
     state.changed.wait(lock, [&] { return both_ended() || failed(); });
     if (!both_ended() && !state.changed.wait_for(lock, kFailureGrace, both_ended)) {
-      for (auto [session, ended] : {std::pair{&source, state.source_ended},
-                                    std::pair{&dest, state.dest_ended}}) {
+      for (auto [session, ended] :
+           {std::pair{&source, state.source_ended}, std::pair{&dest, state.dest_ended}}) {
         if (!ended) {
           // Runs inside that thread's read (its io_context), never beside it.
-          transport::asio::post(session->io(),
-                                [session] { session->control().channel().close(); });
+          transport::asio::post(session->io(), [session] { session->control().channel().close(); });
         }
       }
     }

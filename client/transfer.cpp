@@ -9,8 +9,8 @@
 #include "client/local_source.hpp"
 #include "client/mode_e_transfer.hpp"
 #include "client/progress_ticker.hpp"
-#include "client/transfer_steps.hpp"
 #include "client/staged_file.hpp"
+#include "client/transfer_steps.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::client {
@@ -20,7 +20,6 @@ namespace {
 constexpr std::size_t kChunkBytes = 256 * 1024;
 // A listing bigger than this is almost certainly not a listing; stop reading.
 constexpr std::size_t kMaxListingBytes = 64 * 1024 * 1024;
-
 
 // Reads the data connection to its end into `sink(bytes)`; returns the byte count.
 template <typename Sink>
@@ -206,15 +205,18 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5). MODE E
   // blocks carry their file offsets, so a resumed get still writes them from 0.
   const std::uint64_t stream_offset = *range ? (*range)->offset : resume.held_bytes;
-  const std::uint64_t local_offset = options.parallelism ? (*range ? (*range)->offset : 0) : stream_offset;
+  const std::uint64_t local_offset =
+      options.parallelism ? (*range ? (*range)->offset : 0) : stream_offset;
   const auto command = retrieve_command(remote_path, *range);
   // Progress counts the whole file: a resumed get starts from what was already here.
   const auto held = resume.held_bytes;
-  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
-    options.on_progress(bytes + held);
-  })
-                                              : ProgressTicker::Report{});
-  auto* written = options.restart != nullptr && resumable ? &options.restart->local_ranges : nullptr;
+  ProgressTicker progress(options.on_progress
+                              ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+                                  options.on_progress(bytes + held);
+                                })
+                              : ProgressTicker::Report{});
+  auto* written =
+      options.restart != nullptr && resumable ? &options.restart->local_ranges : nullptr;
   auto bytes = options.parallelism
                    ? receive_mode_e(session, *staged,
                                     ModeEReceiveRequest{command, *options.parallelism, local_offset,
@@ -265,18 +267,18 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   const bool resumes = options.parallelism && !range->has_value() && options.restart != nullptr &&
                        options.restart->resume;
   const auto held = resumes ? options.restart->dest_ranges.covered_bytes() : 0;
-  ProgressTicker progress(options.on_progress ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
-    options.on_progress(bytes + held);
-  })
-                                              : ProgressTicker::Report{});
-  auto bytes = options.parallelism
-                   ? send_mode_e(session, *source,
-                                 ModeESendRequest{command, allocate, *options.parallelism,
-                                                  options.block_size_bytes, local_offset, length,
-                                                  &progress,
-                                                  range->has_value() ? nullptr : options.restart})
-                   : send_stream(session, *source, command, allocate, local_offset, length,
-                                 progress);
+  ProgressTicker progress(options.on_progress
+                              ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+                                  options.on_progress(bytes + held);
+                                })
+                              : ProgressTicker::Report{});
+  auto bytes =
+      options.parallelism
+          ? send_mode_e(session, *source,
+                        ModeESendRequest{command, allocate, *options.parallelism,
+                                         options.block_size_bytes, local_offset, length, &progress,
+                                         range->has_value() ? nullptr : options.restart})
+          : send_stream(session, *source, command, allocate, local_offset, length, progress);
   if (!bytes) {
     return make_error(bytes.error());
   }

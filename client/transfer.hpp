@@ -1,7 +1,7 @@
 // File transfers as globus-url-copy runs them (wire doc §1.5): get, put and third-party in stream
 // mode or, with -p, in MODE E; -off/-len as ERET/ESTO; -verify-checksum. Also directory listing
-// and the local copy. Each call is one file; the choice of which to run is the copy engine's (file_worker). The MODE E
-// data movers are mode_e_receiver and mode_e_sender.
+// and the local copy. Each call is one file; the choice of which to run is the copy engine's
+// (file_worker). The MODE E data movers are mode_e_receiver and mode_e_sender.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,8 @@ struct TransferOptions {
   // -p: MODE E with this many streams. globus-url-copy switches to MODE E whenever -p is given,
   // -p 1 included; nullopt keeps stream mode.
   std::optional<unsigned> parallelism;
-  std::uint64_t block_size_bytes = kDefaultBlockSizeBytes;  // -bs, MODE E put
-  RangeRequest range;                                       // -off / -len
+  std::uint64_t block_size_bytes = kDefaultBlockSizeBytes;   // -bs, MODE E put
+  RangeRequest range;                                        // -off / -len
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
   // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
   DataSecurityLevel data_security;

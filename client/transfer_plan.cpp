@@ -58,9 +58,9 @@ std::string parallelism_command(unsigned streams) {
 
 std::string checksum_command(security::DigestAlgorithm algorithm, const std::string& path,
                              const std::optional<PartialRange>& range) {
-  const std::string extent = range ? std::to_string(range->offset) + ' ' +
-                                         std::to_string(range->length)
-                                   : std::string("0 -1");
+  const std::string extent =
+      range ? std::to_string(range->offset) + ' ' + std::to_string(range->length)
+            : std::string("0 -1");
   return "CKSM " + std::string(security::digest_algorithm_name(algorithm)) + ' ' + extent + ' ' +
          path;
 }

@@ -26,9 +26,8 @@ Result<ParsedReply> begin_stream_transfer(Session& session, DataConnection& data
   if (auto sent = session.send_transfer_command(command); !sent) {
     return make_error(sent.error());
   }
-  auto secured = std::async(std::launch::async, [&data, &security] {
-    return data.secure(security);
-  });
+  auto secured =
+      std::async(std::launch::async, [&data, &security] { return data.secure(security); });
   auto begun = session.expect_transfer_start();
   if (!begun) {
     data.cancel();

@@ -1,11 +1,11 @@
 #include "security/credential.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <unistd.h>
-
-#include <cstdlib>
-#include <string>
 
 #include "security/local_file.hpp"
 #include "security/openssl_error.hpp"

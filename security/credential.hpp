@@ -2,14 +2,14 @@
 // delegated proxy), loaded the way Globus finds and stores them. Not a verifier: see trust_store.
 #pragma once
 
-#include <openssl/ssl.h>
-
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <openssl/ssl.h>
 
 #include "protocol/core/result.hpp"
 #include "security/openssl_ptr.hpp"

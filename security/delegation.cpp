@@ -1,16 +1,16 @@
 #include "security/delegation.hpp"
 
-#include <openssl/err.h>
-#include <openssl/objects.h>
-#include <openssl/rand.h>
-#include <openssl/rsa.h>
-#include <openssl/x509v3.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <ctime>
 #include <string>
+
+#include <openssl/err.h>
+#include <openssl/objects.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/x509v3.h>
 
 #include "security/openssl_error.hpp"
 #include "security/proxy_certificate.hpp"
@@ -172,10 +172,12 @@ Result<X509StackPtr> delegated_chain(X509* peer_cert, STACK_OF(X509) * peer_chai
 
 }  // namespace
 
-Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key, EvpPkeyPtr ready_key) {
+Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key,
+                                                  EvpPkeyPtr ready_key) {
   DelegationRequest request;
   const int bits = request_key_bits(like_peer_key);
-  if (ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_RSA && EVP_PKEY_get_bits(ready_key.get()) == bits) {
+  if (ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_RSA &&
+      EVP_PKEY_get_bits(ready_key.get()) == bits) {
     request.key = std::move(ready_key);
   } else {
     request.key.reset(EVP_RSA_gen(static_cast<unsigned int>(bits)));

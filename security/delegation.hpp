@@ -3,11 +3,11 @@
 // delegated credential. Pure message building and checking; the TLS stream is the caller's.
 #pragma once
 
-#include <openssl/evp.h>
-#include <openssl/x509.h>
-
 #include <span>
 #include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
 
 #include "protocol/core/result.hpp"
 #include "security/credential.hpp"
@@ -38,7 +38,8 @@ struct DelegationRequest {
 // CN=NULL SUBJECT NAME ENTRY, and it is signed with SHA-256. `ready_key`, when it is an RSA key of
 // the size wanted, is used instead of making one (see key_pool.hpp).
 // Errors: an OpenSSL error from key generation or signing.
-Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key, EvpPkeyPtr ready_key = {});
+Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key,
+                                                  EvpPkeyPtr ready_key = {});
 
 // Acceptor, step 2. `cert_der` is exactly one DER certificate (use der_object_length to cut it
 // from the stream). It must be a proxy for our key, issued by and signed with `peer_cert`, obeying

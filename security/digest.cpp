@@ -81,12 +81,22 @@ std::string_view digest_algorithm_name(DigestAlgorithm algorithm) {
 Result<Digest> Digest::create(DigestAlgorithm algorithm) {
   const char* evp_name = nullptr;
   switch (algorithm) {
-    case DigestAlgorithm::Adler32: return Digest(State(protocol::Adler32{}));
-    case DigestAlgorithm::Crc32c: return Digest(State(protocol::Crc32c{}));
-    case DigestAlgorithm::Md5: evp_name = "MD5"; break;
-    case DigestAlgorithm::Sha1: evp_name = "SHA1"; break;
-    case DigestAlgorithm::Sha256: evp_name = "SHA256"; break;
-    case DigestAlgorithm::Sha512: evp_name = "SHA512"; break;
+    case DigestAlgorithm::Adler32:
+      return Digest(State(protocol::Adler32{}));
+    case DigestAlgorithm::Crc32c:
+      return Digest(State(protocol::Crc32c{}));
+    case DigestAlgorithm::Md5:
+      evp_name = "MD5";
+      break;
+    case DigestAlgorithm::Sha1:
+      evp_name = "SHA1";
+      break;
+    case DigestAlgorithm::Sha256:
+      evp_name = "SHA256";
+      break;
+    case DigestAlgorithm::Sha512:
+      evp_name = "SHA512";
+      break;
   }
   if (evp_name == nullptr) return make_error(make_error_code(protocol::Errc::BadArgument));
   auto context = start_evp(evp_name);

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "protocol/core/hex.hpp"
 #include "security/local_file.hpp"
 #include "security/security_errors.hpp"
 #include "security/x509_identity.hpp"
-#include "protocol/core/hex.hpp"
 
 namespace gridftp::security {
 namespace {

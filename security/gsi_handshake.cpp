@@ -17,20 +17,27 @@ class GsiCategory final : public std::error_category {
   const char* name() const noexcept override { return "gridftp.gsi"; }
   std::string message(int value) const override {
     switch (static_cast<GsiErrc>(value)) {
-      case GsiErrc::BadFlag: return "GSI delegation flag is neither 'D' nor '0'";
-      case GsiErrc::DelegationTooLarge: return "GSI delegation message too large";
-      case GsiErrc::NoPeerCertificate: return "peer presented no certificate";
+      case GsiErrc::BadFlag:
+        return "GSI delegation flag is neither 'D' nor '0'";
+      case GsiErrc::DelegationTooLarge:
+        return "GSI delegation message too large";
+      case GsiErrc::NoPeerCertificate:
+        return "peer presented no certificate";
     }
     return "unknown GSI error";
   }
-  std::error_condition default_error_condition(int) const noexcept override { return Condition::LoginFailed; }
+  std::error_condition default_error_condition(int) const noexcept override {
+    return Condition::LoginFailed;
+  }
 };
 
 // The issuers in a verified chain (which starts with the leaf itself), without owning them.
 class IssuerView {
  public:
-  IssuerView(STACK_OF(X509) * verified, X509* leaf) : stack_(verified != nullptr ? sk_X509_dup(verified) : nullptr) {
-    if (stack_ != nullptr && sk_X509_num(stack_) > 0 && sk_X509_value(stack_, 0) == leaf) (void)sk_X509_shift(stack_);
+  IssuerView(STACK_OF(X509) * verified, X509* leaf)
+      : stack_(verified != nullptr ? sk_X509_dup(verified) : nullptr) {
+    if (stack_ != nullptr && sk_X509_num(stack_) > 0 && sk_X509_value(stack_, 0) == leaf)
+      (void)sk_X509_shift(stack_);
   }
   ~IssuerView() { sk_X509_free(stack_); }
   IssuerView(const IssuerView&) = delete;
@@ -58,9 +65,13 @@ Result<GsiHandshake> GsiHandshake::create(SSL_CTX* context, Role role, GsiOption
 
 X509* GsiHandshake::peer_certificate() const { return SSL_get0_peer_certificate(engine_.native()); }
 
-STACK_OF(X509) * GsiHandshake::peer_chain() const { return SSL_get_peer_cert_chain(engine_.native()); }
+STACK_OF(X509) * GsiHandshake::peer_chain() const {
+  return SSL_get_peer_cert_chain(engine_.native());
+}
 
-std::optional<Credential> GsiHandshake::take_delegated_credential() { return std::exchange(delegated_, std::nullopt); }
+std::optional<Credential> GsiHandshake::take_delegated_credential() {
+  return std::exchange(delegated_, std::nullopt);
+}
 
 Result<std::string> GsiHandshake::step(std::span<const char> input) {
   if (auto fed = engine_.feed(input); !fed) return make_error(fed.error());
@@ -72,7 +83,8 @@ Result<void> GsiHandshake::write_all(std::span<const char> bytes) {
   while (!bytes.empty()) {
     auto written = engine_.write(bytes);
     if (!written) return make_error(written.error());
-    if (*written == 0) return make_error(make_error_code(GsiErrc::DelegationTooLarge));  // ring full
+    if (*written == 0)
+      return make_error(make_error_code(GsiErrc::DelegationTooLarge));  // ring full
     bytes = bytes.subspan(*written);
   }
   return {};
@@ -84,8 +96,10 @@ Result<void> GsiHandshake::read_available() {
     auto got = engine_.read(chunk);
     if (!got) return make_error(got.error());
     if (*got == 0) return {};
-    received_.insert(received_.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(*got));
-    if (received_.size() > kMaxDelegationMessageBytes) return make_error(make_error_code(GsiErrc::DelegationTooLarge));
+    received_.insert(received_.end(), chunk.begin(),
+                     chunk.begin() + static_cast<std::ptrdiff_t>(*got));
+    if (received_.size() > kMaxDelegationMessageBytes)
+      return make_error(make_error_code(GsiErrc::DelegationTooLarge));
   }
 }
 
@@ -111,14 +125,16 @@ Result<bool> GsiHandshake::take_der_message(std::vector<unsigned char>& message)
 
 Result<void> GsiHandshake::on_handshake_done() {
   if (peer_certificate() == nullptr) {
-    if (options_.require_peer_certificate) return make_error(make_error_code(GsiErrc::NoPeerCertificate));
+    if (options_.require_peer_certificate)
+      return make_error(make_error_code(GsiErrc::NoPeerCertificate));
     state_ = State::Complete;  // plain TLS (FTPS): nobody to identify
     return {};
   }
   // OpenSSL verified the chain during the handshake; the proxy naming rules are ours to check.
   // The verified chain starts with the peer's own certificate; the rules want its issuers.
   const IssuerView issuers(SSL_get0_verified_chain(engine_.native()), peer_certificate());
-  if (auto rules = check_proxy_chain_rules(peer_certificate(), issuers.get()); !rules) return make_error(rules.error());
+  if (auto rules = check_proxy_chain_rules(peer_certificate(), issuers.get()); !rules)
+    return make_error(rules.error());
   peer_identity_ = identity_of(peer_certificate(), issuers.get());
   if (options_.ssl_compatible) {
     state_ = State::Complete;
@@ -175,8 +191,9 @@ Result<void> GsiHandshake::advance() {
           state_ = State::Complete;
         } else if (flag == kDelegateFlag && options_.accept_delegation) {
           EVP_PKEY* peer_key = X509_get0_pubkey(peer_certificate());
-          auto request = make_delegation_request(
-              peer_key, options_.delegation_keys != nullptr ? options_.delegation_keys->take() : EvpPkeyPtr{});
+          auto request = make_delegation_request(peer_key, options_.delegation_keys != nullptr
+                                                               ? options_.delegation_keys->take()
+                                                               : EvpPkeyPtr{});
           if (!request) return make_error(request.error());
           const auto* der = reinterpret_cast<const char*>(request->der.data());
           if (auto ok = write_all({der, request->der.size()}); !ok) return ok;
@@ -193,9 +210,11 @@ Result<void> GsiHandshake::advance() {
         auto whole = take_der_message(request);
         if (!whole) return make_error(whole.error());
         if (!*whole) return {};
-        auto proxy = sign_delegation_request(*options_.delegate_from, request, options_.limited_delegation);
+        auto proxy =
+            sign_delegation_request(*options_.delegate_from, request, options_.limited_delegation);
         if (!proxy) return make_error(proxy.error());
-        if (auto ok = write_all({reinterpret_cast<const char*>(proxy->data()), proxy->size()}); !ok) return ok;
+        if (auto ok = write_all({reinterpret_cast<const char*>(proxy->data()), proxy->size()}); !ok)
+          return ok;
         state_ = State::Complete;
         break;
       }
@@ -205,14 +224,16 @@ Result<void> GsiHandshake::advance() {
         auto whole = take_der_message(cert);
         if (!whole) return make_error(whole.error());
         if (!*whole) return {};
-        auto credential = complete_delegation(std::move(*request_), cert, peer_certificate(), peer_chain());
+        auto credential =
+            complete_delegation(std::move(*request_), cert, peer_certificate(), peer_chain());
         request_.reset();
         if (!credential) return make_error(credential.error());
         delegated_ = std::move(*credential);
         state_ = State::Complete;
         break;
       }
-      case State::Complete: return {};
+      case State::Complete:
+        return {};
     }
   }
 }

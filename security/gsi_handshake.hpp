@@ -24,9 +24,9 @@
 namespace gridftp::security {
 
 enum class GsiErrc {
-  BadFlag = 1,          // the delegation flag byte was neither 'D' nor '0' (or 'D' where not allowed)
-  DelegationTooLarge,   // a delegation message beyond any sane size
-  NoPeerCertificate,    // the handshake ended without a verified peer chain
+  BadFlag = 1,  // the delegation flag byte was neither 'D' nor '0' (or 'D' where not allowed)
+  DelegationTooLarge,  // a delegation message beyond any sane size
+  NoPeerCertificate,   // the handshake ended without a verified peer chain
 };
 
 const std::error_category& gsi_category();

@@ -1,11 +1,10 @@
 #include "security/key_pool.hpp"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "security/openssl_error.hpp"
 #include "security/pem.hpp"
@@ -61,7 +60,8 @@ void KeyPool::refill() {
 
 Result<std::string> private_key_pem(EVP_PKEY* key) {
   const BioPtr out(BIO_new(BIO_s_mem()));
-  if (!out || PEM_write_bio_PrivateKey(out.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+  if (!out ||
+      PEM_write_bio_PrivateKey(out.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return make_error(openssl_error());
   }
   char* data = nullptr;

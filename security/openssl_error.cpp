@@ -1,8 +1,8 @@
 #include "security/openssl_error.hpp"
 
-#include <openssl/err.h>
-
 #include <array>
+
+#include <openssl/err.h>
 
 #include "protocol/core/errors.hpp"
 #include "security/security_errors.hpp"

@@ -2,6 +2,8 @@
 // OpenSSL *_free function; everything else holds these aliases, so no path can leak or double-free.
 #pragma once
 
+#include <memory>
+
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -11,8 +13,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-
-#include <memory>
 
 namespace gridftp::security {
 

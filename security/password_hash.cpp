@@ -1,13 +1,13 @@
 #include "security/password_hash.hpp"
 
+#include <array>
+#include <charconv>
+#include <vector>
+
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
-
-#include <array>
-#include <charconv>
-#include <vector>
 
 #include "protocol/core/base64.hpp"
 #include "security/openssl_error.hpp"

@@ -1,10 +1,10 @@
 #include "security/pem.hpp"
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-
 #include <climits>
 #include <string>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
 
 #include "security/openssl_error.hpp"
 #include "security/security_errors.hpp"

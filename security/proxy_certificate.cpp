@@ -1,14 +1,14 @@
 #include "security/proxy_certificate.hpp"
 
-#include <openssl/asn1.h>
-#include <openssl/err.h>
-#include <openssl/objects.h>
-#include <openssl/x509v3.h>
-
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <openssl/asn1.h>
+#include <openssl/err.h>
+#include <openssl/objects.h>
+#include <openssl/x509v3.h>
 
 #include "security/openssl_ptr.hpp"
 #include "security/security_errors.hpp"

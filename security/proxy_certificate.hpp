@@ -3,10 +3,10 @@
 // does that; wire doc §5.4 lists the kinds.
 #pragma once
 
-#include <openssl/x509.h>
-
 #include <string>
 #include <string_view>
+
+#include <openssl/x509.h>
 
 #include "protocol/core/result.hpp"
 

@@ -13,27 +13,48 @@ class SecurityCategory final : public std::error_category {
 
   std::string message(int value) const override {
     switch (static_cast<Errc>(value)) {
-      case Errc::CryptoFailure: return "cryptographic operation failed";
-      case Errc::MalformedPasswordHash: return "malformed password hash";
-      case Errc::UnsupportedPasswordScheme: return "unsupported password hash scheme";
-      case Errc::PasswordHashParametersOutOfRange: return "password hash parameters out of range";
-      case Errc::NotARegularFile: return "not a regular file";
-      case Errc::FileTooPermissive: return "file is readable or writable by group or others";
-      case Errc::FileTooLarge: return "file too large";
-      case Errc::MalformedPem: return "malformed or incomplete PEM data";
-      case Errc::EncryptedKey: return "private key is encrypted (pass phrases are not supported)";
-      case Errc::KeyCertificateMismatch: return "private key does not match the certificate";
-      case Errc::NoCredentialFound: return "no credential found";
-      case Errc::NoTrustAnchors: return "no trusted CA certificates";
-      case Errc::MalformedGridmap: return "malformed gridmap file";
-      case Errc::CertificateUntrusted: return "certificate not issued by a trusted CA";
-      case Errc::CertificateExpired: return "certificate has expired";
-      case Errc::CertificateNotYetValid: return "certificate is not yet valid";
-      case Errc::CertificateRevoked: return "certificate has been revoked";
-      case Errc::CertificateInvalid: return "certificate verification failed";
-      case Errc::ProxyViolation: return "proxy certificate chain violates RFC 3820";
-      case Errc::MalformedDelegation: return "malformed delegation message";
-      case Errc::DelegationMismatch: return "delegated certificate does not match the request";
+      case Errc::CryptoFailure:
+        return "cryptographic operation failed";
+      case Errc::MalformedPasswordHash:
+        return "malformed password hash";
+      case Errc::UnsupportedPasswordScheme:
+        return "unsupported password hash scheme";
+      case Errc::PasswordHashParametersOutOfRange:
+        return "password hash parameters out of range";
+      case Errc::NotARegularFile:
+        return "not a regular file";
+      case Errc::FileTooPermissive:
+        return "file is readable or writable by group or others";
+      case Errc::FileTooLarge:
+        return "file too large";
+      case Errc::MalformedPem:
+        return "malformed or incomplete PEM data";
+      case Errc::EncryptedKey:
+        return "private key is encrypted (pass phrases are not supported)";
+      case Errc::KeyCertificateMismatch:
+        return "private key does not match the certificate";
+      case Errc::NoCredentialFound:
+        return "no credential found";
+      case Errc::NoTrustAnchors:
+        return "no trusted CA certificates";
+      case Errc::MalformedGridmap:
+        return "malformed gridmap file";
+      case Errc::CertificateUntrusted:
+        return "certificate not issued by a trusted CA";
+      case Errc::CertificateExpired:
+        return "certificate has expired";
+      case Errc::CertificateNotYetValid:
+        return "certificate is not yet valid";
+      case Errc::CertificateRevoked:
+        return "certificate has been revoked";
+      case Errc::CertificateInvalid:
+        return "certificate verification failed";
+      case Errc::ProxyViolation:
+        return "proxy certificate chain violates RFC 3820";
+      case Errc::MalformedDelegation:
+        return "malformed delegation message";
+      case Errc::DelegationMismatch:
+        return "delegated certificate does not match the request";
     }
     return "unknown security error";
   }
@@ -54,7 +75,8 @@ class SecurityCategory final : public std::error_category {
       case Errc::KeyCertificateMismatch:
       case Errc::NoCredentialFound:
       case Errc::NoTrustAnchors:
-      case Errc::MalformedGridmap: return Condition::LocalError;
+      case Errc::MalformedGridmap:
+        return Condition::LocalError;
       case Errc::CertificateUntrusted:
       case Errc::CertificateExpired:
       case Errc::CertificateNotYetValid:
@@ -62,7 +84,8 @@ class SecurityCategory final : public std::error_category {
       case Errc::CertificateInvalid:
       case Errc::ProxyViolation:
       case Errc::MalformedDelegation:
-      case Errc::DelegationMismatch: return Condition::LoginFailed;
+      case Errc::DelegationMismatch:
+        return Condition::LoginFailed;
     }
     return Condition::LocalError;
   }

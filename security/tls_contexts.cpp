@@ -11,16 +11,19 @@ namespace {
 constexpr const char* kStrongCiphers = "HIGH:!aNULL:!eNULL";
 // Globus's list for PROT S and PROT C with DCAU: NULL (integrity-only) suites first.
 constexpr const char* kIntegrityCiphers = "eNULL:ALL:!COMPLEMENTOFDEFAULT";
-constexpr const char* kDataSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+constexpr const char* kDataSuites =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 // Proxy chains are longer than ordinary ones: CA, user, proxy, delegated proxy, ...
 constexpr int kVerifyDepth = 100;
 
 Result<SslCtxPtr> base_context(TlsRole role) {
-  SslCtxPtr context(SSL_CTX_new(role == TlsRole::Server ? TLS_server_method() : TLS_client_method()));
+  SslCtxPtr context(
+      SSL_CTX_new(role == TlsRole::Server ? TLS_server_method() : TLS_client_method()));
   if (!context) return make_error(openssl_error());
   SSL_CTX_set_min_proto_version(context.get(), TLS1_2_VERSION);
   // No tickets and no renegotiation keep GSI token exchanges in lockstep (wire doc §5.1).
-  SSL_CTX_set_options(context.get(), SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(context.get(),
+                      SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_num_tickets(context.get(), 0);
   SSL_CTX_set_session_cache_mode(context.get(), SSL_SESS_CACHE_OFF);
   return context;
@@ -30,7 +33,8 @@ Result<void> use_trust(SSL_CTX* context, X509_STORE* trust, TlsRole role) {
   if (trust != nullptr) SSL_CTX_set1_cert_store(context, trust);  // takes its own reference
   X509_VERIFY_PARAM_set_flags(SSL_CTX_get0_param(context), X509_V_FLAG_ALLOW_PROXY_CERTS);
   SSL_CTX_set_verify_depth(context, kVerifyDepth);
-  const int mode = role == TlsRole::Server ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT : SSL_VERIFY_PEER;
+  const int mode =
+      role == TlsRole::Server ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT : SSL_VERIFY_PEER;
   // No callback here: the trust store's own (verify_callback_allowing_proxies) stays in force.
   SSL_CTX_set_verify(context, mode, nullptr);
   return {};
@@ -60,7 +64,8 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
   if (auto ok = use_trust(context->get(), trust, role); !ok) return make_error(ok.error());
   // Bulk data: AES-128-GCM first (as strong as anyone needs, and ~15% cheaper per byte than the
   // AES-256 that OpenSSL's default order would pick); the server's order wins when we accept.
-  if (SSL_CTX_set_ciphersuites(context->get(), kDataSuites) != 1) return make_error(openssl_error());
+  if (SSL_CTX_set_ciphersuites(context->get(), kDataSuites) != 1)
+    return make_error(openssl_error());
   if (protection == DataProtection::Private) {
     if (auto ok = set_ciphers(context->get(), kStrongCiphers); !ok) return make_error(ok.error());
     return context;
@@ -119,7 +124,9 @@ Result<Credential> make_self_signed(const std::string& common_name, int days) {
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -300);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(days) * 86400);
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
   X509_set_issuer_name(cert.get(), name);
   X509_set_pubkey(cert.get(), key.get());
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return make_error(openssl_error());

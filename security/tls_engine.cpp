@@ -1,9 +1,9 @@
 #include "security/tls_engine.hpp"
 
-#include <openssl/err.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include <openssl/err.h>
 
 #include "protocol/core/errors.hpp"
 #include "security/openssl_error.hpp"
@@ -16,10 +16,14 @@ class TlsCategory final : public std::error_category {
   const char* name() const noexcept override { return "gridftp.tls"; }
   std::string message(int value) const override {
     switch (static_cast<TlsErrc>(value)) {
-      case TlsErrc::HandshakeFailed: return "security handshake failed";
-      case TlsErrc::PeerClosed: return "peer closed the secure channel";
-      case TlsErrc::Fatal: return "secure channel failed (bad or forged record)";
-      case TlsErrc::InputOverflow: return "security token too large";
+      case TlsErrc::HandshakeFailed:
+        return "security handshake failed";
+      case TlsErrc::PeerClosed:
+        return "peer closed the secure channel";
+      case TlsErrc::Fatal:
+        return "secure channel failed (bad or forged record)";
+      case TlsErrc::InputOverflow:
+        return "security token too large";
     }
     return "unknown TLS error";
   }
@@ -27,10 +31,13 @@ class TlsCategory final : public std::error_category {
   // it is a broken transfer.
   std::error_condition default_error_condition(int value) const noexcept override {
     switch (static_cast<TlsErrc>(value)) {
-      case TlsErrc::HandshakeFailed: return Condition::LoginFailed;
-      case TlsErrc::InputOverflow: return Condition::BadSyntax;
+      case TlsErrc::HandshakeFailed:
+        return Condition::LoginFailed;
+      case TlsErrc::InputOverflow:
+        return Condition::BadSyntax;
       case TlsErrc::PeerClosed:
-      case TlsErrc::Fatal: return Condition::TransferFailed;
+      case TlsErrc::Fatal:
+        return Condition::TransferFailed;
     }
     return Condition::LocalError;
   }
@@ -50,7 +57,8 @@ Result<TlsEngine> TlsEngine::create(SSL_CTX* context, Role role, std::size_t rin
   if (!ssl) return make_error(openssl_error());
   BIO* internal = nullptr;
   BIO* network = nullptr;
-  if (BIO_new_bio_pair(&internal, ring_bytes, &network, ring_bytes) != 1) return make_error(openssl_error());
+  if (BIO_new_bio_pair(&internal, ring_bytes, &network, ring_bytes) != 1)
+    return make_error(openssl_error());
   SSL_set_bio(ssl.get(), internal, internal);  // SSL owns `internal` from here on
   // Partial writes let write() report progress when the output ring fills instead of failing.
   SSL_set_mode(ssl.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
@@ -149,8 +157,10 @@ Result<TlsEngine::Progress> TlsEngine::handshake() {
   if (rc == 1) return Progress::Done;
   switch (SSL_get_error(ssl_.get(), rc)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE: return Progress::NeedInput;
-    default: return make_error(fail(TlsErrc::HandshakeFailed));
+    case SSL_ERROR_WANT_WRITE:
+      return Progress::NeedInput;
+    default:
+      return make_error(fail(TlsErrc::HandshakeFailed));
   }
 }
 
@@ -164,9 +174,12 @@ Result<std::size_t> TlsEngine::write(std::span<const char> plain) {
   if (rc == 1) return written;
   switch (SSL_get_error(ssl_.get(), rc)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE: return std::size_t{0};
-    case SSL_ERROR_ZERO_RETURN: return make_error(fail(TlsErrc::PeerClosed));
-    default: return make_error(fail(TlsErrc::Fatal));
+    case SSL_ERROR_WANT_WRITE:
+      return std::size_t{0};
+    case SSL_ERROR_ZERO_RETURN:
+      return make_error(fail(TlsErrc::PeerClosed));
+    default:
+      return make_error(fail(TlsErrc::Fatal));
   }
 }
 
@@ -178,9 +191,12 @@ Result<std::size_t> TlsEngine::read(std::span<char> out) {
   if (rc == 1) return got;
   switch (SSL_get_error(ssl_.get(), rc)) {
     case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE: return std::size_t{0};
-    case SSL_ERROR_ZERO_RETURN: return make_error(fail(TlsErrc::PeerClosed));
-    default: return make_error(fail(TlsErrc::Fatal));
+    case SSL_ERROR_WANT_WRITE:
+      return std::size_t{0};
+    case SSL_ERROR_ZERO_RETURN:
+      return make_error(fail(TlsErrc::PeerClosed));
+    default:
+      return make_error(fail(TlsErrc::Fatal));
   }
 }
 

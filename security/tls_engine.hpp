@@ -35,7 +35,8 @@ class TlsEngine {
   static constexpr std::size_t kDefaultRingBytes = 256 * 1024;
 
   // `context` is shared: the engine takes its own reference.
-  static Result<TlsEngine> create(SSL_CTX* context, Role role, std::size_t ring_bytes = kDefaultRingBytes);
+  static Result<TlsEngine> create(SSL_CTX* context, Role role,
+                                  std::size_t ring_bytes = kDefaultRingBytes);
 
   // --- network side ---
   // Space for received bytes (may be empty while the ring is full of unprocessed input).

@@ -1,13 +1,13 @@
 #include "security/trust_store.hpp"
 
-#include <openssl/err.h>
-#include <openssl/x509_vfy.h>
-#include <openssl/x509v3.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <vector>
+
+#include <openssl/err.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 #include "security/local_file.hpp"
 #include "security/openssl_error.hpp"
@@ -150,19 +150,25 @@ Result<X509StorePtr> load(const std::filesystem::path& cert_dir, std::string* me
 
 Errc errc_for_verify_error(int error) {
   switch (error) {
-    case X509_V_ERR_CERT_HAS_EXPIRED: return Errc::CertificateExpired;
-    case X509_V_ERR_CERT_NOT_YET_VALID: return Errc::CertificateNotYetValid;
-    case X509_V_ERR_CERT_REVOKED: return Errc::CertificateRevoked;
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+      return Errc::CertificateExpired;
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return Errc::CertificateNotYetValid;
+    case X509_V_ERR_CERT_REVOKED:
+      return Errc::CertificateRevoked;
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
     case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
     case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
     case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-    case X509_V_ERR_CERT_UNTRUSTED: return Errc::CertificateUntrusted;
+    case X509_V_ERR_CERT_UNTRUSTED:
+      return Errc::CertificateUntrusted;
     case X509_V_ERR_PROXY_PATH_LENGTH_EXCEEDED:
     case X509_V_ERR_PROXY_SUBJECT_NAME_VIOLATION:
-    case X509_V_ERR_PROXY_CERTIFICATES_NOT_ALLOWED: return Errc::ProxyViolation;
-    default: return Errc::CertificateInvalid;
+    case X509_V_ERR_PROXY_CERTIFICATES_NOT_ALLOWED:
+      return Errc::ProxyViolation;
+    default:
+      return Errc::CertificateInvalid;
   }
 }
 
@@ -248,9 +254,11 @@ bool forgivable(X509_STORE_CTX* context) {
   const int depth = X509_STORE_CTX_get_error_depth(context);
   STACK_OF(X509)* chain = X509_STORE_CTX_get0_chain(context);
   switch (error) {
-    case X509_V_ERR_UNABLE_TO_GET_CRL: return true;
+    case X509_V_ERR_UNABLE_TO_GET_CRL:
+      return true;
     case X509_V_ERR_INVALID_CA:
-    case X509_V_ERR_KEYUSAGE_NO_CERTSIGN: return issued_old_style_proxy(chain, depth);
+    case X509_V_ERR_KEYUSAGE_NO_CERTSIGN:
+      return issued_old_style_proxy(chain, depth);
     case X509_V_ERR_INVALID_PURPOSE: {
       // OpenSSL checked it as a CA because it issued a certificate; check it as the end entity it
       // is. OpenSSL 3.0 has no getter for the context's purpose, so either TLS role will do.
@@ -263,7 +271,8 @@ bool forgivable(X509_STORE_CTX* context) {
     }
     case X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION:
       return only_draft_extension_unhandled(X509_STORE_CTX_get_current_cert(context));
-    default: return false;
+    default:
+      return false;
   }
 }
 

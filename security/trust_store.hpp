@@ -2,10 +2,10 @@
 // verification of a peer's chain, proxies included. Wire doc §5.4; not the TLS handshake itself.
 #pragma once
 
-#include <openssl/x509.h>
-
 #include <filesystem>
 #include <string>
+
+#include <openssl/x509.h>
 
 #include "protocol/core/result.hpp"
 #include "security/openssl_ptr.hpp"

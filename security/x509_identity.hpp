@@ -2,10 +2,10 @@
 // Globus's DN comparison (wire doc §5.4). Not a verifier: call these on verified chains only.
 #pragma once
 
-#include <openssl/x509.h>
-
 #include <string>
 #include <string_view>
+
+#include <openssl/x509.h>
 
 #include "security/proxy_certificate.hpp"
 

@@ -1,22 +1,22 @@
 // gridftpd: argv, signals, exit codes and logger creation live here and nowhere else.
+#include <array>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
-#include <array>
-#include <csignal>
-#include <iostream>
-#include <optional>
-#include <pthread.h>
-#include <thread>
-#include <cstring>
-
 #include "protocol/core/long_options.hpp"
 #include "security/password_hash.hpp"
-#include "server/config/embedded_config.hpp"
-#include "server/logging/log_setup.hpp"
 #include "server/auth/ftps_context.hpp"
 #include "server/auth/gsi_context.hpp"
+#include "server/config/embedded_config.hpp"
+#include "server/logging/log_setup.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
 
@@ -25,10 +25,22 @@ namespace {
 using namespace gridftp::server;
 
 // globus-gridftp-server's option names that gridftpd accepts with one dash.
-constexpr std::array<std::string_view, 16> kGlobusLongOptions{
-    "port",    "control-interface", "data-interface", "port-range",  "aa",          "anonymous-user",
-    "restrict-paths", "threads", "log-transfer", "debug", "detach",  "config",      "check-config",
-    "hash-password",  "help",    "print-default-config"};
+constexpr std::array<std::string_view, 16> kGlobusLongOptions{"port",
+                                                              "control-interface",
+                                                              "data-interface",
+                                                              "port-range",
+                                                              "aa",
+                                                              "anonymous-user",
+                                                              "restrict-paths",
+                                                              "threads",
+                                                              "log-transfer",
+                                                              "debug",
+                                                              "detach",
+                                                              "config",
+                                                              "check-config",
+                                                              "hash-password",
+                                                              "help",
+                                                              "print-default-config"};
 
 struct CommandLine {
   std::optional<std::string> config_file;
@@ -69,7 +81,8 @@ std::vector<std::string> apply_command_line(const CommandLine& cli, ServerConfig
   if (cli.data_interface) config.listen.data_interface = *cli.data_interface;
   if (cli.port_range) {
     unsigned low = 0, high = 0;
-    if (std::sscanf(cli.port_range->c_str(), "%u,%u", &low, &high) != 2 || low > 65535 || high > 65535) {
+    if (std::sscanf(cli.port_range->c_str(), "%u,%u", &low, &high) != 2 || low > 65535 ||
+        high > 65535) {
       problems.emplace_back("-port-range must be MIN,MAX");
     }
     config.listen.passive_port_min = static_cast<std::uint16_t>(low);
@@ -106,23 +119,34 @@ int hash_password_from_stdin() {
 void add_options(CLI::App& app, CommandLine& cli) {
   app.add_option("-c,--config", cli.config_file, "TOML config file (default: the built-in config)");
   app.add_option("-p,--port", cli.port, "Control port (globus: -p/-port); 0 picks a free one");
-  app.add_option("--control-interface", cli.control_interface, "Address to listen on for control connections");
-  app.add_option("--data-interface", cli.data_interface, "Address for data connections and PASV replies");
+  app.add_option("--control-interface", cli.control_interface,
+                 "Address to listen on for control connections");
+  app.add_option("--data-interface", cli.data_interface,
+                 "Address for data connections and PASV replies");
   app.add_option("--port-range", cli.port_range, "Passive data port range MIN,MAX");
   app.add_flag("--aa", cli.allow_anonymous, "Allow anonymous logins");
-  app.add_option("--anonymous-user", cli.anonymous_user,
-                 "Accepted for globus compatibility; anonymous sessions run as the server's account");
+  app.add_option(
+      "--anonymous-user", cli.anonymous_user,
+      "Accepted for globus compatibility; anonymous sessions run as the server's account");
   app.add_option("--restrict-paths", cli.restrict_paths,
-                 "Globus form R/path,RW/path: the first readable path is the anonymous root, RW paths writable");
+                 "Globus form R/path,RW/path: the first readable path is the anonymous root, RW "
+                 "paths writable");
   app.add_option("--threads", cli.threads, "I/O threads (0 = one per core)");
-  app.add_option("-d,--debug", cli.debug_level, "Log level: error, warn, info, dump/all, or spdlog names");
-  app.add_option("--log-transfer", cli.transfer_log, "Transfer log file (one JSON line per transfer)");
+  app.add_option("-d,--debug", cli.debug_level,
+                 "Log level: error, warn, info, dump/all, or spdlog names");
+  app.add_option("--log-transfer", cli.transfer_log,
+                 "Transfer log file (one JSON line per transfer)");
   app.add_flag("-S,--detach", cli.detach, "Run in the background once listening");
   app.add_flag("--check-config", cli.check_config, "Check the configuration and exit");
   app.add_flag("--hash-password", cli.hash_password, "Read a password on stdin and print its hash");
-  app.add_flag("--print-default-config", cli.print_default_config, "Print the built-in config and exit");
-  app.add_option("--session-fd", cli.session_fd, "(internal) serve one inherited control connection")->group("");
-  app.add_option("--delegation-key-fd", cli.delegation_key_fd, "(internal) a delegation key made by the parent")->group("");
+  app.add_flag("--print-default-config", cli.print_default_config,
+               "Print the built-in config and exit");
+  app.add_option("--session-fd", cli.session_fd,
+                 "(internal) serve one inherited control connection")
+      ->group("");
+  app.add_option("--delegation-key-fd", cli.delegation_key_fd,
+                 "(internal) a delegation key made by the parent")
+      ->group("");
   std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
   for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
   app.footer(footer);
@@ -175,7 +199,8 @@ int main(int argc, char** argv) {
   gridftp::security::SslCtxPtr ftps;
   if (config.tls.enabled) {
     std::string why;
-    auto loaded = gridftp::server::auth::load_ftps_context(config.tls, config.listen.control_interface, why);
+    auto loaded =
+        gridftp::server::auth::load_ftps_context(config.tls, config.listen.control_interface, why);
     if (!loaded) return print_problems({why});
     ftps = std::move(*loaded);
   }
@@ -213,8 +238,8 @@ int main(int argc, char** argv) {
   }
   const auto endpoint = server->bind();
   if (!endpoint) {
-    control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface, config.listen.port,
-                          endpoint.error().message());
+    control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface,
+                          config.listen.port, endpoint.error().message());
     return 1;
   }
   control_log->info("listening on {} port {}", endpoint->address().to_string(), endpoint->port());

@@ -1,10 +1,9 @@
 #include "server/server.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <thread>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,13 +23,15 @@ namespace {
 constexpr std::size_t kReadyDelegationKeys = 2;
 
 unsigned io_threads(const ServerConfig& config) {
-  return config.server.threads != 0 ? config.server.threads : std::max(1U, std::thread::hardware_concurrency());
+  return config.server.threads != 0 ? config.server.threads
+                                    : std::max(1U, std::thread::hardware_concurrency());
 }
 
 }  // namespace
 
-Server::Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
-               security::SslCtxPtr ftps, Loggers loggers)
+Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
+               std::shared_ptr<const auth::GsiContext> gsi, security::SslCtxPtr ftps,
+               Loggers loggers)
     : config_(std::move(config)),
       loggers_(std::move(loggers)),
       data_loops_(io_threads(config_)),
@@ -39,8 +40,8 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts, std::sh
       gsi_(std::move(gsi)),
       ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
-      services_{config_, registry_, authenticator_, gsi_.get(), ftps_.get(), transfer_log_, loggers_.control, blocking_pool_,
-                data_loops_},
+      services_{config_,       registry_,        authenticator_, gsi_.get(), ftps_.get(),
+                transfer_log_, loggers_.control, blocking_pool_, data_loops_},
       acceptor_(io_context_) {}
 
 Server::~Server() {
@@ -77,7 +78,8 @@ Result<tcp::endpoint> Server::bind() {
 void Server::run() {
   // A session process (serve_inherited) has no listener of its own.
   if (gsi_ && !delegation_keys_) {
-    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits, kReadyDelegationKeys);
+    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits,
+                                                           kReadyDelegationKeys);
     services_.delegation_keys = delegation_keys_.get();
   }
   if (acceptor_.is_open()) asio::co_spawn(io_context_, accept_loop(), asio::detached);
@@ -94,7 +96,8 @@ void Server::run() {
 void Server::stop() {
   if (stopping_.exchange(true)) return;
   asio::post(io_context_, [this] {
-    loggers_.control->info("shutting down: no new sessions, grace={}s", config_.timeouts.shutdown_grace_seconds);
+    loggers_.control->info("shutting down: no new sessions, grace={}s",
+                           config_.timeouts.shutdown_grace_seconds);
     boost::system::error_code ignored;
     acceptor_.close(ignored);
     shut_down_sessions();
@@ -104,7 +107,8 @@ void Server::stop() {
 
 transport::awaitable<void> Server::finish_shutdown() {
   // Sessions were told to close; stop as soon as they have, or when the grace period ends.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(config_.timeouts.shutdown_grace_seconds);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(config_.timeouts.shutdown_grace_seconds);
   asio::steady_timer timer(io_context_);
   while (registry_.active_sessions() > 0 && std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(50));
@@ -127,7 +131,8 @@ transport::awaitable<void> Server::accept_loop() {
     boost::system::error_code ec;
     co_await acceptor_.async_accept(socket, asio::redirect_error(use_awaitable, ec));
     if (ec) {
-      if (stopping_ || ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) co_return;
+      if (stopping_ || ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor)
+        co_return;
       loggers_.control->warn("accept failed: {}", ec.message());
       // Out of descriptors or memory: pause rather than spin on an error that will repeat.
       asio::steady_timer pause(io_context_, std::chrono::milliseconds(100));
@@ -152,7 +157,8 @@ transport::awaitable<void> Server::accept_loop() {
     // holds the second until the peer's delayed ACK, ~40 ms per pipelined transfer.
     socket.set_option(tcp::no_delay(true), ec);
     const auto executor = socket.get_executor();
-    auto session = std::make_shared<ControlSession>(std::move(socket), services_, next_session_id_++);
+    auto session =
+        std::make_shared<ControlSession>(std::move(socket), services_, next_session_id_++);
     {
       const std::lock_guard lock(sessions_mutex_);
       sessions_.remove_if([](const auto& weak) { return weak.expired(); });
@@ -171,11 +177,13 @@ transport::awaitable<void> Server::reap_session_processes() {
     co_await child_exits.async_wait(asio::redirect_error(use_awaitable, ec));
     if (ec) co_return;
     int status = 0;
-    for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0; pid = ::waitpid(-1, &status, WNOHANG)) {
+    for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0;
+         pid = ::waitpid(-1, &status, WNOHANG)) {
       if (WIFSIGNALED(status)) {
         loggers_.control->error("session process {} ended by signal {}", pid, WTERMSIG(status));
       } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        loggers_.control->warn("session process {} exited with status {}", pid, WEXITSTATUS(status));
+        loggers_.control->warn("session process {} exited with status {}", pid,
+                               WEXITSTATUS(status));
       }
     }
   }
@@ -194,29 +202,34 @@ void Server::serve_inherited(int fd, std::optional<int> key_fd) {
     if (key && delegation_keys_) {
       delegation_keys_->put(std::move(*key));
     } else if (!key) {
-      loggers_.control->warn("session process: no usable delegation key from the parent: {}", key.error().message());
+      loggers_.control->warn("session process: no usable delegation key from the parent: {}",
+                             key.error().message());
     }
   }
-  asio::co_spawn(io_context_, [this, fd]() -> transport::awaitable<void> {
-    tcp::socket socket(asio::make_strand(io_context_));
-    sockaddr_storage local{};
-    socklen_t length = sizeof local;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
-    boost::system::error_code ec;
-    socket.assign(local.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
-    if (ec) {
-      loggers_.control->error("session process cannot use descriptor {}: {}", fd, ec.message());
-    } else {
-      socket.set_option(tcp::no_delay(true), ec);
-      auto session = std::make_shared<ControlSession>(std::move(socket), services_, static_cast<std::uint64_t>(::getpid()));
-      {
-        const std::lock_guard lock(sessions_mutex_);
-        sessions_.push_back(session);
-      }
-      co_await serve(std::move(session));
-    }
-    io_context_.stop();
-  }, asio::detached);
+  asio::co_spawn(
+      io_context_,
+      [this, fd]() -> transport::awaitable<void> {
+        tcp::socket socket(asio::make_strand(io_context_));
+        sockaddr_storage local{};
+        socklen_t length = sizeof local;
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
+        boost::system::error_code ec;
+        socket.assign(local.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
+        if (ec) {
+          loggers_.control->error("session process cannot use descriptor {}: {}", fd, ec.message());
+        } else {
+          socket.set_option(tcp::no_delay(true), ec);
+          auto session = std::make_shared<ControlSession>(std::move(socket), services_,
+                                                          static_cast<std::uint64_t>(::getpid()));
+          {
+            const std::lock_guard lock(sessions_mutex_);
+            sessions_.push_back(session);
+          }
+          co_await serve(std::move(session));
+        }
+        io_context_.stop();
+      },
+      asio::detached);
 }
 
 transport::awaitable<void> Server::serve(std::shared_ptr<ControlSession> session) {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "protocol/core/result.hpp"
-#include "server/auth/authenticator.hpp"
 #include "security/key_pool.hpp"
+#include "server/auth/authenticator.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/log_setup.hpp"
@@ -30,8 +30,8 @@ class ControlSession;
 class Server {
  public:
   // `gsi` is null unless gsi.enabled.
-  Server(ServerConfig config, std::vector<auth::Account> accounts, std::shared_ptr<const auth::GsiContext> gsi,
-         security::SslCtxPtr ftps, Loggers loggers);
+  Server(ServerConfig config, std::vector<auth::Account> accounts,
+         std::shared_ptr<const auth::GsiContext> gsi, security::SslCtxPtr ftps, Loggers loggers);
   ~Server();
 
   // Binds the control listener. Errors: errno from bind/listen.
@@ -42,7 +42,9 @@ class Server {
   void stop();
   // Process-per-session mode: each accepted connection goes to a new process started with
   // these arguments (the parent's argv[1..]) instead of being served here.
-  void spawn_sessions_with(std::vector<std::string> arguments) { spawn_arguments_ = std::move(arguments); }
+  void spawn_sessions_with(std::vector<std::string> arguments) {
+    spawn_arguments_ = std::move(arguments);
+  }
   // A session process: serves the one connection on `fd`, then run() returns. `key_fd` carries
   // a delegation key the parent made ahead (see security/key_pool.hpp).
   void serve_inherited(int fd, std::optional<int> key_fd);

@@ -21,7 +21,8 @@ ConfigLoad load_config_file(const std::filesystem::path& path);
 std::vector<std::string> apply_restrict_paths(const std::string& spec, AnonymousConfig& anonymous);
 
 // Loads local accounts from accounts.password_file (none when unset).
-std::vector<std::string> load_accounts(const AccountsConfig& config, std::vector<auth::Account>& accounts);
+std::vector<std::string> load_accounts(const AccountsConfig& config,
+                                       std::vector<auth::Account>& accounts);
 
 // Creates the anonymous root and its writable areas when server.create_missing_roots is set.
 std::vector<std::string> prepare_roots(const ServerConfig& config);

@@ -62,7 +62,8 @@ ReleasedBuffers::~ReleasedBuffers() {
 
 }  // namespace
 
-AlignedBuffer::AlignedBuffer(std::size_t bytes) : size_(bytes), data_(nullptr, Release{rounded(bytes)}) {
+AlignedBuffer::AlignedBuffer(std::size_t bytes)
+    : size_(bytes), data_(nullptr, Release{rounded(bytes)}) {
   const auto capacity = data_.get_deleter().capacity;
   char* data = released_gone ? nullptr : released.take(capacity);
   if (data == nullptr) data = static_cast<char*>(std::aligned_alloc(kAlignment, capacity));

@@ -5,7 +5,8 @@
 
 namespace gridftp::transport {
 
-awaitable<Result<void>> DataLink::handshake(tcp::socket& socket, std::unique_ptr<security::GsiHandshake> gsi,
+awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
+                                            std::unique_ptr<security::GsiHandshake> gsi,
                                             bool keep_tls) {
   std::array<char, 16 * 1024> buffer{};
   auto out = gsi->step({});
@@ -13,11 +14,13 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket, std::unique_ptr
     if (!out) co_return make_error(out.error());
     boost::system::error_code ec;
     if (!out->empty()) {
-      co_await asio::async_write(socket, asio::buffer(*out), asio::redirect_error(use_awaitable, ec));
+      co_await asio::async_write(socket, asio::buffer(*out),
+                                 asio::redirect_error(use_awaitable, ec));
       if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
     }
     if (gsi->complete()) break;
-    const auto got = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    const auto got = co_await socket.async_read_some(asio::buffer(buffer),
+                                                     asio::redirect_error(use_awaitable, ec));
     if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
     out = gsi->step({buffer.data(), got});
   }
@@ -44,13 +47,16 @@ awaitable<void> DataLink::finish(tcp::socket& socket, boost::system::error_code&
 
 awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec) {
   auto& engine = gsi_->engine();
-  for (auto chunk = engine.pending_output(); !chunk.empty() && !ec; chunk = engine.pending_output()) {
-    co_await asio::async_write(socket, asio::buffer(chunk.data(), chunk.size()), asio::redirect_error(use_awaitable, ec));
+  for (auto chunk = engine.pending_output(); !chunk.empty() && !ec;
+       chunk = engine.pending_output()) {
+    co_await asio::async_write(socket, asio::buffer(chunk.data(), chunk.size()),
+                               asio::redirect_error(use_awaitable, ec));
     if (!ec) engine.consume_output(chunk.size());
   }
 }
 
-awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec) {
+awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> out,
+                                           boost::system::error_code& ec) {
   ec.clear();
   if (!pending_.empty()) {
     const auto n = std::min(out.size(), pending_.size());
@@ -58,7 +64,9 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
     pending_.erase(0, n);
     co_return n;
   }
-  if (!gsi_) co_return co_await socket.async_read_some(asio::buffer(out.data(), out.size()), asio::redirect_error(use_awaitable, ec));
+  if (!gsi_)
+    co_return co_await socket.async_read_some(asio::buffer(out.data(), out.size()),
+                                              asio::redirect_error(use_awaitable, ec));
   auto& engine = gsi_->engine();
   for (;;) {
     // SSL_read yields one record (16 KiB at most) per call: take every record already here, so
@@ -69,7 +77,9 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
       if (!got) {
         if (total > 0) co_return total;  // the error surfaces on the next call
         // close_notify is a clean end; anything else is a forged or broken record.
-        ec = got.error() == security::TlsErrc::PeerClosed ? asio::error::eof : asio::error::make_error_code(asio::error::connection_aborted);
+        ec = got.error() == security::TlsErrc::PeerClosed
+                 ? asio::error::eof
+                 : asio::error::make_error_code(asio::error::connection_aborted);
         co_return 0;
       }
       total += *got;
@@ -79,17 +89,19 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
     co_await flush(socket, ec);  // a TLS 1.3 key update may need an answer
     if (ec) co_return 0;
     const auto space = engine.input_space();
-    const auto n = co_await socket.async_read_some(asio::buffer(space.data(), space.size()), asio::redirect_error(use_awaitable, ec));
+    const auto n = co_await socket.async_read_some(asio::buffer(space.data(), space.size()),
+                                                   asio::redirect_error(use_awaitable, ec));
     if (ec) co_return 0;
     engine.commit_input(n);
   }
 }
 
-awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec,
-                                    bool more) {
+awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes,
+                                    boost::system::error_code& ec, bool more) {
   ec.clear();
   if (!gsi_) {
-    co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()), asio::redirect_error(use_awaitable, ec));
+    co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()),
+                               asio::redirect_error(use_awaitable, ec));
     co_return;
   }
   auto& engine = gsi_->engine();

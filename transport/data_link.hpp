@@ -22,7 +22,8 @@ class DataLink {
   // PROT C the TLS layer is dropped afterwards and any bytes that followed the flag record
   // become the first bytes read(); under PROT S/P every later byte is a TLS record.
   // Errors: the handshake's (TlsErrc/GsiErrc/security::Errc), or the socket's.
-  awaitable<Result<void>> handshake(tcp::socket& socket, std::unique_ptr<security::GsiHandshake> gsi, bool keep_tls);
+  awaitable<Result<void>> handshake(tcp::socket& socket,
+                                    std::unique_ptr<security::GsiHandshake> gsi, bool keep_tls);
 
   bool is_clear() const { return gsi_ == nullptr; }
   // The peer's identity after handshake() (empty on a link without DCAU).
@@ -31,11 +32,12 @@ class DataLink {
   std::string describe() const;
 
   // Reads some bytes (decrypted when TLS), 0 never: end of stream is asio::error::eof in `ec`.
-  awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out, boost::system::error_code& ec);
+  awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out,
+                                   boost::system::error_code& ec);
   // Writes all of `bytes` (encrypted when TLS). With `more`, TLS records that fit the output
   // ring wait there for the next write_all (a block header joins its payload in one send).
-  awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes, boost::system::error_code& ec,
-                            bool more = false);
+  awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes,
+                            boost::system::error_code& ec, bool more = false);
   // Ends a TLS link cleanly (close_notify) before the socket closes; stream mode's end of file.
   awaitable<void> finish(tcp::socket& socket, boost::system::error_code& ec);
   // Bytes a handshake left over for a clear link (taken by the caller that manages its own reads).

@@ -25,7 +25,8 @@ class Deadline {
 
   // Spawns the watch on the deadline's executor. The watch owns a reference, so the caller may
   // drop its pointer at any time after stop().
-  friend void start_watch(const std::shared_ptr<Deadline>& deadline, std::function<void()> on_expiry);
+  friend void start_watch(const std::shared_ptr<Deadline>& deadline,
+                          std::function<void()> on_expiry);
 
  private:
   static awaitable<void> watch(std::shared_ptr<Deadline> self, std::function<void()> on_expiry);

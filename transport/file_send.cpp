@@ -1,9 +1,9 @@
 #include "transport/file_send.hpp"
 
+#include <cerrno>
+
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-
-#include <cerrno>
 
 namespace gridftp::transport {
 namespace {
@@ -17,14 +17,15 @@ awaitable<void> wait_writable(tcp::socket& socket, boost::system::error_code& ec
 
 }  // namespace
 
-awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::size_t count,
-                                       boost::system::error_code& ec) {
+awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset,
+                                       std::size_t count, boost::system::error_code& ec) {
   ec.clear();
   if (!socket.non_blocking()) socket.non_blocking(true, ec);  // the setter is an ioctl each call
   std::size_t sent = 0;
   while (!ec && sent < count) {
     auto position = static_cast<off_t>(offset + sent);
-    const auto n = ::sendfile(socket.native_handle(), fd, &position, std::min(count - sent, kMaxSendfileBytes));
+    const auto n = ::sendfile(socket.native_handle(), fd, &position,
+                              std::min(count - sent, kMaxSendfileBytes));
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
     } else if (n == 0) {
@@ -39,7 +40,8 @@ awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_
 }
 
 bool is_sendfile_unsupported(const boost::system::error_code& ec) {
-  return ec == boost::system::errc::invalid_argument || ec == boost::system::errc::function_not_supported;
+  return ec == boost::system::errc::invalid_argument ||
+         ec == boost::system::errc::function_not_supported;
 }
 
 awaitable<void> async_send_all(tcp::socket& socket, std::span<const char> bytes, bool more,
@@ -47,7 +49,8 @@ awaitable<void> async_send_all(tcp::socket& socket, std::span<const char> bytes,
   ec.clear();
   if (!socket.non_blocking()) socket.non_blocking(true, ec);  // the setter is an ioctl each call
   while (!ec && !bytes.empty()) {
-    const auto n = ::send(socket.native_handle(), bytes.data(), bytes.size(), MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+    const auto n = ::send(socket.native_handle(), bytes.data(), bytes.size(),
+                          MSG_NOSIGNAL | (more ? MSG_MORE : 0));
     if (n >= 0) {
       bytes = bytes.subspan(static_cast<std::size_t>(n));
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -13,8 +13,8 @@ namespace gridftp::transport {
 
 // Sends `count` bytes of `fd` starting at `offset`. Returns the bytes sent: fewer than `count`
 // with no error means the file ended early. Socket errors land in `ec`.
-awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset, std::size_t count,
-                                       boost::system::error_code& ec);
+awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_t offset,
+                                       std::size_t count, boost::system::error_code& ec);
 
 // sendfile's way of saying this file (system) cannot be spliced: fall back to read and write.
 bool is_sendfile_unsupported(const boost::system::error_code& ec);

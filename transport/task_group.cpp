@@ -19,14 +19,15 @@ TaskGroup::TaskGroup(const asio::any_io_executor& owner) : state_(std::make_shar
 
 void TaskGroup::spawn(const asio::any_io_executor& executor, awaitable<Result<void>> task) {
   ++state_->remaining;
-  asio::co_spawn(executor, std::move(task), [state = state_](std::exception_ptr failure, Result<void> result) {
-    std::error_code error = result ? std::error_code{} : result.error();
-    if (failure) error = error_code_for(Condition::LocalError);
-    asio::post(state->owner, [state, error] {
-      if (error && !state->first_error) state->first_error = error;
-      if (--state->remaining == 0) state->timer.cancel();
-    });
-  });
+  asio::co_spawn(executor, std::move(task),
+                 [state = state_](std::exception_ptr failure, Result<void> result) {
+                   std::error_code error = result ? std::error_code{} : result.error();
+                   if (failure) error = error_code_for(Condition::LocalError);
+                   asio::post(state->owner, [state, error] {
+                     if (error && !state->first_error) state->first_error = error;
+                     if (--state->remaining == 0) state->timer.cancel();
+                   });
+                 });
 }
 
 std::size_t TaskGroup::running() const { return state_->remaining; }

@@ -17,8 +17,8 @@ std::string summary_line(const FileStart& start, const FileEnd& end) {
     return "skipped " + route + ": up to date\n";
   }
   const double seconds = seconds_of(end.elapsed);
-  std::string line = "copied " + route + ": " + format_bytes(end.bytes) + " in " +
-                     format_duration(end.elapsed);
+  std::string line =
+      "copied " + route + ": " + format_bytes(end.bytes) + " in " + format_duration(end.elapsed);
   if (seconds > 0) {
     line += " (" + format_rate(static_cast<double>(end.bytes) / seconds) + ")";
   }

@@ -18,8 +18,7 @@ std::string percent(std::uint64_t done, std::uint64_t size) {
     return "100%";
   }
   // Never rounded up to 100% before the end; in doubles, as bytes * 100 could overflow.
-  const auto whole =
-      static_cast<int>(static_cast<double>(done) * 100 / static_cast<double>(size));
+  const auto whole = static_cast<int>(static_cast<double>(done) * 100 / static_cast<double>(size));
   return std::to_string(std::min(whole, 99)) + "%";
 }
 
@@ -97,8 +96,8 @@ std::vector<std::string> render_progress(const ProgressSnapshot& snapshot, std::
     lines.push_back(file_line(snapshot.active[i], width));
   }
   if (shown < snapshot.active.size()) {
-    lines.push_back(fit("... and " + std::to_string(snapshot.active.size() - shown) + " more",
-                        width));
+    lines.push_back(
+        fit("... and " + std::to_string(snapshot.active.size() - shown) + " more", width));
   }
   lines.push_back(fit(total_line(snapshot.total), width));
   return lines;

@@ -16,7 +16,8 @@ namespace gridftp::client::report {
 std::vector<std::string> render_progress(const ProgressSnapshot& snapshot, std::size_t width,
                                          std::size_t max_rows);
 
-// The parts of one file line after its name: "1.20 GiB / 2.00 GiB  60%  640 MiB/s  ETA 1s  4 streams".
+// The parts of one file line after its name: "1.20 GiB / 2.00 GiB  60%  640 MiB/s  ETA 1s  4
+// streams".
 std::string transfer_details(const TransferRow& row);
 // The total line:
 // "total: 2 done, 1 active  3.20 GiB / 4.00 GiB  80%  1.10 GiB/s  ETA 5s  elapsed 0:12".

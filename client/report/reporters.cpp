@@ -1,8 +1,8 @@
 #include "client/report/reporters.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
+
+#include <unistd.h>
 
 namespace gridftp::client::report {
 namespace {
@@ -26,8 +26,8 @@ Reporters::Reporters(const ReportPlan& plan, Clock::time_point run_start)
     list_.add(*lines_);
   }
   if (plan.json) {
-    json_ = std::make_unique<JsonReport>(
-        [](std::string_view line) { write_stream(line, stdout); }, run_start);
+    json_ = std::make_unique<JsonReport>([](std::string_view line) { write_stream(line, stdout); },
+                                         run_start);
     list_.add(*json_);
   }
   list_.add(failures_);

@@ -1,10 +1,10 @@
 #include "client/report/terminal_progress.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "client/report/progress_screen.hpp"
 #include "client/report/terminal_frame.hpp"

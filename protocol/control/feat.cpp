@@ -6,28 +6,28 @@ namespace gridftp::protocol::control {
 
 Reply feat_reply(bool gsi, bool tls) {
   Reply reply{reply_code::kSystemStatus,
-               {
-                   "Extensions supported",
-                   " UTF8",
-                   " LANG EN",
-                   " CKSM MD5;ADLER32;SHA1;SHA256;SHA512;CRC32C;",
-                   " PARALLEL",
-                   " ERET",
-                   " ESTO",
-                   " SPAS",
-                   " SPOR",
-                   " SBUF",
-                   " MFMT",
-                   " SIZE",
-                   " MDTM",
-                   " REST STREAM",
-                   " TVFS",
-                   " EPSV",
-                   " EPRT",
-                   " MLST Type*;Size*;Modify*;Perm*;UNIX.mode*;UNIX.owner*;UNIX.uid*;UNIX.group*;"
-                   "UNIX.gid*;Unique*;",
-                   "End.",
-               }};
+              {
+                  "Extensions supported",
+                  " UTF8",
+                  " LANG EN",
+                  " CKSM MD5;ADLER32;SHA1;SHA256;SHA512;CRC32C;",
+                  " PARALLEL",
+                  " ERET",
+                  " ESTO",
+                  " SPAS",
+                  " SPOR",
+                  " SBUF",
+                  " MFMT",
+                  " SIZE",
+                  " MDTM",
+                  " REST STREAM",
+                  " TVFS",
+                  " EPSV",
+                  " EPRT",
+                  " MLST Type*;Size*;Modify*;Perm*;UNIX.mode*;UNIX.owner*;UNIX.uid*;UNIX.group*;"
+                  "UNIX.gid*;Unique*;",
+                  "End.",
+              }};
   if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
   if (tls) reply.lines.insert(reply.lines.end() - 1, {" AUTH TLS", " PBSZ", " PROT"});
   return reply;

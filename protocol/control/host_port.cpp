@@ -74,7 +74,8 @@ Result<HostPort> parse_eprt_argument(std::string_view text) {
   text = text.substr(1, text.size() - 2);
   const auto first = text.find(delimiter);
   const auto second = first == std::string_view::npos ? first : text.find(delimiter, first + 1);
-  if (second == std::string_view::npos || text.find(delimiter, second + 1) != std::string_view::npos) {
+  if (second == std::string_view::npos ||
+      text.find(delimiter, second + 1) != std::string_view::npos) {
     return make_error(Errc::BadHostPort);
   }
   const auto family = text.substr(0, first);

@@ -24,7 +24,8 @@ std::string without_line_breaks(const std::string& text) {
 
 std::string format_reply(const Reply& reply) {
   const int value = reply.code < 0 ? 0 : reply.code % 1000;
-  const std::string code{static_cast<char>('0' + value / 100), static_cast<char>('0' + value / 10 % 10),
+  const std::string code{static_cast<char>('0' + value / 100),
+                         static_cast<char>('0' + value / 10 % 10),
                          static_cast<char>('0' + value % 10)};
   const std::string& first = reply.lines.empty() ? std::string() : reply.lines.front();
   if (reply.lines.size() <= 1) return std::string(code) + " " + without_line_breaks(first) + "\r\n";

@@ -4,8 +4,8 @@
 
 namespace gridftp::protocol::control::reply_code {
 
-constexpr int kRestartMarker = 111;             // GFD.20 range marker
-constexpr int kPerfMarker = 112;                // GFD.20 performance marker
+constexpr int kRestartMarker = 111;  // GFD.20 range marker
+constexpr int kPerfMarker = 112;     // GFD.20 performance marker
 constexpr int kDataAlreadyOpen = 125;
 constexpr int kFileStatusOk = 150;
 constexpr int kCommandOk = 200;
@@ -42,8 +42,8 @@ constexpr int kBadSequence = 503;
 constexpr int kParameterNotImplemented = 504;
 constexpr int kNetworkProtocolNotSupported = 522;
 constexpr int kNotLoggedIn = 530;
-constexpr int kProtectionDenied = 533;         // cleartext command on a protected channel
-constexpr int kIntegrityCheckFailed = 535;     // an ENC/MIC token that does not verify
+constexpr int kProtectionDenied = 533;      // cleartext command on a protected channel
+constexpr int kIntegrityCheckFailed = 535;  // an ENC/MIC token that does not verify
 constexpr int kProtectionLevelDenied = 536;
 constexpr int kFileUnavailable = 550;
 constexpr int kSafeReply = 631;     // a MIC-wrapped reply line (integrity only)

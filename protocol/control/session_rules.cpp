@@ -41,7 +41,9 @@ bool allowed_before_security(Verb verb) {
   return verb == Verb::Auth || verb == Verb::Adat || verb == Verb::Feat || verb == Verb::Quit;
 }
 
-bool is_protected_command(Verb verb) { return verb == Verb::Enc || verb == Verb::Mic || verb == Verb::Conf; }
+bool is_protected_command(Verb verb) {
+  return verb == Verb::Enc || verb == Verb::Mic || verb == Verb::Conf;
+}
 
 bool runs_during_transfer(Verb verb) {
   return verb == Verb::Abor || verb == Verb::Stat || verb == Verb::Noop;

@@ -14,7 +14,9 @@ std::string json_escape(std::string_view text);
 class JsonObjectWriter {
  public:
   JsonObjectWriter& add(std::string_view key, std::string_view value);
-  JsonObjectWriter& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
+  JsonObjectWriter& add(std::string_view key, const char* value) {
+    return add(key, std::string_view(value));
+  }
   JsonObjectWriter& add(std::string_view key, std::uint64_t value);
   JsonObjectWriter& add(std::string_view key, double value);
   std::string str() const { return body_ + "}"; }

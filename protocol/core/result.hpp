@@ -17,7 +17,7 @@ inline Unexpected make_error(std::error_code ec) { return Unexpected{ec}; }
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+  Result(T value) : storage_(std::in_place_index<0>, std::move(value)) {}      // NOLINT: implicit
   Result(Unexpected error) : storage_(std::in_place_index<1>, error.error) {}  // NOLINT: implicit
 
   bool has_value() const { return storage_.index() == 0; }

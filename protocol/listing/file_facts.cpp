@@ -92,12 +92,18 @@ void append_fact_value(std::string& out, std::string_view value) {
 
 std::string_view type_fact(FileType type) {
   switch (type) {
-    case FileType::File: return "file";
-    case FileType::Dir: return "dir";
-    case FileType::Cdir: return "cdir";
-    case FileType::Pdir: return "pdir";
-    case FileType::Symlink: return "OS.unix=slink";
-    case FileType::Other: return "OS.unix=special";
+    case FileType::File:
+      return "file";
+    case FileType::Dir:
+      return "dir";
+    case FileType::Cdir:
+      return "cdir";
+    case FileType::Pdir:
+      return "pdir";
+    case FileType::Symlink:
+      return "OS.unix=slink";
+    case FileType::Other:
+      return "OS.unix=special";
   }
   return "OS.unix=special";
 }

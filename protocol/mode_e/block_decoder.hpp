@@ -52,7 +52,9 @@ class BlockDecoder {
   // Where the decoder stands, so a reader can size and place its next read: payload bytes left
   // in the current block (0 between blocks), and header bytes still missing (0 inside payload).
   std::uint64_t payload_remaining() const { return payload_remaining_; }
-  std::size_t header_bytes_needed() const { return payload_remaining_ > 0 ? 0 : kHeaderBytes - header_have_; }
+  std::size_t header_bytes_needed() const {
+    return payload_remaining_ > 0 ? 0 : kHeaderBytes - header_have_;
+  }
 
   // True after a CLOSE header was reported.
   bool is_closed() const { return closed_; }

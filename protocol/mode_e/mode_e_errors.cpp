@@ -13,15 +13,24 @@ class ModeECategory final : public std::error_category {
 
   std::string message(int value) const override {
     switch (static_cast<Errc>(value)) {
-      case Errc::UnknownDescriptor: return "unknown MODE E descriptor bits";
-      case Errc::SuspectData: return "MODE E block marked suspect by the sender";
-      case Errc::RestartBlock: return "MODE E restart-marker block is not allowed";
-      case Errc::OffsetOutOfRange: return "MODE E block offset out of range";
-      case Errc::DataAfterClose: return "data after MODE E CLOSE";
-      case Errc::ConflictingEofCount: return "conflicting MODE E EOF counts";
-      case Errc::TooManyEods: return "more MODE E EODs than the EOF count";
-      case Errc::DataAfterLastEod: return "MODE E data after the last EOD";
-      case Errc::BadBlockSize: return "MODE E block size must be positive";
+      case Errc::UnknownDescriptor:
+        return "unknown MODE E descriptor bits";
+      case Errc::SuspectData:
+        return "MODE E block marked suspect by the sender";
+      case Errc::RestartBlock:
+        return "MODE E restart-marker block is not allowed";
+      case Errc::OffsetOutOfRange:
+        return "MODE E block offset out of range";
+      case Errc::DataAfterClose:
+        return "data after MODE E CLOSE";
+      case Errc::ConflictingEofCount:
+        return "conflicting MODE E EOF counts";
+      case Errc::TooManyEods:
+        return "more MODE E EODs than the EOF count";
+      case Errc::DataAfterLastEod:
+        return "MODE E data after the last EOD";
+      case Errc::BadBlockSize:
+        return "MODE E block size must be positive";
     }
     return "unknown MODE E error";
   }
@@ -37,8 +46,10 @@ class ModeECategory final : public std::error_category {
       case Errc::DataAfterClose:
       case Errc::ConflictingEofCount:
       case Errc::TooManyEods:
-      case Errc::DataAfterLastEod: return Condition::TransferFailed;
-      case Errc::BadBlockSize: return Condition::BadSyntax;
+      case Errc::DataAfterLastEod:
+        return Condition::TransferFailed;
+      case Errc::BadBlockSize:
+        return Condition::BadSyntax;
     }
     return Condition::LocalError;
   }

@@ -6,7 +6,8 @@
 
 namespace gridftp::server::auth {
 
-std::vector<std::string> writable_areas_from(const std::vector<std::string>& relative, bool whole_root) {
+std::vector<std::string> writable_areas_from(const std::vector<std::string>& relative,
+                                             bool whole_root) {
   if (whole_root) return {"/"};
   std::vector<std::string> areas;
   for (const auto& entry : relative) {
@@ -23,16 +24,19 @@ bool Authenticator::is_anonymous_name(std::string_view user) const {
   return anonymous_.enabled && (user == "anonymous" || user == "ftp");
 }
 
-Result<UserContext> Authenticator::login(const std::string& user, const std::string& password) const {
+Result<UserContext> Authenticator::login(const std::string& user,
+                                         const std::string& password) const {
   if (is_anonymous_name(user)) {
-    return UserContext{"anonymous", anonymous_.root, writable_areas_from(anonymous_.writable, false), true};
+    return UserContext{"anonymous", anonymous_.root,
+                       writable_areas_from(anonymous_.writable, false), true};
   }
   for (const auto& account : accounts_) {
     if (account.name != user) continue;
     const auto verified = security::verify_password(password, account.password_hash);
     if (!verified || !*verified) break;
     return UserContext{account.name, account.root,
-                       writable_areas_from(account.writable_subdirs, account.whole_root_writable), false};
+                       writable_areas_from(account.writable_subdirs, account.whole_root_writable),
+                       false};
   }
   return make_error(error_code_for(Condition::LoginFailed));
 }

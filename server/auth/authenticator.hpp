@@ -36,6 +36,7 @@ class Authenticator {
 };
 
 // Normalized writable areas from config entries relative to the root ("incoming" → "/incoming").
-std::vector<std::string> writable_areas_from(const std::vector<std::string>& relative, bool whole_root);
+std::vector<std::string> writable_areas_from(const std::vector<std::string>& relative,
+                                             bool whole_root);
 
 }  // namespace gridftp::server::auth

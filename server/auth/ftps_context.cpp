@@ -5,9 +5,11 @@
 
 namespace gridftp::server::auth {
 
-Result<security::SslCtxPtr> load_ftps_context(const TlsConfig& config, const std::string& host_name, std::string& message) {
-  Result<security::Credential> credential = config.cert.empty() ? security::make_self_signed(host_name, 365)
-                                                                 : security::load_credential(config.cert, config.key);
+Result<security::SslCtxPtr> load_ftps_context(const TlsConfig& config, const std::string& host_name,
+                                              std::string& message) {
+  Result<security::Credential> credential =
+      config.cert.empty() ? security::make_self_signed(host_name, 365)
+                          : security::load_credential(config.cert, config.key);
   if (!credential) {
     message = "tls.cert/tls.key (" + config.cert.string() + "): " + credential.error().message();
     return make_error(credential.error());

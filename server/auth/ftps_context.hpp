@@ -11,6 +11,7 @@
 namespace gridftp::server::auth {
 
 // Errors carry a message naming the file that failed.
-Result<security::SslCtxPtr> load_ftps_context(const TlsConfig& config, const std::string& host_name, std::string& message);
+Result<security::SslCtxPtr> load_ftps_context(const TlsConfig& config, const std::string& host_name,
+                                              std::string& message);
 
 }  // namespace gridftp::server::auth

@@ -6,29 +6,34 @@
 
 namespace gridftp::server::auth {
 
-Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& config, std::string& message) {
+Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& config,
+                                                           std::string& message) {
   auto context = std::make_shared<GsiContext>();
   context->config = config;
   auto host = security::load_credential(config.host_cert, config.host_key);
   if (!host) {
-    message = "gsi.host_cert/host_key (" + config.host_cert.string() + "): " + host.error().message();
+    message =
+        "gsi.host_cert/host_key (" + config.host_cert.string() + "): " + host.error().message();
     return make_error(host.error());
   }
   context->host = std::move(*host);
   std::string why;
   auto trust = security::load_trust_store(config.cert_dir, why);
   if (!trust) {
-    message = "gsi.cert_dir (" + config.cert_dir.string() + "): " + (why.empty() ? trust.error().message() : why);
+    message = "gsi.cert_dir (" + config.cert_dir.string() +
+              "): " + (why.empty() ? trust.error().message() : why);
     return make_error(trust.error());
   }
   context->trust = std::move(*trust);
   auto gridmap = security::load_gridmap(config.gridmap, why);
   if (!gridmap) {
-    message = "gsi.gridmap (" + config.gridmap.string() + "): " + (why.empty() ? gridmap.error().message() : why);
+    message = "gsi.gridmap (" + config.gridmap.string() +
+              "): " + (why.empty() ? gridmap.error().message() : why);
     return make_error(gridmap.error());
   }
   context->gridmap = std::move(*gridmap);
-  auto control = security::make_gsi_control_context(context->host, context->trust.get(), security::TlsRole::Server);
+  auto control = security::make_gsi_control_context(context->host, context->trust.get(),
+                                                    security::TlsRole::Server);
   if (!control) {
     message = "gsi: cannot set up TLS with the host credential: " + control.error().message();
     return make_error(control.error());
@@ -37,7 +42,8 @@ Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& conf
   return std::shared_ptr<const GsiContext>(std::move(context));
 }
 
-Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn, const std::string& requested) {
+Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn,
+                                 const std::string& requested) {
   std::optional<std::string> account;
   if (requested.empty() || requested == ":globus-mapping:") {
     account = gsi.gridmap.default_account(dn);
@@ -46,7 +52,8 @@ Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn, c
   }
   if (!account) return make_error(error_code_for(Condition::LoginFailed));
   std::string root = gsi.config.root.string();
-  for (auto at = root.find("%u"); at != std::string::npos; at = root.find("%u", at + account->size())) {
+  for (auto at = root.find("%u"); at != std::string::npos;
+       at = root.find("%u", at + account->size())) {
     root.replace(at, 2, *account);
   }
   return UserContext{*account, root, {"/"}, false};

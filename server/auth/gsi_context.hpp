@@ -25,11 +25,13 @@ struct GsiContext {
 };
 
 // Errors carry a message naming the file that failed.
-Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& config, std::string& message);
+Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& config,
+                                                           std::string& message);
 
 // USER after AUTH GSSAPI: ":globus-mapping:" (or empty) takes the DN's default account, any
 // other name must be allowed for the DN. The session's root is gsi.root with %u = account.
 // Errors: Condition::LoginFailed when the gridmap has no such mapping.
-Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn, const std::string& requested);
+Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn,
+                                 const std::string& requested);
 
 }  // namespace gridftp::server::auth

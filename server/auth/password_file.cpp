@@ -1,9 +1,9 @@
 #include "server/auth/password_file.hpp"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <unordered_map>
+
+#include <unistd.h>
 
 #include "security/local_file.hpp"
 #include "security/password_hash.hpp"

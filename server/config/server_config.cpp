@@ -1,9 +1,9 @@
 #include "server/config/server_config.hpp"
 
-#include <fmt/format.h>
-
 #include <limits>
 #include <set>
+
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 namespace gridftp::server {
@@ -77,7 +77,8 @@ class TableReader {
     problem(key, node, fmt::format("expected {}", expected));
   }
   void problem(std::string_view key, const toml::node& node, const std::string& what) {
-    problems_.push_back(fmt::format("{}.{} (line {}): {}", name_, key, node.source().begin.line, what));
+    problems_.push_back(
+        fmt::format("{}.{} (line {}): {}", name_, key, node.source().begin.line, what));
   }
 
   const toml::table* table_;
@@ -91,7 +92,8 @@ const toml::table* section(const toml::table& root, std::string_view name,
   const auto* node = root.get(name);
   if (node == nullptr) return nullptr;
   if (!node->is_table()) {
-    problems.push_back(fmt::format("{} (line {}): expected a table", name, node->source().begin.line));
+    problems.push_back(
+        fmt::format("{} (line {}): expected a table", name, node->source().begin.line));
     return nullptr;
   }
   return node->as_table();
@@ -162,8 +164,8 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.report_unknown_keys();
 }
 
-const std::set<std::string, std::less<>> kSections{"listen",   "server", "limits",  "timeouts", "anonymous",
-                                                    "accounts", "gsi",    "tls",     "logging"};
+const std::set<std::string, std::less<>> kSections{
+    "listen", "server", "limits", "timeouts", "anonymous", "accounts", "gsi", "tls", "logging"};
 
 }  // namespace
 
@@ -174,8 +176,8 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
     // Debian builds toml++ with exceptions, so a syntax error arrives as parse_error.
     root = toml::parse(toml_text, source_name);
   } catch (const toml::parse_error& error) {
-    load.problems.push_back(fmt::format("{} line {}: {}", source_name, error.source().begin.line,
-                                        error.description()));
+    load.problems.push_back(
+        fmt::format("{} line {}: {}", source_name, error.source().begin.line, error.description()));
     return load;
   }
   for (const auto& [key, node] : root) {
@@ -190,14 +192,17 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
 
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
-  if (c.gsi.enabled && c.gsi.root.empty()) problems.emplace_back("gsi.root must be set when gsi.enabled is true");
-  if (c.tls.cert.empty() != c.tls.key.empty()) problems.emplace_back("tls.cert and tls.key must both be set or both empty");
+  if (c.gsi.enabled && c.gsi.root.empty())
+    problems.emplace_back("gsi.root must be set when gsi.enabled is true");
+  if (c.tls.cert.empty() != c.tls.key.empty())
+    problems.emplace_back("tls.cert and tls.key must both be set or both empty");
   if (c.tls.required && !c.tls.enabled) problems.emplace_back("tls.required needs tls.enabled");
   if (c.listen.passive_port_min > c.listen.passive_port_max) {
     problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
   }
   if ((c.listen.passive_port_min == 0) != (c.listen.passive_port_max == 0)) {
-    problems.emplace_back("listen.passive_port_min and passive_port_max must both be 0 or both set");
+    problems.emplace_back(
+        "listen.passive_port_min and passive_port_max must both be 0 or both set");
   }
   if (c.limits.max_command_line_bytes < 64) {
     problems.emplace_back("limits.max_command_line_bytes must be at least 64");
@@ -211,17 +216,21 @@ std::vector<std::string> validate(const ServerConfig& c) {
     bool has_dotdot = false;
     for (const auto& part : p) has_dotdot = has_dotdot || part == "..";
     if (p.is_absolute() || has_dotdot || area.empty()) {
-      problems.push_back(fmt::format("anonymous.writable entry '{}' must be a relative subdirectory", area));
+      problems.push_back(
+          fmt::format("anonymous.writable entry '{}' must be a relative subdirectory", area));
     }
   }
   if (!c.anonymous.enabled && c.accounts.password_file.empty() && !c.gsi.enabled) {
-    problems.emplace_back("no way to log in: enable [anonymous] or [gsi], or set accounts.password_file");
+    problems.emplace_back(
+        "no way to log in: enable [anonymous] or [gsi], or set accounts.password_file");
   }
-  static const std::set<std::string, std::less<>> kLevels{"trace", "debug", "info",    "warn",
+  static const std::set<std::string, std::less<>> kLevels{"trace", "debug",    "info", "warn",
                                                           "error", "critical", "off"};
   if (!kLevels.contains(c.logging.level)) {
-    problems.push_back(fmt::format("logging.level '{}' is not one of trace, debug, info, warn, "
-                                   "error, critical, off", c.logging.level));
+    problems.push_back(
+        fmt::format("logging.level '{}' is not one of trace, debug, info, warn, "
+                    "error, critical, off",
+                    c.logging.level));
   }
   return problems;
 }

@@ -14,7 +14,9 @@ namespace gridftp::server {
 class BlockSource {
  public:
   static BlockSource file(int fd, std::uint64_t file_base);
-  static BlockSource text(std::shared_ptr<const std::string> text) { return BlockSource(-1, 0, std::move(text), false); }
+  static BlockSource text(std::shared_ptr<const std::string> text) {
+    return BlockSource(-1, 0, std::move(text), false);
+  }
 
   // Fills `out` from `wire_offset`; short only at the end of the data. Errors: errno from pread.
   Result<std::size_t> read_at(std::uint64_t wire_offset, std::span<char> out) const;

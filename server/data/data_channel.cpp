@@ -23,7 +23,8 @@ void apply_socket_buffer(Socket& socket, std::uint32_t bytes) {
 }
 
 // Opens `socket` for `peer`'s family and sizes its buffers before the connect.
-boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpoint& peer, std::uint32_t buffer) {
+boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpoint& peer,
+                                           std::uint32_t buffer) {
   boost::system::error_code ec;
   if (!socket.is_open()) socket.open(peer.protocol(), ec);
   if (!ec) apply_socket_buffer(socket, buffer);
@@ -82,11 +83,14 @@ bool DataChannel::is_expected_peer(const tcp::socket& socket) const {
   boost::system::error_code ec;
   auto peer = socket.remote_endpoint(ec).address();
   if (ec) return false;
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped()) peer = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6());
+  if (peer.is_v6() && peer.to_v6().is_v4_mapped())
+    peer = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6());
   return peer == *expected_peer_;
 }
 
-std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() { return std::exchange(acceptor_, nullptr); }
+std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() {
+  return std::exchange(acceptor_, nullptr);
+}
 
 SocketPtr DataChannel::new_stream_socket() {
   return std::make_shared<tcp::socket>(data_loops_.next());
@@ -114,19 +118,22 @@ transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds t
     acceptor->close(ignored);
     if (acceptor_ == acceptor) acceptor_.reset();
   } else if (ec = prepare_outgoing(*socket, peers.front(), socket_buffer_bytes_); !ec) {
-    co_await socket->async_connect(peers.front(), asio::redirect_error(transport::use_awaitable, ec));
+    co_await socket->async_connect(peers.front(),
+                                   asio::redirect_error(transport::use_awaitable, ec));
   }
   opening_sockets_.clear();
   const bool timed_out = deadline->expired();
   deadline->stop();
-  if (ec || timed_out || !socket->is_open()) co_return make_error(error_code_for(Condition::DataConnection));
-  if (acceptor && !is_expected_peer(*socket)) co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
+  if (ec || timed_out || !socket->is_open())
+    co_return make_error(error_code_for(Condition::DataConnection));
+  if (acceptor && !is_expected_peer(*socket))
+    co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
   socket->set_option(tcp::no_delay(true), ec);
   co_return socket;
 }
 
-transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_streams(unsigned per_peer,
-                                                                                  std::chrono::seconds timeout) {
+transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_streams(
+    unsigned per_peer, std::chrono::seconds timeout) {
   const auto peers = std::exchange(active_peers_, {});
   if (peers.empty()) co_return make_error(error_code_for(Condition::BadSequence));
   std::vector<SocketPtr> sockets;
@@ -144,7 +151,8 @@ transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_stream
   for (std::size_t i = 0; i < sockets.size() && !ec; ++i) {
     ec = prepare_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_);
     if (ec) break;
-    co_await sockets[i]->async_connect(peers[i / per_peer], asio::redirect_error(transport::use_awaitable, ec));
+    co_await sockets[i]->async_connect(peers[i / per_peer],
+                                       asio::redirect_error(transport::use_awaitable, ec));
     if (!ec) sockets[i]->set_option(tcp::no_delay(true), ec);
   }
   opening_sockets_.clear();

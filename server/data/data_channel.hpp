@@ -35,7 +35,9 @@ class DataChannel {
   // Errors: errno from bind/listen (EADDRINUSE when the whole range is taken).
   Result<tcp::endpoint> listen_passive(const asio::ip::address& local_address);
   // When set, accepted connections must come from this address (listen.require_data_peer_match).
-  void set_expected_peer(std::optional<asio::ip::address> address) { expected_peer_ = std::move(address); }
+  void set_expected_peer(std::optional<asio::ip::address> address) {
+    expected_peer_ = std::move(address);
+  }
   // False when a peer check is configured and `socket`'s peer is someone else.
   bool is_expected_peer(const tcp::socket& socket) const;
   // PORT/EPRT give one peer, SPOR several (one stripe each).
@@ -52,7 +54,8 @@ class DataChannel {
   transport::awaitable<Result<SocketPtr>> open(std::chrono::seconds timeout);
   // MODE E sender: `per_peer` connections to every active peer, each on its own data loop.
   // Result is grouped by peer: all of peer 0's sockets, then peer 1's, ...
-  transport::awaitable<Result<std::vector<SocketPtr>>> connect_streams(unsigned per_peer, std::chrono::seconds timeout);
+  transport::awaitable<Result<std::vector<SocketPtr>>> connect_streams(
+      unsigned per_peer, std::chrono::seconds timeout);
   // MODE E receiver: the listener, which the receiver keeps accepting on until EOF accounting
   // completes. Consumes the passive setup.
   std::shared_ptr<tcp::acceptor> take_acceptor();

@@ -5,12 +5,16 @@
 
 namespace gridftp::server {
 
-Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own, X509_STORE* trust,
+Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own,
+                                                               X509_STORE* trust,
                                                                security::DataProtection protection,
-                                                               bool integrity_only, std::string expected_peer) {
-  auto connecting = security::make_gsi_data_context(own, trust, security::TlsRole::Client, protection, integrity_only);
+                                                               bool integrity_only,
+                                                               std::string expected_peer) {
+  auto connecting = security::make_gsi_data_context(own, trust, security::TlsRole::Client,
+                                                    protection, integrity_only);
   if (!connecting) return make_error(connecting.error());
-  auto accepting = security::make_gsi_data_context(own, trust, security::TlsRole::Server, protection, integrity_only);
+  auto accepting = security::make_gsi_data_context(own, trust, security::TlsRole::Server,
+                                                   protection, integrity_only);
   if (!accepting) return make_error(accepting.error());
   auto out = std::make_shared<DataSecurity>();
   out->connecting = std::move(*connecting);
@@ -28,20 +32,22 @@ std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_cont
   return out;
 }
 
-transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, transport::tcp::socket& socket,
-                                                     const DataSecurity& security, bool we_connected) {
+transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link,
+                                                    transport::tcp::socket& socket,
+                                                    const DataSecurity& security,
+                                                    bool we_connected) {
   security::GsiOptions options;
   // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
   options.require_peer_certificate = !security.ftps;
   const bool client = we_connected && !security.ftps;
-  auto gsi = security::GsiHandshake::create(client ? security.connecting.get() : security.accepting.get(),
-                                            client ? security::GsiHandshake::Role::Client
-                                                   : security::GsiHandshake::Role::Server,
-                                            options);
+  auto gsi = security::GsiHandshake::create(
+      client ? security.connecting.get() : security.accepting.get(),
+      client ? security::GsiHandshake::Role::Client : security::GsiHandshake::Role::Server,
+      options);
   if (!gsi) co_return make_error(gsi.error());
-  auto done = co_await link.handshake(socket, std::make_unique<security::GsiHandshake>(std::move(*gsi)),
-                                      options.ssl_compatible);
+  auto done = co_await link.handshake(
+      socket, std::make_unique<security::GsiHandshake>(std::move(*gsi)), options.ssl_compatible);
   if (!done) co_return done;
   if (!security.ftps && !security::same_identity(link.peer_identity(), security.expected_peer)) {
     co_return make_error(error_code_for(Condition::UnexpectedDataIdentity));

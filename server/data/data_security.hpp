@@ -17,7 +17,7 @@ struct DataSecurity {
   security::SslCtxPtr connecting;  // we connected: TLS client, GSI initiator
   security::SslCtxPtr accepting;   // we accepted: TLS server, GSI acceptor
   security::DataProtection protection = security::DataProtection::Clear;
-  std::string expected_peer;       // DCAU A: our own (the delegated) identity; DCAU S: the subject
+  std::string expected_peer;  // DCAU A: our own (the delegated) identity; DCAU S: the subject
   // FTPS (RFC 4217 §7): we are the TLS server whichever side connects, and nobody is identified.
   bool ftps = false;
 };
@@ -26,13 +26,17 @@ struct DataSecurity {
 std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_context);
 
 // Errors: OpenSSL's, when the credential cannot be used.
-Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own, X509_STORE* trust,
+Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own,
+                                                               X509_STORE* trust,
                                                                security::DataProtection protection,
-                                                               bool integrity_only, std::string expected_peer);
+                                                               bool integrity_only,
+                                                               std::string expected_peer);
 
 // Runs the GSI handshake on a new data connection and checks the peer's identity.
 // Errors: the handshake's, or Condition::UnexpectedDataIdentity for another identity.
-transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link, transport::tcp::socket& socket,
-                                                     const DataSecurity& security, bool we_connected);
+transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link,
+                                                    transport::tcp::socket& socket,
+                                                    const DataSecurity& security,
+                                                    bool we_connected);
 
 }  // namespace gridftp::server

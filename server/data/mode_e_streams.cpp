@@ -26,7 +26,8 @@ transport::awaitable<Result<void>> prepare_link(DataStream& stream, const Stream
                                                 transport::Deadline& deadline, bool we_connected) {
   if (stream.link_ready || !limits.security) co_return Result<void>{};
   deadline.expires_after(limits.stall_timeout);
-  auto secured = co_await secure_data_link(stream.link, *stream.socket, *limits.security, we_connected);
+  auto secured =
+      co_await secure_data_link(stream.link, *stream.socket, *limits.security, we_connected);
   if (!secured) co_return make_error(stall_or(deadline, secured.error()));
   stream.link_ready = true;
   co_return Result<void>{};
@@ -87,44 +88,47 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 namespace {
 
 // A block piece through TLS (PROT S/P): header, payload and trailer as plaintext records.
-transport::awaitable<Result<std::size_t>> send_piece_tls(tcp::socket& socket, transport::DataLink& link,
-                                                         const BlockSource& source, std::uint64_t wire_offset,
-                                                         std::size_t want, std::span<char> buffer,
-                                                         std::span<const std::uint8_t> header,
-                                                         std::optional<std::span<const std::uint8_t>> trailer,
-                                                         transport::Deadline& deadline) {
+transport::awaitable<Result<std::size_t>> send_piece_tls(
+    tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
+    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer,
+    std::span<const std::uint8_t> header, std::optional<std::span<const std::uint8_t>> trailer,
+    transport::Deadline& deadline) {
   auto got = source.read_at(wire_offset, buffer.first(want));
   if (!got) co_return make_error(got.error());
   if (*got < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
   boost::system::error_code ec;
-  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec, true);
+  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec,
+                          true);
   if (!ec) co_await link.write_all(socket, buffer.first(want), ec, trailer.has_value());
-  if (!ec && trailer) co_await link.write_all(socket, {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);
+  if (!ec && trailer)
+    co_await link.write_all(socket,
+                            {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   co_return want;
 }
 
 // One MODE E block piece on a clear connection: the header, then the payload straight from a
-// regular file with sendfile (no user-space copy; `buffer` stages everything else), and the trailer when this is the stream's last piece. MSG_MORE keeps header,
-// payload and trailer in the same segments. Returns the payload bytes sent.
-transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, transport::DataLink& link,
-                                                     const BlockSource& source,
-                                                     std::uint64_t wire_offset, std::size_t want,
-                                                     std::span<char> buffer,
-                                                     std::optional<std::span<const std::uint8_t>> trailer,
-                                                     transport::Deadline& deadline) {
+// regular file with sendfile (no user-space copy; `buffer` stages everything else), and the trailer
+// when this is the stream's last piece. MSG_MORE keeps header, payload and trailer in the same
+// segments. Returns the payload bytes sent.
+transport::awaitable<Result<std::size_t>> send_piece(
+    tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
+    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer,
+    std::optional<std::span<const std::uint8_t>> trailer, transport::Deadline& deadline) {
   const auto as_chars = [](std::span<const std::uint8_t> bytes) {
     return std::span<const char>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   };
   const auto header = mode_e::encode_header({0, want, wire_offset});
   boost::system::error_code ec;
-  if (!link.is_clear()) co_return co_await send_piece_tls(socket, link, source, wire_offset, want, buffer, header, trailer, deadline);
+  if (!link.is_clear())
+    co_return co_await send_piece_tls(socket, link, source, wire_offset, want, buffer, header,
+                                      trailer, deadline);
   co_await transport::async_send_all(socket, as_chars(header), true, ec);
   std::size_t sent = 0;
   bool staged = source.splice_descriptor() < 0;
   if (!ec && !staged) {
-    sent = co_await transport::async_send_file(socket, source.splice_descriptor(), source.file_offset(wire_offset),
-                                               want, ec);
+    sent = co_await transport::async_send_file(socket, source.splice_descriptor(),
+                                               source.file_offset(wire_offset), want, ec);
     staged = sent == 0 && transport::is_sendfile_unsupported(ec);
     if (staged) ec.clear();
   }
@@ -134,7 +138,8 @@ transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, transp
     co_await transport::async_send_all(socket, buffer.first(*got), trailer.has_value(), ec);
     sent = *got;
   }
-  if (!ec && sent < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
+  if (!ec && sent < want)
+    co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
   if (!ec && trailer) co_await transport::async_send_all(socket, as_chars(*trailer), false, ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   co_return sent;
@@ -144,15 +149,17 @@ transport::awaitable<Result<std::size_t>> send_piece(tcp::socket& socket, transp
 
 transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
-                                               std::optional<std::uint64_t> eof_count, StreamLimits limits,
-                                               StreamFailureHook on_failure) {
+                                               std::optional<std::uint64_t> eof_count,
+                                               StreamLimits limits, StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
   auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
   // Staging for in-memory sources (and files that cannot be spliced), one per stream for the
   // whole transfer: no allocation per block.
   transport::AlignedBuffer payload(limits.block_bytes);
-  const auto trailer = mode_e::encode_header(eof_count ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
-                                                       : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
+  const auto trailer = mode_e::encode_header(
+      eof_count
+          ? mode_e::BlockHeader{mode_e::kDescriptorEof | mode_e::kDescriptorEod, 0, *eof_count}
+          : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
   bool trailer_sent = false;
   Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, true);
   std::optional<protocol::mode_e::Block> block;
@@ -161,12 +168,14 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
     const auto next = shared->next_block();  // known ahead, so the last block can carry the trailer
     std::uint64_t sent = 0;
     while (sent < block->length && outcome) {
-      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(block->length - sent, limits.block_bytes));
+      const auto want = static_cast<std::size_t>(
+          std::min<std::uint64_t>(block->length - sent, limits.block_bytes));
       const bool last_piece = !next && sent + want == block->length;
       deadline->expires_after(limits.stall_timeout);
-      auto piece = co_await send_piece(*socket, stream->link, source, block->offset + sent, want, payload.span(),
-                                       last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
-                                       *deadline);
+      auto piece = co_await send_piece(
+          *socket, stream->link, source, block->offset + sent, want, payload.span(),
+          last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
+          *deadline);
       if (!piece) {
         outcome = make_error(piece.error());
         break;
@@ -180,7 +189,8 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   if (outcome && !trailer_sent) {
     deadline->expires_after(limits.stall_timeout);
     boost::system::error_code ec;
-    co_await stream->link.write_all(*socket, {reinterpret_cast<const char*>(trailer.data()), trailer.size()}, ec);
+    co_await stream->link.write_all(
+        *socket, {reinterpret_cast<const char*>(trailer.data()), trailer.size()}, ec);
     if (ec) outcome = make_error(data_socket_error(ec, *deadline));
   }
   deadline->stop();
@@ -196,7 +206,8 @@ namespace {
 std::span<char> read_window(const mode_e::BlockDecoder& decoder, transport::AlignedBuffer& buffer) {
   constexpr std::size_t kPayloadAlignment = 64;
   if (const auto remaining = decoder.payload_remaining(); remaining > 0) {
-    return buffer.span().first(static_cast<std::size_t>(std::min<std::uint64_t>(remaining + mode_e::kHeaderBytes, buffer.size())));
+    return buffer.span().first(static_cast<std::size_t>(
+        std::min<std::uint64_t>(remaining + mode_e::kHeaderBytes, buffer.size())));
   }
   return buffer.span().subspan(kPayloadAlignment - decoder.header_bytes_needed());
 }
@@ -212,8 +223,10 @@ Result<bool> consume(std::span<const char> input, mode_e::BlockDecoder& decoder,
     if (!consumed) return make_error(consumed.error());
     input = input.subspan(*consumed);
     if (event.kind == Kind::Data) {
-      if (auto ok = upload.write_at(event.offset, event.payload); !ok) return make_error(ok.error());
-      if (auto ok = shared.on_data(event.offset, event.payload.size()); !ok) return make_error(ok.error());
+      if (auto ok = upload.write_at(event.offset, event.payload); !ok)
+        return make_error(ok.error());
+      if (auto ok = shared.on_data(event.offset, event.payload.size()); !ok)
+        return make_error(ok.error());
       if (shared.bytes != nullptr) *shared.bytes += event.payload.size();
     } else if (event.kind == Kind::Eof) {
       if (auto ok = shared.on_eof(event.eod_count); !ok) return make_error(ok.error());
@@ -228,15 +241,18 @@ Result<bool> consume(std::span<const char> input, mode_e::BlockDecoder& decoder,
 
 }  // namespace
 
-transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::shared_ptr<storage::Upload> upload,
-                                                  std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
+transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
+                                                  std::shared_ptr<storage::Upload> upload,
+                                                  std::shared_ptr<ReceiverShared> shared,
+                                                  StreamLimits limits,
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
   auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
   transport::AlignedBuffer buffer(limits.block_bytes + 64);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;
-  if (auto ready = co_await prepare_link(*stream, limits, *deadline, false); !ready) at_eod = make_error(ready.error());
+  if (auto ready = co_await prepare_link(*stream, limits, *deadline, false); !ready)
+    at_eod = make_error(ready.error());
   stream->pending += stream->link.take_pending();  // PROT C: raw bytes that followed the handshake
   if (at_eod && !stream->pending.empty()) {
     const std::string early = std::exchange(stream->pending, {});
@@ -249,7 +265,8 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::sha
     const auto got = co_await stream->link.read_some(*socket, into, ec);
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
-      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed) : data_socket_error(ec, *deadline));
+      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed)
+                                                 : data_socket_error(ec, *deadline));
       break;
     }
     at_eod = consume(into.first(got), decoder, *stream, *upload, *shared);

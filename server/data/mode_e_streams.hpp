@@ -77,11 +77,13 @@ struct StreamLimits {
 // `eof_count` set: this stream sends EOF|EOD with that count instead of a plain EOD.
 transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
-                                               std::optional<std::uint64_t> eof_count, StreamLimits limits,
-                                               StreamFailureHook on_failure);
+                                               std::optional<std::uint64_t> eof_count,
+                                               StreamLimits limits, StreamFailureHook on_failure);
 
-transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream, std::shared_ptr<storage::Upload> upload,
-                                                  std::shared_ptr<ReceiverShared> shared, StreamLimits limits,
+transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
+                                                  std::shared_ptr<storage::Upload> upload,
+                                                  std::shared_ptr<ReceiverShared> shared,
+                                                  StreamLimits limits,
                                                   StreamFailureHook on_failure);
 
 }  // namespace gridftp::server

@@ -4,8 +4,9 @@
 
 namespace gridftp::server {
 
-std::shared_ptr<transport::Deadline> close_on_stall(const transport::asio::any_io_executor& executor,
-                                                    transport::tcp::socket& socket, std::chrono::seconds timeout) {
+std::shared_ptr<transport::Deadline> close_on_stall(
+    const transport::asio::any_io_executor& executor, transport::tcp::socket& socket,
+    std::chrono::seconds timeout) {
   auto deadline = std::make_shared<transport::Deadline>(executor);
   deadline->expires_after(timeout);
   // The socket outlives the watch's action: callers stop() the deadline before they return.
@@ -20,8 +21,10 @@ std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec
   return deadline.expired() ? error_code_for(Condition::DataConnection) : ec;
 }
 
-std::error_code data_socket_error(const boost::system::error_code& ec, const transport::Deadline& deadline) {
-  if (ec == transport::asio::error::operation_aborted) return stall_or(deadline, error_code_for(Condition::TransferAborted));
+std::error_code data_socket_error(const boost::system::error_code& ec,
+                                  const transport::Deadline& deadline) {
+  if (ec == transport::asio::error::operation_aborted)
+    return stall_or(deadline, error_code_for(Condition::TransferAborted));
   return error_code_for(Condition::DataConnection);
 }
 

@@ -13,12 +13,14 @@
 namespace gridftp::server {
 
 // Runs on `executor`, which must be where the socket's operations run.
-std::shared_ptr<transport::Deadline> close_on_stall(const transport::asio::any_io_executor& executor,
-                                                    transport::tcp::socket& socket, std::chrono::seconds timeout);
+std::shared_ptr<transport::Deadline> close_on_stall(
+    const transport::asio::any_io_executor& executor, transport::tcp::socket& socket,
+    std::chrono::seconds timeout);
 
 // A failure after the watchdog fired is a stall (DataConnection), whatever the close caused.
 std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec);
 // Socket errors: cancelled → TransferAborted, anything else → DataConnection; stalls first.
-std::error_code data_socket_error(const boost::system::error_code& ec, const transport::Deadline& deadline);
+std::error_code data_socket_error(const boost::system::error_code& ec,
+                                  const transport::Deadline& deadline);
 
 }  // namespace gridftp::server

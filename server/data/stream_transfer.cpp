@@ -1,11 +1,11 @@
 #include "server/data/stream_transfer.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <algorithm>
-#include <vector>
 
 #include "protocol/control/ascii_codec.hpp"
 #include "protocol/core/errors.hpp"
@@ -24,8 +24,10 @@ constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kSendfileChunkBytes = 16 << 20;
 
 std::error_code errno_code() { return {errno, std::generic_category()}; }
-transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link, const char* data, std::size_t size,
-                                             transport::Deadline& deadline, std::chrono::seconds timeout,
+transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
+                                             const char* data, std::size_t size,
+                                             transport::Deadline& deadline,
+                                             std::chrono::seconds timeout,
                                              TransferProgress& progress) {
   deadline.expires_after(timeout);
   boost::system::error_code ec;
@@ -35,14 +37,17 @@ transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::Dat
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd, std::uint64_t offset,
-                                                      std::uint64_t length, transport::Deadline& deadline,
+transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd,
+                                                      std::uint64_t offset, std::uint64_t length,
+                                                      transport::Deadline& deadline,
                                                       std::chrono::seconds timeout,
-                                                      TransferProgress& progress, bool& unsupported) {
+                                                      TransferProgress& progress,
+                                                      bool& unsupported) {
   std::uint64_t done = 0;
   while (done < length) {
     deadline.expires_after(timeout);
-    const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length - done, kSendfileChunkBytes));
+    const auto chunk =
+        static_cast<std::size_t>(std::min<std::uint64_t>(length - done, kSendfileChunkBytes));
     boost::system::error_code ec;
     const auto sent = co_await transport::async_send_file(socket, fd, offset + done, chunk, ec);
     done += sent;
@@ -51,11 +56,13 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
       unsupported = true;  // e.g. a file system without splice support: fall back to read/write
       co_return Result<void>{};
     }
-    if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
-        ec == asio::error::bad_descriptor) {
+    if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
+        ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) {
       co_return make_error(data_socket_error(ec, deadline));
     }
-    if (ec) co_return make_error(stall_or(deadline, std::error_code(ec.value(), std::generic_category())));
+    if (ec)
+      co_return make_error(
+          stall_or(deadline, std::error_code(ec.value(), std::generic_category())));
     if (sent < chunk) break;  // the file ended
   }
   co_return Result<void>{};
@@ -63,12 +70,15 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
 
 }  // namespace
 
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd, std::uint64_t offset, std::uint64_t length,
-                                             bool ascii, std::chrono::seconds stall_timeout, TransferProgress& progress) {
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd,
+                                             std::uint64_t offset, std::uint64_t length, bool ascii,
+                                             std::chrono::seconds stall_timeout,
+                                             TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   if (!ascii && link.is_clear()) {
     bool unsupported = false;
-    auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout, progress, unsupported);
+    auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout,
+                                              progress, unsupported);
     if (!unsupported) {
       deadline->stop();
       co_return result;
@@ -107,16 +117,20 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::Dat
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link, std::string text,
-                                             std::chrono::seconds stall_timeout, TransferProgress& progress) {
+transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link,
+                                             std::string text, std::chrono::seconds stall_timeout,
+                                             TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  auto result = co_await write_all(socket, link, text.data(), text.size(), *deadline, stall_timeout, progress);
+  auto result = co_await write_all(socket, link, text.data(), text.size(), *deadline, stall_timeout,
+                                   progress);
   deadline->stop();
   co_return result;
 }
 
-transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link, storage::Upload& upload, bool ascii,
-                                                std::chrono::seconds stall_timeout, TransferProgress& progress) {
+transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link,
+                                                storage::Upload& upload, bool ascii,
+                                                std::chrono::seconds stall_timeout,
+                                                TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
   transport::AlignedBuffer buffer(kChunkBytes);
   std::string converted;

@@ -17,23 +17,26 @@ namespace gridftp::server {
 using transport::tcp;
 
 struct TransferProgress {
-  std::atomic<std::uint64_t> bytes{0};  // moved so far (wire bytes for ASCII); MODE E streams add from their strands
+  std::atomic<std::uint64_t> bytes{
+      0};  // moved so far (wire bytes for ASCII); MODE E streams add from their strands
 };
 
 // `link` is the connection's byte path: clear (sendfile allowed) or TLS after a DCAU handshake.
-// Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to CR LF.
-// Errors: errno from the file or socket; Condition::DataConnection on a stall past `stall_timeout`.
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd, std::uint64_t offset,
-                                             std::uint64_t length, bool ascii,
-                                             std::chrono::seconds stall_timeout, TransferProgress& progress);
-// Sends an in-memory listing.
-transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link, std::string text,
+// Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to
+// CR LF. Errors: errno from the file or socket; Condition::DataConnection on a stall past
+// `stall_timeout`.
+transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd,
+                                             std::uint64_t offset, std::uint64_t length, bool ascii,
                                              std::chrono::seconds stall_timeout,
+                                             TransferProgress& progress);
+// Sends an in-memory listing.
+transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link,
+                                             std::string text, std::chrono::seconds stall_timeout,
                                              TransferProgress& progress);
 // Receives until the peer closes, writing into `upload`; `ascii` converts CR LF to LF.
 transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link,
-                                                storage::Upload& upload,
-                                                bool ascii, std::chrono::seconds stall_timeout,
+                                                storage::Upload& upload, bool ascii,
+                                                std::chrono::seconds stall_timeout,
                                                 TransferProgress& progress);
 
 }  // namespace gridftp::server

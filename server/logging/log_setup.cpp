@@ -19,7 +19,8 @@ Result<Loggers> make_loggers(const LoggingConfig& config, std::string& error_mes
     loggers.control->set_level(spdlog::level::from_str(config.level));
     loggers.control->flush_on(spdlog::level::info);
     if (!config.transfer_log.empty()) {
-      auto transfer_sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.transfer_log.string());
+      auto transfer_sink =
+          std::make_shared<spdlog::sinks::basic_file_sink_mt>(config.transfer_log.string());
       loggers.transfer = std::make_shared<spdlog::logger>("transfer", transfer_sink);
       loggers.transfer->set_pattern("%v");
       loggers.transfer->set_level(spdlog::level::info);

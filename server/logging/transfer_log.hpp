@@ -22,13 +22,14 @@ struct TransferRecord {
   unsigned streams = 1;
   char mode = 'S';
   std::string security = "none";  // "dcau=A prot=P", "ftps prot=P", or "none"
-  std::string stream_tls;         // per data connection: "TLSv1.3 TLS_AES_256_GCM_SHA384", "clear", ...
+  std::string stream_tls;  // per data connection: "TLSv1.3 TLS_AES_256_GCM_SHA384", "clear", ...
   std::chrono::steady_clock::duration duration{};
   bool ok = false;
   std::string error;
 };
 
-std::string format_transfer_record(const TransferRecord& record, std::chrono::system_clock::time_point now);
+std::string format_transfer_record(const TransferRecord& record,
+                                   std::chrono::system_clock::time_point now);
 
 class TransferLog {
  public:

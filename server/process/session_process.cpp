@@ -1,13 +1,12 @@
 #include "server/process/session_process.hpp"
 
+#include <cerrno>
+
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <spawn.h>
 #include <unistd.h>
-
-#include <fcntl.h>
-
-#include <cerrno>
 
 #include "protocol/core/errors.hpp"
 
@@ -35,7 +34,8 @@ namespace {
 int pipe_holding(const std::string& bytes) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) return -1;
-  const bool written = ::write(ends[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  const bool written =
+      ::write(ends[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
   const int saved = errno;
   ::close(ends[1]);
   if (!written) {
@@ -57,19 +57,26 @@ Result<void> spawn_session_process(const std::vector<std::string>& arguments, in
   constexpr int kSessionFd = 3;
   constexpr int kKeyFd = 4;
   const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
-  if (!key_pem.empty() && key_pipe < 0) return make_error(std::error_code(errno, std::generic_category()));
-  const auto command = session_process_command(arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt);
+  if (!key_pem.empty() && key_pipe < 0)
+    return make_error(std::error_code(errno, std::generic_category()));
+  const auto command = session_process_command(
+      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt);
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   int rc = ::posix_spawn_file_actions_init(&actions);
   if (rc == 0) {
-    rc = ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
-    if (rc == 0 && key_pipe >= 0) rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
-    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, (key_pipe >= 0 ? kKeyFd : kSessionFd) + 1);
+    rc =
+        ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
+    if (rc == 0 && key_pipe >= 0)
+      rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
+    if (rc == 0)
+      rc = ::posix_spawn_file_actions_addclosefrom_np(&actions,
+                                                      (key_pipe >= 0 ? kKeyFd : kSessionFd) + 1);
     pid_t child = 0;
-    if (rc == 0) rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+    if (rc == 0)
+      rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
     ::posix_spawn_file_actions_destroy(&actions);
   }
   if (key_pipe >= 0) ::close(key_pipe);
@@ -99,10 +106,12 @@ Result<void> become_account(const std::string& account) {
   struct passwd entry {};
   struct passwd* found = nullptr;
   std::vector<char> buffer(16384);
-  if (::getpwnam_r(account.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) {
+  if (::getpwnam_r(account.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
+      found == nullptr) {
     return make_error(error_code_for(Condition::LoginFailed));
   }
-  if (found->pw_uid == 0) return make_error(error_code_for(Condition::LoginFailed));  // never serve as root
+  if (found->pw_uid == 0)
+    return make_error(error_code_for(Condition::LoginFailed));  // never serve as root
   if (::initgroups(found->pw_name, found->pw_gid) != 0 || ::setgid(found->pw_gid) != 0 ||
       ::setuid(found->pw_uid) != 0) {
     return make_error(std::error_code(errno, std::generic_category()));

@@ -1,10 +1,10 @@
 #include "server/session/control_session.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <array>
 #include <iterator>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "protocol/control/command_parser.hpp"
 #include "protocol/control/line_reader.hpp"
@@ -46,7 +46,8 @@ transport::awaitable<void> ControlSession::run() {
   boost::system::error_code ec;
   const auto peer = socket_.remote_endpoint(ec);
   if (!services_.registry.try_enter()) {
-    log_->warn("{} refused peer={}: max_sessions reached", tag(), ec ? "?" : peer.address().to_string());
+    log_->warn("{} refused peer={}: max_sessions reached", tag(),
+               ec ? "?" : peer.address().to_string());
     send(rc::kServiceNotAvailable, "Too many sessions; try again later.");
     close_after_replies();
     co_await drain_replies();
@@ -100,7 +101,8 @@ transport::awaitable<void> ControlSession::read_commands() {
   std::vector<protocol::control::LineEvent> events;
   while (!close_when_drained_) {
     boost::system::error_code ec;
-    const auto got = co_await socket_.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+    const auto got = co_await socket_.async_read_some(asio::buffer(buffer),
+                                                      asio::redirect_error(use_awaitable, ec));
     if (ec) co_return;
     events.clear();
     if (ftps_) {
@@ -116,7 +118,8 @@ transport::awaitable<void> ControlSession::read_commands() {
     for (auto& event : events) {
       touch_idle();
       if (event.too_long) {
-        log_->warn("{} command line over {} bytes discarded", tag(), services_.config.limits.max_command_line_bytes);
+        log_->warn("{} command line over {} bytes discarded", tag(),
+                   services_.config.limits.max_command_line_bytes);
         send_error(make_error_code(protocol::Errc::LineTooLong));
         continue;
       }
@@ -144,14 +147,18 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   auto command = protocol::control::parse_command(line);
   if (!command) {
     log_->debug("{} <- (unparsed) {}", tag(), line.substr(0, 64));
-    if (command.error() != make_error_code(protocol::Errc::EmptyCommand)) send_error(command.error());
-    else send(rc::kSyntaxError, "Empty command.");
+    if (command.error() != make_error_code(protocol::Errc::EmptyCommand))
+      send_error(command.error());
+    else
+      send(rc::kSyntaxError, "Empty command.");
     co_return;
   }
   const auto verb = command->verb;
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
-  if (transfer_active_ && !protocol::control::runs_during_transfer(verb)) co_await wait_for_transfer();
-  if (security_required() && !protected_ && !ftps_ && !protocol::control::allowed_before_security(verb)) {
+  if (transfer_active_ && !protocol::control::runs_during_transfer(verb))
+    co_await wait_for_transfer();
+  if (security_required() && !protected_ && !ftps_ &&
+      !protocol::control::allowed_before_security(verb)) {
     send(rc::kNotLoggedIn, services_.gsi != nullptr ? "Must perform GSSAPI authentication."
                                                     : "TLS required: use AUTH TLS first.");
     co_return;
@@ -171,7 +178,8 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
 }
 
 void ControlSession::send(Reply reply) {
-  if (log_->should_log(spdlog::level::debug)) log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
+  if (log_->should_log(spdlog::level::debug))
+    log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);
   if (ftps_) {
     auto records = security::wrap_record(*ftps_, formatted);
@@ -195,7 +203,9 @@ void ControlSession::queue_raw(std::string bytes) {
 
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
 
-void ControlSession::send_error(std::error_code ec) { send(protocol::control::reply_for_error(ec)); }
+void ControlSession::send_error(std::error_code ec) {
+  send(protocol::control::reply_for_error(ec));
+}
 
 transport::awaitable<void> ControlSession::drain_replies() {
   if (writing_) co_return;
@@ -206,7 +216,8 @@ transport::awaitable<void> ControlSession::drain_replies() {
   while (!outgoing_.empty()) {
     // All that is queued goes out in one write: a STOR's closing 112, 111 and 226 make one
     // segment and one wake-up of the client, not three (thousands of small files add up).
-    batch.assign(std::make_move_iterator(outgoing_.begin()), std::make_move_iterator(outgoing_.end()));
+    batch.assign(std::make_move_iterator(outgoing_.begin()),
+                 std::make_move_iterator(outgoing_.end()));
     outgoing_.clear();
     buffers.clear();
     for (const auto& text : batch) buffers.push_back(asio::buffer(text));
@@ -246,7 +257,8 @@ void ControlSession::close_after_replies() {
 
 void ControlSession::touch_idle() {
   const auto& timeouts = services_.config.timeouts;
-  const auto limit = phase_ == protocol::control::LoginPhase::LoggedIn ? timeouts.idle_seconds : timeouts.login_seconds;
+  const auto limit = phase_ == protocol::control::LoginPhase::LoggedIn ? timeouts.idle_seconds
+                                                                       : timeouts.login_seconds;
   idle_expiry_ = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
 }
 

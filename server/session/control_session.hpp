@@ -105,7 +105,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
     std::uint64_t offset = 0;                          // stream REST, or ERET's file offset
     std::uint64_t length = UINT64_MAX;                 // bytes to send (ERET), to EOF by default
     std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
-    std::optional<protocol::restart::ByteRangeSet> present = {};  // MODE E REST: ranges already there
+    std::optional<protocol::restart::ByteRangeSet> present =
+        {};  // MODE E REST: ranges already there
   };
 
   transport::awaitable<void> read_commands();
@@ -119,7 +120,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // FTPS: decrypts what the socket gave; queues any handshake bytes TLS wants to send.
   Result<std::string> ftps_decrypt(std::span<const char> received);
   void queue_raw(std::string bytes);
-  void fail_authentication(const std::error_code& ec, std::string detail);  // 530, and forget the exchange
+  void fail_authentication(const std::error_code& ec,
+                           std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);
   // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
   // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
@@ -146,7 +148,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   void start_transfer(TransferJob job);
   transport::awaitable<void> run_transfer(TransferJob job);
-  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket, bool we_connected);
+  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket,
+                                               bool we_connected);
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
@@ -156,7 +159,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
     asio::steady_timer timer;
     bool done = false;
   };
-  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<MarkerTimer> markers);
+  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared,
+                                          std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
   void close_data_streams();
@@ -171,8 +175,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   Result<void> check_upload_complete(const TransferJob& job);
   void finish_transfer(const TransferJob& job, const Result<void>& outcome,
                        std::chrono::steady_clock::time_point started);
-  transport::awaitable<void> start_listing(const std::string& argument, protocol::control::Verb verb);
-  std::optional<std::string> build_listing(const std::string& argument, protocol::control::Verb verb);
+  transport::awaitable<void> start_listing(const std::string& argument,
+                                           protocol::control::Verb verb);
+  std::optional<std::string> build_listing(const std::string& argument,
+                                           protocol::control::Verb verb);
   transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
                                           const char* command);
   asio::ip::address data_address() const;
@@ -212,7 +218,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string dcau_subject_;
   security::DataProtection protection_ = security::DataProtection::Clear;
   std::shared_ptr<const DataSecurity> data_security_;  // built on first use per setting
-  std::vector<std::string> transfer_links_;             // each data connection's TLS, for the log
+  std::vector<std::string> transfer_links_;            // each data connection's TLS, for the log
   std::string security_label() const;
 
   // Per-transfer settings.
@@ -222,8 +228,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::optional<protocol::restart::ByteRangeSet> restart_ranges_;  // MODE E REST range list
   bool mode_e_ = false;
   std::uint64_t esto_offset_ = 0;
-  unsigned parallelism_ = 1;            // OPTS RETR Parallelism, streams per stripe we open
-  unsigned marker_seconds_ = 5;         // TREV PERF/RESTART: 111/112 period while receiving
+  unsigned parallelism_ = 1;     // OPTS RETR Parallelism, streams per stripe we open
+  unsigned marker_seconds_ = 5;  // TREV PERF/RESTART: 111/112 period while receiving
   std::optional<std::uint64_t> allocated_bytes_;  // ALLO: the size the client announced
   std::optional<std::string> rename_from_;
   DataChannel data_channel_;
@@ -238,8 +244,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   enum class CachedDirection { None, Sending, Receiving };
   std::vector<DataStreamPtr> cached_streams_;
   CachedDirection cached_direction_ = CachedDirection::None;
-  std::size_t streams_used_ = 0;                        // connections the last MODE E transfer used                 // MODE E connections of the running transfer
-  std::shared_ptr<tcp::acceptor> stream_acceptor_;      // MODE E receiver's listener while it runs
+  std::size_t streams_used_ = 0;  // connections the last MODE E transfer used                 //
+                                  // MODE E connections of the running transfer
+  std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
   TransferProgress progress_;
   asio::steady_timer transfer_done_;
   std::uint64_t transfers_started_ = 0;

@@ -24,8 +24,10 @@ namespace {
 constexpr std::size_t kBlockBytes = 1 << 20;
 
 std::int64_t now_tenths() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-             .count() / 100;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+             .count() /
+         100;
 }
 
 }  // namespace
@@ -60,7 +62,8 @@ bool ControlSession::can_reuse_streams(bool sending) const {
 }
 
 void ControlSession::send_perf_marker() {
-  send(protocol::control::Reply{rc::kPerfMarker, protocol::restart::perf_marker_lines(now_tenths(), 0, progress_.bytes, 1)});
+  send(protocol::control::Reply{
+      rc::kPerfMarker, protocol::restart::perf_marker_lines(now_tenths(), 0, progress_.bytes, 1)});
 }
 
 void ControlSession::send_range_marker(const protocol::restart::ByteRangeSet& ranges) {
@@ -80,31 +83,39 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   } else {
     drop_cached_streams();
     auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
-    if (!sockets) co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : sockets.error());
-    for (auto& socket : *sockets) data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
+    if (!sockets)
+      co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
+                                            : sockets.error());
+    for (auto& socket : *sockets)
+      data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
   }
   cached_direction_ = CachedDirection::None;
   streams_used_ = data_streams_.size();
 
   std::shared_ptr<const std::string> text;
   if (job.listing) text = std::make_shared<const std::string>(std::move(*job.listing));
-  const auto source = text ? BlockSource::text(text) : BlockSource::file(job.source->get(), job.offset);
+  const auto source =
+      text ? BlockSource::text(text) : BlockSource::file(job.source->get(), job.offset);
   const std::uint64_t total = text ? text->size() : job.length;
-  auto plan = protocol::mode_e::BlockPlanner::for_restart(0, total, job.present.value_or(protocol::restart::ByteRangeSet{}),
-                                                          kBlockBytes);
+  auto plan = protocol::mode_e::BlockPlanner::for_restart(
+      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}), kBlockBytes);
   if (!plan) co_return make_error(plan.error());
   auto shared = std::make_shared<SenderShared>(std::move(*plan));
   shared->bytes = &progress_.bytes;
 
   const auto self = shared_from_this();
-  const auto on_failure = [self] { asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); }); };
+  const auto on_failure = [self] {
+    asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
+  };
   const StreamLimits limits{kBlockBytes, timeout, *security};
   transport::TaskGroup group(socket_.get_executor());
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
-    const auto eof_count = i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
+    const auto eof_count =
+        i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
     data_streams_[i]->executor = stream_executor(i);
-    group.spawn(data_streams_[i]->executor, send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
+    group.spawn(data_streams_[i]->executor,
+                send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
   for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
@@ -118,7 +129,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   co_return outcome;
 }
 
-transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<ReceiverShared> shared, std::shared_ptr<MarkerTimer> markers) {
+transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<ReceiverShared> shared,
+                                                        std::shared_ptr<MarkerTimer> markers) {
   const auto self = shared_from_this();
   while (!markers->done) {
     markers->timer.expires_after(std::chrono::seconds(marker_seconds_));
@@ -140,7 +152,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   cached_direction_ = CachedDirection::None;
   stream_acceptor_ = reuse ? nullptr : data_channel_.take_acceptor();
   // With reused connections nothing new is expected, so a closed listener stands in.
-  const auto acceptor = stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(socket_.get_executor());
+  const auto acceptor =
+      stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(socket_.get_executor());
   const auto self = shared_from_this();
   auto shared = std::make_shared<ReceiverShared>();
   shared->bytes = &progress_.bytes;
@@ -151,7 +164,9 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
       acceptor->close(ignored);
     });
   };
-  const auto on_failure = [self] { asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); }); };
+  const auto on_failure = [self] {
+    asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
+  };
 
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
   auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
@@ -202,7 +217,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     stream_acceptor_->close(ignored);
   }
   stream_acceptor_.reset();
-  if (outcome && !shared->is_complete()) outcome = make_error(error_code_for(Condition::TransferFailed));
+  if (outcome && !shared->is_complete())
+    outcome = make_error(error_code_for(Condition::TransferFailed));
   if (outcome && !abort_requested_) {
     cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next STOR
     cached_direction_ = CachedDirection::Receiving;

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "server/auth/authenticator.hpp"
 #include "security/key_pool.hpp"
 #include "security/openssl_ptr.hpp"
+#include "server/auth/authenticator.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
 #include "server/logging/transfer_log.hpp"
@@ -29,7 +29,7 @@ struct SessionServices {
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;
-  transport::LoopPool& data_loops;  // each data stream runs on one of these
+  transport::LoopPool& data_loops;               // each data stream runs on one of these
   security::KeyPool* delegation_keys = nullptr;  // null unless gsi.enabled
 };
 

@@ -60,7 +60,8 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     const bool we_connect = !data_channel_.is_passive();
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
-      outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted) : socket.error());
+      outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
+                                            : socket.error());
     } else {
       data_socket_ = *socket;
       outcome = co_await move_data(job, **socket, we_connect);
@@ -74,13 +75,15 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   }
   if (outcome && job.upload) outcome = job.upload->commit();
   if (!outcome && job.upload) job.upload->abort();
-  if (!outcome && abort_requested_) outcome = make_error(error_code_for(Condition::TransferAborted));
+  if (!outcome && abort_requested_)
+    outcome = make_error(error_code_for(Condition::TransferAborted));
   finish_transfer(job, outcome, started);
   transfer_active_ = false;
   transfer_done_.cancel();
 }
 
-transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket, bool we_connected) {
+transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket,
+                                                             bool we_connected) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
   auto security = data_security();
   if (!security) co_return make_error(security.error());
@@ -92,10 +95,12 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
   transfer_links_.push_back(link.describe());
-  if (job.upload) co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
+  if (job.upload)
+    co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
   Result<void> sent;
   if (job.source) {
-    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_, timeout, progress_);
+    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_,
+                              timeout, progress_);
   } else {
     sent = co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
   }
@@ -109,14 +114,16 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
   if (job.expected_bytes && !ascii_ && progress_.bytes < *job.expected_bytes) {
-    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command, progress_.bytes, *job.expected_bytes);
+    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command, progress_.bytes,
+               *job.expected_bytes);
     return make_error(error_code_for(Condition::TransferFailed));
   }
   // A client that died closes control and data together; if control is already at EOF the data
   // EOF was not a deliberate end of file.
   char probe = 0;
   const auto peeked = ::recv(socket_.native_handle(), &probe, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (peeked == 0 || abort_requested_) return make_error(error_code_for(Condition::TransferAborted));
+  if (peeked == 0 || abort_requested_)
+    return make_error(error_code_for(Condition::TransferAborted));
   return {};
 }
 
@@ -138,16 +145,18 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.mode = mode_e_ ? 'E' : 'S';
   record.duration = elapsed;
   record.security = security_label();
-  for (const auto& link : transfer_links_) record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
+  for (const auto& link : transfer_links_)
+    record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();
   services_.transfer_log.write(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   if (outcome) {
-    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path, progress_.bytes, ms);
+    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path, progress_.bytes,
+               ms);
   } else {
-    log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag(), job.command, job.path, progress_.bytes, ms,
-               outcome.error().message());
+    log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag(), job.command, job.path,
+               progress_.bytes, ms, outcome.error().message());
   }
 }
 

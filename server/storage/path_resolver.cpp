@@ -1,12 +1,12 @@
 #include "server/storage/path_resolver.hpp"
 
+#include <array>
+#include <cerrno>
+
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <array>
-#include <cerrno>
 
 #include "protocol/control/virtual_path.hpp"
 

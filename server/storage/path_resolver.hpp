@@ -29,7 +29,8 @@ class PathResolver {
   int root_fd() const { return root_fd_.get(); }
 
  private:
-  PathResolver(UniqueFd root_fd, std::string root_real) : root_fd_(std::move(root_fd)), root_real_(std::move(root_real)) {}
+  PathResolver(UniqueFd root_fd, std::string root_real)
+      : root_fd_(std::move(root_fd)), root_real_(std::move(root_real)) {}
   UniqueFd root_fd_;
   std::string root_real_;
 };

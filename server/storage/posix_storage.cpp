@@ -1,5 +1,11 @@
 #include "server/storage/posix_storage.hpp"
 
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -7,12 +13,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <array>
-#include <climits>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 #include "protocol/control/virtual_path.hpp"
 
@@ -73,9 +73,11 @@ bool PosixStorage::is_writable_area(std::string_view path) const {
 Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const {
   if (path == "/") return make_error(std::make_error_code(std::errc::permission_denied));
   // Fail before any work when the final rename could never succeed.
-  if (name_of(path).size() > NAME_MAX) return make_error(std::make_error_code(std::errc::filename_too_long));
+  if (name_of(path).size() > NAME_MAX)
+    return make_error(std::make_error_code(std::errc::filename_too_long));
   // Partial uploads' names are the server's own; clients may not create or touch them directly.
-  if (name_of(path).starts_with(kPartialPrefix)) return make_error(std::make_error_code(std::errc::permission_denied));
+  if (name_of(path).starts_with(kPartialPrefix))
+    return make_error(std::make_error_code(std::errc::permission_denied));
   auto parent = resolver_.open_parent(path);
   if (!parent) return parent;
   // Judge the real location, so a symlink inside a writable area cannot lead writes elsewhere.
@@ -83,7 +85,8 @@ Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const
   if (!real) return make_error(real.error());
   // Creating, removing or renaming an entry changes its parent, so the parent is what must lie in
   // a writable area (an area's own directory cannot be removed or renamed by its users).
-  if (!is_writable_area(*real)) return make_error(std::make_error_code(std::errc::permission_denied));
+  if (!is_writable_area(*real))
+    return make_error(std::make_error_code(std::errc::permission_denied));
   return parent;
 }
 
@@ -96,7 +99,8 @@ Result<void> PosixStorage::check_writable(std::string_view path) const {
 Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
   // O_NONBLOCK so that a FIFO without a writer cannot stall the session; the type check below
   // refuses it, and regular files get blocking reads back.
-  if (name_of(path).starts_with(kPartialPrefix)) return make_error(std::make_error_code(std::errc::no_such_file_or_directory));
+  if (name_of(path).starts_with(kPartialPrefix))
+    return make_error(std::make_error_code(std::errc::no_such_file_or_directory));
   auto fd = resolver_.open(path, O_RDONLY | O_NONBLOCK);
   if (!fd) return fd;
   struct stat info {};
@@ -115,8 +119,8 @@ std::optional<std::uint64_t> regular_file_size(int fd) {
   return static_cast<std::uint64_t>(info.st_size);
 }
 
-Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name, std::string_view virtual_path,
-                                         NameCache& names) const {
+Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name,
+                                         std::string_view virtual_path, NameCache& names) const {
   // An empty name describes dir_fd itself (what a followed link led to).
   struct stat info {};
   const int flags = name.empty() ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW;
@@ -130,9 +134,11 @@ Result<FileFacts> PosixStorage::facts_at(int dir_fd, const std::string& name, st
   facts.uid = info.st_uid;
   facts.gid = info.st_gid;
   auto user = names.users.find(info.st_uid);
-  if (user == names.users.end()) user = names.users.emplace(info.st_uid, user_name(info.st_uid)).first;
+  if (user == names.users.end())
+    user = names.users.emplace(info.st_uid, user_name(info.st_uid)).first;
   auto group = names.groups.find(info.st_gid);
-  if (group == names.groups.end()) group = names.groups.emplace(info.st_gid, group_name(info.st_gid)).first;
+  if (group == names.groups.end())
+    group = names.groups.emplace(info.st_gid, group_name(info.st_gid)).first;
   facts.owner = user->second;
   facts.group = group->second;
   facts.link_count = info.st_nlink;
@@ -190,7 +196,8 @@ Result<void> PosixStorage::make_directory(std::string_view path) const {
 Result<void> PosixStorage::remove_directory(std::string_view path) const {
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
-  if (::unlinkat(parent->get(), name_of(path).c_str(), AT_REMOVEDIR) != 0) return make_error(last_errno());
+  if (::unlinkat(parent->get(), name_of(path).c_str(), AT_REMOVEDIR) != 0)
+    return make_error(last_errno());
   return {};
 }
 
@@ -206,7 +213,8 @@ Result<void> PosixStorage::rename(std::string_view from, std::string_view to) co
   if (!from_parent) return make_error(from_parent.error());
   auto to_parent = open_writable_parent(to);
   if (!to_parent) return make_error(to_parent.error());
-  if (::renameat(from_parent->get(), name_of(from).c_str(), to_parent->get(), name_of(to).c_str()) != 0) {
+  if (::renameat(from_parent->get(), name_of(from).c_str(), to_parent->get(),
+                 name_of(to).c_str()) != 0) {
     return make_error(last_errno());
   }
   return {};
@@ -233,23 +241,27 @@ std::string partial_name_for(std::string_view name) {
   return partial.substr(0, kMaxName - std::strlen(suffix)) + suffix;
 }
 
-Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
-                                          bool keep_partial_on_abort) const {
-  // The parent that was checked is the one written in: no second lookup a symlink swap could redirect.
+Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode,
+                                          std::uint64_t offset, bool keep_partial_on_abort) const {
+  // The parent that was checked is the one written in: no second lookup a symlink swap could
+  // redirect.
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
   const auto name = name_of(path);
   if (mode == UploadMode::Replace || mode == UploadMode::ContinuePartial) {
     const auto partial = partial_name_for(name);
-    const int flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (mode == UploadMode::Replace ? O_CREAT : 0);
+    const int flags =
+        O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (mode == UploadMode::Replace ? O_CREAT : 0);
     UniqueFd fd(::openat(parent->get(), partial.c_str(), flags, 0644));
     if (!fd.valid()) return make_error(last_errno());
     // One upload per target at a time: the lock is held until the descriptor closes.
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return make_error(last_errno());
-    if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0) return make_error(last_errno());
+    if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0)
+      return make_error(last_errno());
     return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
   }
-  UniqueFd fd(::openat(parent->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  UniqueFd fd(
+      ::openat(parent->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd.valid()) return make_error(last_errno());
   std::uint64_t start = offset;
   if (mode == UploadMode::Append && offset == 0) {

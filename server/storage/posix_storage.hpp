@@ -71,7 +71,8 @@ class PosixStorage {
     std::map<std::uint32_t, std::string> groups;
   };
   Result<protocol::listing::FileFacts> facts_at(int dir_fd, const std::string& name,
-                                                std::string_view virtual_path, NameCache& names) const;
+                                                std::string_view virtual_path,
+                                                NameCache& names) const;
 
   PathResolver resolver_;
   std::vector<std::string> writable_areas_;

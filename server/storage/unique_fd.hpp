@@ -1,9 +1,9 @@
 // Owns a file descriptor; closes it once.
 #pragma once
 
-#include <unistd.h>
-
 #include <utility>
+
+#include <unistd.h>
 
 namespace gridftp::server::storage {
 

@@ -1,12 +1,12 @@
 #include "server/storage/upload.hpp"
 
-#include <fcntl.h>
-#include <sys/types.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <utility>
+
+#include <fcntl.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 namespace gridftp::server::storage {
 
@@ -48,7 +48,8 @@ Upload::~Upload() {
 Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes) {
   std::uint64_t position = start_offset_ + offset;
   while (!bytes.empty()) {
-    const auto written = ::pwrite(file_.get(), bytes.data(), bytes.size(), static_cast<off_t>(position));
+    const auto written =
+        ::pwrite(file_.get(), bytes.data(), bytes.size(), static_cast<off_t>(position));
     if (written < 0) {
       if (errno == EINTR) continue;
       return make_error(std::error_code(errno, std::generic_category()));
@@ -62,7 +63,8 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
 Result<void> Upload::commit() {
   finished_ = true;
   if (temp_name_.empty()) return {};
-  if (::renameat(directory_.get(), temp_name_.c_str(), directory_.get(), final_name_.c_str()) != 0) {
+  if (::renameat(directory_.get(), temp_name_.c_str(), directory_.get(), final_name_.c_str()) !=
+      0) {
     const std::error_code ec(errno, std::generic_category());
     ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
     return make_error(ec);
@@ -72,7 +74,8 @@ Result<void> Upload::commit() {
 
 void Upload::abort() {
   finished_ = true;
-  if (!temp_name_.empty() && !keep_partial_on_abort_) ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
+  if (!temp_name_.empty() && !keep_partial_on_abort_)
+    ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
 }
 
 }  // namespace gridftp::server::storage

@@ -39,7 +39,7 @@ class Upload {
  private:
   UniqueFd file_;
   UniqueFd directory_;
-  std::string temp_name_;   // empty for in-place uploads
+  std::string temp_name_;  // empty for in-place uploads
   std::string final_name_;
   std::uint64_t start_offset_ = 0;
   bool keep_partial_on_abort_ = false;

@@ -1,7 +1,7 @@
 // Data-channel addressing: PASV, EPSV, PORT, EPRT (RFC 959 §4.1.2, RFC 2428) and REST (RFC 3659).
-#include <spdlog/spdlog.h>
-
 #include <charconv>
+
+#include <spdlog/spdlog.h>
 
 #include "protocol/control/host_port.hpp"
 #include "protocol/control/reply_codes.hpp"
@@ -51,7 +51,8 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
     co_return;
   }
   const protocol::control::HostPort host_port{address.to_string(), endpoint->port(), false};
-  send(rc::kEnteringPassive, "Entering Passive Mode (" + protocol::control::format_port_argument(host_port) + ")");
+  send(rc::kEnteringPassive,
+       "Entering Passive Mode (" + protocol::control::format_port_argument(host_port) + ")");
 }
 
 transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) {
@@ -62,8 +63,9 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
   }
   const auto address = data_address();
   if ((argument == "1" && !address.is_v4()) || (argument == "2" && !address.is_v6())) {
-    send(rc::kNetworkProtocolNotSupported, address.is_v4() ? "Network protocol not supported, use (1)."
-                                                           : "Network protocol not supported, use (2).");
+    send(rc::kNetworkProtocolNotSupported, address.is_v4()
+                                               ? "Network protocol not supported, use (1)."
+                                               : "Network protocol not supported, use (2).");
     co_return;
   }
   if (!argument.empty() && argument != "1" && argument != "2") {
@@ -76,14 +78,16 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
     send(rc::kCannotOpenData, "Can't open passive listener.");
     co_return;
   }
-  send(rc::kEnteringExtendedPassive, "Entering Extended Passive Mode (|||" + std::to_string(endpoint->port()) + "|)");
+  send(rc::kEnteringExtendedPassive,
+       "Entering Extended Passive Mode (|||" + std::to_string(endpoint->port()) + "|)");
 }
 
 transport::awaitable<void> ControlSession::on_port(const std::string& argument) {
   drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_port_argument(argument);
   boost::system::error_code ec;
-  const auto address = host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
+  const auto address =
+      host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
   if (!host_port || ec || host_port->port < kLowestActivePort) {
     send(rc::kParameterSyntaxError, "Illegal PORT command.");
     co_return;
@@ -119,10 +123,12 @@ transport::awaitable<void> ControlSession::on_spas(const std::string&) {
     send(rc::kCannotOpenData, "Can't open passive listener.");
     co_return;
   }
-  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(), address.is_v6()};
+  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(),
+                                              address.is_v6()};
   const auto line = address.is_v4() ? protocol::control::format_port_argument(host_port)
                                     : protocol::control::format_eprt_argument(host_port);
-  send(protocol::control::Reply{rc::kEnteringExtendedPassive, {"Entering Striped Passive Mode.", " " + line, "End"}});
+  send(protocol::control::Reply{rc::kEnteringExtendedPassive,
+                                {"Entering Striped Passive Mode.", " " + line, "End"}});
 }
 
 transport::awaitable<void> ControlSession::on_spor(const std::string& argument) {
@@ -139,7 +145,8 @@ transport::awaitable<void> ControlSession::on_spor(const std::string& argument) 
     auto host_port = item.front() == '|' ? protocol::control::parse_eprt_argument(item)
                                          : protocol::control::parse_port_argument(item);
     boost::system::error_code ec;
-    const auto address = host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
+    const auto address =
+        host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
     if (!host_port || ec || host_port->port < kLowestActivePort) {
       send(rc::kParameterSyntaxError, "Illegal SPOR command.");
       co_return;
@@ -176,7 +183,8 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
   }
   restart_offset_ = offset;
   restart_ranges_.reset();
-  send(rc::kPendingFurtherInfo, "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
+  send(rc::kPendingFurtherInfo,
+       "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }
 
 }  // namespace gridftp::server

@@ -1,11 +1,11 @@
 // CKSM <algorithm> <offset> <length> <path> (GFD.47; length -1 = to EOF): the digest is computed on
 // the blocking pool, because hashing a large file would hold an I/O thread for seconds.
-#include <spdlog/spdlog.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <vector>
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
@@ -23,8 +23,8 @@ struct ChecksumOutcome {
 };
 
 transport::awaitable<ChecksumOutcome> digest_file(std::shared_ptr<storage::UniqueFd> fd,
-                                                  security::DigestAlgorithm algorithm, std::uint64_t offset,
-                                                  std::uint64_t length) {
+                                                  security::DigestAlgorithm algorithm,
+                                                  std::uint64_t offset, std::uint64_t length) {
   auto digest = security::Digest::create(algorithm);
   if (!digest) co_return ChecksumOutcome{digest.error(), {}};
   std::vector<char> buffer(1 << 20);
@@ -51,8 +51,8 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
   unsigned long long offset = 0;
   long long length = 0;
   int consumed = 0;
-  if (std::sscanf(argument.c_str(), "%15s %llu %lld %n", name, &offset, &length, &consumed) != 3 || consumed == 0 ||
-      static_cast<std::size_t>(consumed) >= argument.size() || length < -1) {
+  if (std::sscanf(argument.c_str(), "%15s %llu %lld %n", name, &offset, &length, &consumed) != 3 ||
+      consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size() || length < -1) {
     send(rc::kParameterSyntaxError, "CKSM <algorithm> <offset> <length> <path>.");
     co_return;
   }
@@ -70,7 +70,8 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
   }
   const std::uint64_t span = length < 0 ? UINT64_MAX : static_cast<std::uint64_t>(length);
   auto shared_fd = std::make_shared<storage::UniqueFd>(std::move(*fd));
-  const auto outcome = co_await asio::co_spawn(services_.blocking_pool, digest_file(shared_fd, *algorithm, offset, span),
+  const auto outcome = co_await asio::co_spawn(services_.blocking_pool,
+                                               digest_file(shared_fd, *algorithm, offset, span),
                                                transport::use_awaitable);
   if (outcome.error) {
     send_error(outcome.error);

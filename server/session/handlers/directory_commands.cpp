@@ -26,7 +26,8 @@ std::string quoted_path(const std::string& path) {
 }  // namespace
 
 template <typename Operation>
-std::optional<std::string> ControlSession::run_on_path(const std::string& argument, Operation operation) {
+std::optional<std::string> ControlSession::run_on_path(const std::string& argument,
+                                                       Operation operation) {
   if (!check_storage_or_reply()) return std::nullopt;
   auto path = resolve_or_reply(argument);
   if (!path) return std::nullopt;
@@ -38,8 +39,9 @@ std::optional<std::string> ControlSession::run_on_path(const std::string& argume
 }
 
 transport::awaitable<void> ControlSession::on_cwd(const std::string& argument) {
-  const auto path = run_on_path(argument.empty() ? "/" : argument,
-                                [](auto& storage, const auto& p) { return storage.check_directory(p); });
+  const auto path =
+      run_on_path(argument.empty() ? "/" : argument,
+                  [](auto& storage, const auto& p) { return storage.check_directory(p); });
   if (!path) co_return;
   cwd_ = *path;
   send(rc::kFileActionOk, "CWD command successful.");
@@ -56,20 +58,23 @@ transport::awaitable<void> ControlSession::on_pwd(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_mkd(const std::string& argument) {
-  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.make_directory(p); });
+  const auto path =
+      run_on_path(argument, [](auto& storage, const auto& p) { return storage.make_directory(p); });
   if (!path) co_return;
   log_->info("{} mkdir path={}", tag(), *path);
   send(rc::kPathCreated, quoted_path(*path) + " directory created.");
 }
 
 transport::awaitable<void> ControlSession::on_rmd(const std::string& argument) {
-  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.remove_directory(p); });
+  const auto path = run_on_path(
+      argument, [](auto& storage, const auto& p) { return storage.remove_directory(p); });
   if (!path) co_return;
   send(rc::kFileActionOk, "RMD command successful.");
 }
 
 transport::awaitable<void> ControlSession::on_dele(const std::string& argument) {
-  const auto path = run_on_path(argument, [](auto& storage, const auto& p) { return storage.remove_file(p); });
+  const auto path =
+      run_on_path(argument, [](auto& storage, const auto& p) { return storage.remove_file(p); });
   if (!path) co_return;
   log_->info("{} delete path={}", tag(), *path);
   send(rc::kFileActionOk, "DELE command successful.");
@@ -148,7 +153,8 @@ transport::awaitable<void> ControlSession::on_mfmt(const std::string& argument) 
     send_error(ok.error());
     co_return;
   }
-  send(rc::kFileStatus, "Modify=" + protocol::listing::format_mdtm(*time) + "; " + argument.substr(space + 1));
+  send(rc::kFileStatus,
+       "Modify=" + protocol::listing::format_mdtm(*time) + "; " + argument.substr(space + 1));
 }
 
 transport::awaitable<void> ControlSession::on_mlst(const std::string& argument) {
@@ -162,8 +168,9 @@ transport::awaitable<void> ControlSession::on_mlst(const std::string& argument) 
   }
   // RFC 3659 §7.2: MLST names the object by the path given, with a leading space.
   facts->name = *path;
-  send(protocol::control::Reply{rc::kFileActionOk,
-                                {"Listing " + *path, " " + protocol::listing::format_mlsx_line(*facts), "End."}});
+  send(protocol::control::Reply{
+      rc::kFileActionOk,
+      {"Listing " + *path, " " + protocol::listing::format_mlsx_line(*facts), "End."}});
 }
 
 }  // namespace gridftp::server

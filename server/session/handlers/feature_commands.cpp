@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "protocol/control/feat.hpp"
-#include "protocol/control/retr_options.hpp"
 #include "protocol/control/reply_codes.hpp"
+#include "protocol/control/retr_options.hpp"
 #include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
@@ -49,7 +49,9 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
     if (retr->parallelism) parallelism_ = *retr->parallelism;
     send(rc::kCommandOk, "OPTS Command Successful.");
   } else if (option.starts_with("MLST ")) {
-    send(rc::kCommandOk, "MLST OPTS Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
+    send(rc::kCommandOk,
+         "MLST OPTS "
+         "Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
   } else {
     send(rc::kParameterSyntaxError, "OPTS not understood.");
   }
@@ -80,7 +82,8 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
   }
   std::vector<std::string> lines{"GridFTP server status."};
   lines.push_back(" Logged in as " + (user_ ? user_->name : std::string("(nobody)")));
-  lines.push_back(std::string(" TYPE: ") + (ascii_ ? "ASCII" : "BINARY") + ", STRUcture: File, Mode: Stream");
+  lines.push_back(std::string(" TYPE: ") + (ascii_ ? "ASCII" : "BINARY") +
+                  ", STRUcture: File, Mode: Stream");
   if (transfer_active_) {
     lines.push_back(" Transfer in progress: " + std::to_string(progress_.bytes) + " bytes moved");
   } else {
@@ -127,7 +130,8 @@ transport::awaitable<void> ControlSession::on_mode(const std::string& argument) 
     mode_e_ = mode == "E";
     send(rc::kCommandOk, "Mode set to " + mode + ".");
   } else {
-    send(rc::kParameterNotImplemented, "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
+    send(rc::kParameterNotImplemented,
+         "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
   }
   co_return;
 }
@@ -177,7 +181,8 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
   // "TREV RESTART|PERF <seconds>": the marker period while receiving (GFD.20 markers).
   unsigned seconds = 0;
   char kind[16] = {};
-  if (std::sscanf(argument.c_str(), "%15s %u", kind, &seconds) != 2 || seconds == 0 || seconds > 3600) {
+  if (std::sscanf(argument.c_str(), "%15s %u", kind, &seconds) != 2 || seconds == 0 ||
+      seconds > 3600) {
     send(rc::kParameterSyntaxError, "TREV RESTART|PERF <seconds>.");
     co_return;
   }

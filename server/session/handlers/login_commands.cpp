@@ -13,8 +13,8 @@ using protocol::control::LoginPhase;
 
 // Runs on the blocking pool: password hashing is deliberately slow and must not hold an I/O
 // thread. Parameters are values because the frame outlives the caller's locals.
-transport::awaitable<std::optional<auth::UserContext>> check_login(const auth::Authenticator* authenticator,
-                                                                   std::string user, std::string password) {
+transport::awaitable<std::optional<auth::UserContext>> check_login(
+    const auth::Authenticator* authenticator, std::string user, std::string password) {
   auto result = authenticator->login(user, password);
   if (!result) co_return std::nullopt;
   co_return std::move(*result);
@@ -47,7 +47,8 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   }
   const std::string user = pending_user_;
   std::optional<auth::UserContext> context = co_await asio::co_spawn(
-      services_.blocking_pool, check_login(&services_.authenticator, user, argument), transport::use_awaitable);
+      services_.blocking_pool, check_login(&services_.authenticator, user, argument),
+      transport::use_awaitable);
   phase_ = LoginPhase::AwaitingUser;
   if (!context) {
     log_->warn("{} login failed user={}", tag(), user);
@@ -62,8 +63,8 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   counted_login_ = true;
   auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
   if (!storage) {
-    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(), context->name,
-                storage.error().message());
+    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(),
+                context->name, storage.error().message());
     services_.registry.logout(context->name);
     counted_login_ = false;
     send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
@@ -87,6 +88,5 @@ transport::awaitable<void> ControlSession::on_quit(const std::string&) {
   close_after_replies();
   co_return;
 }
-
 
 }  // namespace gridftp::server

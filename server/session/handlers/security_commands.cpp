@@ -24,7 +24,8 @@ struct StepOutcome {
   std::error_code error;
 };
 
-transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handshake, std::vector<std::uint8_t> token) {
+transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handshake,
+                                                 std::vector<std::uint8_t> token) {
   auto out = handshake->step({reinterpret_cast<const char*>(token.data()), token.size()});
   if (!out) co_return StepOutcome{{}, out.error()};
   co_return StepOutcome{std::move(*out), {}};
@@ -33,7 +34,8 @@ transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handsha
 }  // namespace
 
 bool ControlSession::security_required() const {
-  return (services_.gsi != nullptr && !services_.config.anonymous.enabled) || services_.config.tls.required;
+  return (services_.gsi != nullptr && !services_.config.anonymous.enabled) ||
+         services_.config.tls.required;
 }
 
 Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
@@ -48,7 +50,8 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
     send(rc::kBadSequence, "Security exchange already done or in progress.");
     co_return;
   }
-  if ((mechanism == "TLS" || mechanism == "SSL" || mechanism == "TLS-C") && services_.ftps != nullptr) {
+  if ((mechanism == "TLS" || mechanism == "SSL" || mechanism == "TLS-C") &&
+      services_.ftps != nullptr) {
     auto engine = security::TlsEngine::create(services_.ftps, security::TlsEngine::Role::Server);
     if (!engine) {
       send_error(engine.error());
@@ -65,8 +68,8 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
   security::GsiOptions options;
   options.accept_delegation = true;
   options.delegation_keys = services_.delegation_keys;
-  auto handshake = security::GsiHandshake::create(services_.gsi->control.get(), security::GsiHandshake::Role::Server,
-                                                  options);
+  auto handshake = security::GsiHandshake::create(services_.gsi->control.get(),
+                                                  security::GsiHandshake::Role::Server, options);
   if (!handshake) {
     log_->error("{} cannot start GSI: {}", tag(), handshake.error().message());
     send_error(handshake.error());
@@ -77,9 +80,11 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
 }
 
 void ControlSession::fail_authentication(const std::error_code& ec, std::string detail) {
-  log_->warn("{} GSI authentication failed: {}{}{}", tag(), ec.message(), detail.empty() ? "" : ": ", detail);
+  log_->warn("{} GSI authentication failed: {}{}{}", tag(), ec.message(),
+             detail.empty() ? "" : ": ", detail);
   gsi_.reset();
-  protocol::control::Reply reply{rc::kNotLoggedIn, {"Authentication failed: " + ec.message() + "."}};
+  protocol::control::Reply reply{rc::kNotLoggedIn,
+                                 {"Authentication failed: " + ec.message() + "."}};
   if (!detail.empty()) reply.lines.push_back(detail);
   reply.lines.emplace_back("End.");
   send(std::move(reply));
@@ -100,8 +105,8 @@ transport::awaitable<void> ControlSession::on_adat(const std::string& argument) 
     fail_authentication(token.error(), "ADAT argument is not base64");
     co_return;
   }
-  const auto step = co_await asio::co_spawn(services_.blocking_pool, step_handshake(&*gsi_, std::move(*token)),
-                                            transport::use_awaitable);
+  const auto step = co_await asio::co_spawn(
+      services_.blocking_pool, step_handshake(&*gsi_, std::move(*token)), transport::use_awaitable);
   if (step.error) {
     fail_authentication(step.error, gsi_->engine().last_error());
     co_return;
@@ -116,7 +121,8 @@ transport::awaitable<void> ControlSession::on_adat(const std::string& argument) 
   delegated_ = gsi_->take_delegated_credential();
   dcau_ = 'A';  // GFD.20: the default once the session is authenticated
   log_->info("{} GSI authenticated dn=\"{}\" delegated={} tls={} cipher={}", tag(), peer_dn_,
-             delegated_ ? "yes" : "no", gsi_->engine().protocol_version(), gsi_->engine().cipher_name());
+             delegated_ ? "yes" : "no", gsi_->engine().protocol_version(),
+             gsi_->engine().cipher_name());
   if (reply->empty()) {
     send(rc::kSecurityExchangeComplete, "GSSAPI Authentication successful.");
   } else {
@@ -125,13 +131,15 @@ transport::awaitable<void> ControlSession::on_adat(const std::string& argument) 
   protected_ = true;  // after the 235 is queued: it goes out in the clear
 }
 
-transport::awaitable<void> ControlSession::execute_protected(const protocol::control::Command& command) {
+transport::awaitable<void> ControlSession::execute_protected(
+    const protocol::control::Command& command) {
   auto token = protocol::decode_base64(command.argument);
   if (!token) {
     send(rc::kParameterSyntaxError, "Protected command is not base64.");
     co_return;
   }
-  auto plain = security::unwrap_records(gsi_->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
+  auto plain = security::unwrap_records(
+      gsi_->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
   if (!plain) {
     // The TLS stream is broken (bad MAC, replay, truncation): nothing after it can be trusted.
     log_->warn("{} protected command failed verification: {}", tag(), gsi_->engine().last_error());
@@ -177,22 +185,24 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   auto context = auth::map_gsi_user(*services_.gsi, peer_dn_, user);
   if (!context) {
     log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), peer_dn_, user);
-    send(protocol::control::Reply{rc::kNotLoggedIn,
-                                  {"Login incorrect. : Gridmap lookup failure: Could not map " + peer_dn_, "End."}});
+    send(protocol::control::Reply{
+        rc::kNotLoggedIn,
+        {"Login incorrect. : Gridmap lookup failure: Could not map " + peer_dn_, "End."}});
     co_return;
   }
   if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
     // This is a session process (see server/process): from here on we are the user.
     if (auto became = become_account(context->name); !became) {
-      log_->error("{} cannot become account {}: {}", tag(), context->name, became.error().message());
+      log_->error("{} cannot become account {}: {}", tag(), context->name,
+                  became.error().message());
       send(rc::kNotLoggedIn, "Login failed: cannot switch to the mapped account.");
       co_return;
     }
   }
   auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
   if (!storage) {
-    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(), context->name,
-                storage.error().message());
+    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(),
+                context->name, storage.error().message());
     send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
     co_return;
   }
@@ -211,18 +221,21 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
 
 Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
   if (ftps_) {
-    if (protection_ == security::DataProtection::Clear) return std::shared_ptr<const DataSecurity>{};
+    if (protection_ == security::DataProtection::Clear)
+      return std::shared_ptr<const DataSecurity>{};
     if (!data_security_) data_security_ = make_ftps_data_security(services_.ftps);
     return data_security_;
   }
   if (dcau_ == 'N') {
-    if (protection_ != security::DataProtection::Clear) return make_error(error_code_for(Condition::ProtectionRequired));
+    if (protection_ != security::DataProtection::Clear)
+      return make_error(error_code_for(Condition::ProtectionRequired));
     return std::shared_ptr<const DataSecurity>{};
   }
   if (data_security_) return data_security_;
   if (!delegated_ || services_.gsi == nullptr) {
     // Globus fails the same way: DCAU A/S authenticate with the credential the client delegated.
-    log_->warn("{} DCAU {} needs a delegated credential; the client did not delegate", tag(), dcau_);
+    log_->warn("{} DCAU {} needs a delegated credential; the client did not delegate", tag(),
+               dcau_);
     return make_error(error_code_for(Condition::DataConnection));
   }
   auto made = make_data_security(*delegated_, services_.gsi->trust.get(), protection_,
@@ -273,7 +286,8 @@ transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) 
   if (mode == "N") {
     dcau_ = 'N';
   } else if ((mode == "A" || mode == "S") && protected_) {
-    std::string subject = mode == "S" ? argument.substr(std::min<std::size_t>(argument.size(), 2)) : "";
+    std::string subject =
+        mode == "S" ? argument.substr(std::min<std::size_t>(argument.size(), 2)) : "";
     if (mode == "S" && subject.empty()) {
       send(rc::kParameterSyntaxError, "DCAU S needs a subject.");
       co_return;

@@ -1,11 +1,11 @@
 // Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR. Each validates
 // everything it can before replying 150, then hands a TransferJob to the transfer coroutine
 // (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+
+#include <spdlog/spdlog.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/virtual_path.hpp"
@@ -31,8 +31,10 @@ std::string without_list_options(const std::string& argument) {
 
 }  // namespace
 
-transport::awaitable<void> ControlSession::begin_retrieve(const std::string& path_argument, std::uint64_t offset,
-                                                          std::uint64_t length, const char* command) {
+transport::awaitable<void> ControlSession::begin_retrieve(const std::string& path_argument,
+                                                          std::uint64_t offset,
+                                                          std::uint64_t length,
+                                                          const char* command) {
   if (!check_storage_or_reply()) co_return;
   auto present = std::exchange(restart_ranges_, std::nullopt);
   const auto path = resolve_or_reply(path_argument);
@@ -73,16 +75,19 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
   // GFD.20 partial retrieve: "ERET P <offset> <length> <path>".
   unsigned long long offset = 0, length = 0;
   int consumed = 0;
-  if (std::sscanf(argument.c_str(), "P %llu %llu %n", &offset, &length, &consumed) != 2 || consumed == 0 ||
-      static_cast<std::size_t>(consumed) >= argument.size()) {
-    send(rc::kParameterSyntaxError, "ERET supports only the P module: ERET P <offset> <length> <path>.");
+  if (std::sscanf(argument.c_str(), "P %llu %llu %n", &offset, &length, &consumed) != 2 ||
+      consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size()) {
+    send(rc::kParameterSyntaxError,
+         "ERET supports only the P module: ERET P <offset> <length> <path>.");
     co_return;
   }
   restart_offset_ = 0;
-  co_await begin_retrieve(argument.substr(static_cast<std::size_t>(consumed)), offset, length, "ERET");
+  co_await begin_retrieve(argument.substr(static_cast<std::size_t>(consumed)), offset, length,
+                          "ERET");
 }
 
-transport::awaitable<void> ControlSession::begin_upload(const std::string& argument, storage::UploadMode mode,
+transport::awaitable<void> ControlSession::begin_upload(const std::string& argument,
+                                                        storage::UploadMode mode,
                                                         const char* command) {
   if (!check_storage_or_reply()) co_return;
   auto offset = std::exchange(restart_offset_, 0);
@@ -97,7 +102,8 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
   // A MODE E restart adds the missing ranges to the partial file the failed attempt left.
   if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::ContinuePartial;
-  if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO") offset = esto_offset_;
+  if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO")
+    offset = esto_offset_;
   // MODE E uploads can be restarted (REST ranges), so their partial file outlives a failure.
   auto upload = storage_->begin_upload(*path, mode, offset, mode_e_);
   if (!upload) {
@@ -129,7 +135,8 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
     co_return;
   }
   esto_offset_ = offset;
-  co_await begin_upload(argument.substr(static_cast<std::size_t>(consumed)), storage::UploadMode::InPlace, "ESTO");
+  co_await begin_upload(argument.substr(static_cast<std::size_t>(consumed)),
+                        storage::UploadMode::InPlace, "ESTO");
 }
 
 std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
@@ -155,7 +162,8 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
     entries.push_back(std::move(*facts));
   }
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
   std::string text;
   for (const auto& entry : entries) {
     if (verb == Verb::Mlsd) {
@@ -179,8 +187,9 @@ transport::awaitable<void> ControlSession::start_listing(const std::string& argu
   }
   auto listing = build_listing(argument, verb);
   if (!listing) co_return;
-  start_transfer(TransferJob{
-      .command = std::string(protocol::control::verb_name(verb)), .path = cwd_, .listing = std::move(listing)});
+  start_transfer(TransferJob{.command = std::string(protocol::control::verb_name(verb)),
+                             .path = cwd_,
+                             .listing = std::move(listing)});
 }
 
 transport::awaitable<void> ControlSession::on_list(const std::string& argument) {

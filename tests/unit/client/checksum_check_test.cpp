@@ -1,12 +1,11 @@
 #include "client/checksum_check.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include "client/client_errors.hpp"
 
@@ -45,8 +44,8 @@ TEST_CASE("local_file_checksum matches the digests Globus prints", "[client][che
 }
 
 TEST_CASE("local_file_checksum reports a missing file", "[client][checksum]") {
-  auto digest = client::local_file_checksum("/nonexistent/gridcp", DigestAlgorithm::Md5,
-                                            std::nullopt);
+  auto digest =
+      client::local_file_checksum("/nonexistent/gridcp", DigestAlgorithm::Md5, std::nullopt);
   REQUIRE_FALSE(digest);
   CHECK(digest.error() == std::errc::no_such_file_or_directory);
 }

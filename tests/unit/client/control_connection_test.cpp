@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
-#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 

@@ -29,8 +29,7 @@ TEST_CASE("display_url spells remote URLs with their origin and local ones as pa
   CHECK(display_url(url("file:///tmp/a")) == "/tmp/a");
 }
 
-TEST_CASE("plan_tree_level splits files from directories and keeps their facts",
-          "[client][plan]") {
+TEST_CASE("plan_tree_level splits files from directories and keeps their facts", "[client][plan]") {
   const DirectoryPair top{url("ftp://h/src/"), url("/tmp/dst/")};
   std::vector<ListingEntry> entries{
       {"a.bin", false, false, 10, 1700000000},

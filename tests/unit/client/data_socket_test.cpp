@@ -6,8 +6,8 @@
 #include <future>
 #include <string>
 
-#include <openssl/x509.h>
 #include <catch2/catch.hpp>
+#include <openssl/x509.h>
 
 #include "client/client_errors.hpp"
 #include "client/gsi_credentials.hpp"
@@ -80,8 +80,7 @@ Outcome exchange(const DataChannelSecurity& client_security,
   });
   asio::io_context io;
   DataSocket client(io);
-  REQUIRE(gridftp::client::connect_with_deadline(io, client.socket(), "127.0.0.1", port,
-                                                 kTimeout));
+  REQUIRE(gridftp::client::connect_with_deadline(io, client.socket(), "127.0.0.1", port, kTimeout));
   outcome.client = client.secure(client_security, TlsRole::Client, kTimeout);
   if (outcome.client) {
     REQUIRE(client.write_all(upload, kTimeout));
@@ -103,8 +102,7 @@ std::string pattern(std::size_t bytes) {
 
 }  // namespace
 
-TEST_CASE("GSI data handshake, then bytes both ways, at each protection level",
-          "[gsi][data]") {
+TEST_CASE("GSI data handshake, then bytes both ways, at each protection level", "[gsi][data]") {
   static const auto user = credentials(test_pki().user_proxy());
   const auto protection =
       GENERATE(DataProtection::Clear, DataProtection::Safe, DataProtection::Private);

@@ -37,12 +37,12 @@ TEST_CASE("is_single_dash_long_flag knows the table", "[client][cli]") {
 TEST_CASE("normalize_flag_spelling knows the gsiftp data-channel flags", "[client][cli]") {
   // globus-url-copy -help: -nodcau | -no-data-channel-authentication, -dcsafe |
   // -data-channel-safe, -dcpriv | -data-channel-private.
-  const auto out = normalize_flag_spelling({"-nodcau", "-dcsafe", "-dcpriv",
-                                            "-no-data-channel-authentication",
-                                            "-data-channel-safe", "-data-channel-private"});
+  const auto out =
+      normalize_flag_spelling({"-nodcau", "-dcsafe", "-dcpriv", "-no-data-channel-authentication",
+                               "-data-channel-safe", "-data-channel-private"});
   CHECK(out == std::vector<std::string>{"--nodcau", "--dcsafe", "--dcpriv",
-                                        "--no-data-channel-authentication",
-                                        "--data-channel-safe", "--data-channel-private"});
+                                        "--no-data-channel-authentication", "--data-channel-safe",
+                                        "--data-channel-private"});
 }
 
 TEST_CASE("normalize_flag_spelling takes gridcp's own flags with one dash too", "[client][cli]") {

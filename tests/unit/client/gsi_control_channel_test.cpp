@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
-#include <catch2/catch.hpp>
 
 #include "client/control_connection.hpp"
 #include "protocol/core/base64.hpp"
@@ -59,9 +59,8 @@ class FakeWire final : public ControlChannel {
 // A completed GSI exchange: the client's engine goes to the channel, the server's stays here.
 struct Fixture {
   Fixture() {
-    auto server_context =
-        gridftp::security::make_gsi_control_context(test_pki().host(), test_pki().trust_store(),
-                                                    TlsRole::Server);
+    auto server_context = gridftp::security::make_gsi_control_context(
+        test_pki().host(), test_pki().trust_store(), TlsRole::Server);
     auto client_context = gridftp::security::make_gsi_control_context(
         test_pki().user_proxy(), test_pki().trust_store(), TlsRole::Client);
     REQUIRE(server_context);
@@ -88,8 +87,8 @@ struct Fixture {
     auto channel = std::make_unique<GsiControlChannel>(std::move(wire));
     channel->start_protection(std::move(client->engine()));
     control = std::make_unique<ControlConnection>(
-        std::move(channel), "test", std::make_shared<spdlog::logger>(
-                                        "test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+        std::move(channel), "test",
+        std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
   }
 
   // What the server sends for one plaintext reply line ("211-...\r\n").
@@ -105,8 +104,8 @@ struct Fixture {
     auto token = decode_base64(sent.substr(4));
     REQUIRE(token);
     auto plain = gridftp::security::unwrap_records(
-        *server_engine, std::string_view(reinterpret_cast<const char*>(token->data()),
-                                         token->size()));
+        *server_engine,
+        std::string_view(reinterpret_cast<const char*>(token->data()), token->size()));
     REQUIRE(plain);
     return *plain;
   }
@@ -129,8 +128,8 @@ TEST_CASE("GSI control channel sends ENC lines and parses a wrapped multi-line r
   auto reply = f.control->command("FEAT");
   REQUIRE(reply);
   CHECK(reply->code == 211);
-  CHECK(reply->lines == std::vector<std::string>{"211-Extensions supported", " DCAU",
-                                                 " PARALLEL", "211 End."});
+  CHECK(reply->lines ==
+        std::vector<std::string>{"211-Extensions supported", " DCAU", " PARALLEL", "211 End."});
   REQUIRE(f.fake->written.size() == 1);
   CHECK(f.unwrapped_command(f.fake->written[0]) == "FEAT\r\n");
 }

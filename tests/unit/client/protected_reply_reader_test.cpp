@@ -30,8 +30,7 @@ std::vector<ProtectedLine> feed_all(ProtectedReplyReader& reader,
 TEST_CASE("ProtectedReplyReader decodes a multi-line 632 reply split at any byte", "[gsi]") {
   // Wire doc §5.3: one token per reply line, "632-" on all but the last.
   const std::string wire = "632-" + encode_base64("tok-one") + "\r\n632-" +
-                           encode_base64("tok-two") + "\r\n632 " + encode_base64("tok-3") +
-                           "\r\n";
+                           encode_base64("tok-two") + "\r\n632 " + encode_base64("tok-3") + "\r\n";
   const auto cut = static_cast<std::size_t>(GENERATE_COPY(range(std::size_t{0}, wire.size())));
   ProtectedReplyReader reader;
   const std::string_view all(wire);
@@ -44,8 +43,8 @@ TEST_CASE("ProtectedReplyReader decodes a multi-line 632 reply split at any byte
 
 TEST_CASE("ProtectedReplyReader accepts 631 and 633 and bare LF endings", "[gsi]") {
   ProtectedReplyReader reader;
-  const auto lines = feed_all(reader, {"631 " + encode_base64("mic") + "\n633 " +
-                                       encode_base64("conf") + "\n"});
+  const auto lines =
+      feed_all(reader, {"631 " + encode_base64("mic") + "\n633 " + encode_base64("conf") + "\n"});
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == ProtectedLine{Kind::Token, "mic"});
   CHECK(lines[1] == ProtectedLine{Kind::Token, "conf"});
@@ -75,8 +74,8 @@ TEST_CASE("ProtectedReplyReader keeps a partial line until its end arrives", "[g
 TEST_CASE("ProtectedReplyReader rejects a token that is not base64", "[gsi]") {
   ProtectedReplyReader reader;
   std::vector<ProtectedLine> out;
-  const std::string bad = GENERATE(as<std::string>{}, "632 not*base64\r\n", "632 \r\n",
-                                   "632-abc\r\n");
+  const std::string bad =
+      GENERATE(as<std::string>{}, "632 not*base64\r\n", "632 \r\n", "632-abc\r\n");
   const auto fed = reader.feed(bad, out);
   REQUIRE_FALSE(fed);
   CHECK(fed.error() == gridftp::protocol::Errc::BadReply);

@@ -140,12 +140,12 @@ TEST_CASE("for_each_event stops at a decoder error", "[client][mode_e]") {
   BlockDecoder decoder;
   const auto wire = header(0x20, 1, 0) + "x";  // ERR: suspect data
   int events = 0;
-  auto fed = gridftp::client::for_each_event(
-      decoder, std::span<const char>(wire.data(), wire.size()),
-      [&](const DecoderEvent&) -> gridftp::Result<void> {
-        ++events;
-        return {};
-      });
+  auto fed =
+      gridftp::client::for_each_event(decoder, std::span<const char>(wire.data(), wire.size()),
+                                      [&](const DecoderEvent&) -> gridftp::Result<void> {
+                                        ++events;
+                                        return {};
+                                      });
   REQUIRE_FALSE(fed);
   CHECK(fed.error() == make_error_code(mode_e::Errc::SuspectData));
   CHECK(events == 0);

@@ -41,8 +41,7 @@ TEST_CASE("next_retry_delay stops after -rst-timeout", "[client][restart]") {
   CHECK_FALSE(next_retry_delay(policy, 3, seconds(10)));
 }
 
-TEST_CASE("is_worth_retrying separates permanent failures from passing ones",
-          "[client][restart]") {
+TEST_CASE("is_worth_retrying separates permanent failures from passing ones", "[client][restart]") {
   const auto refused = gridftp::client::rejected_reply_error();
   CHECK_FALSE(is_worth_retrying(refused, 550));
   CHECK_FALSE(is_worth_retrying(refused, 553));
@@ -51,9 +50,9 @@ TEST_CASE("is_worth_retrying separates permanent failures from passing ones",
   CHECK(is_worth_retrying(make_error_code(std::errc::connection_refused), std::nullopt));
   CHECK(is_worth_retrying(make_error_code(std::errc::connection_reset), std::nullopt));
   CHECK(is_worth_retrying(make_error_code(std::errc::timed_out), std::nullopt));
-  CHECK_FALSE(is_worth_retrying(make_error_code(std::errc::no_such_file_or_directory),
-                                std::nullopt));
+  CHECK_FALSE(
+      is_worth_retrying(make_error_code(std::errc::no_such_file_or_directory), std::nullopt));
   CHECK_FALSE(is_worth_retrying(std::error_code(EACCES, std::system_category()), std::nullopt));
-  CHECK_FALSE(is_worth_retrying(make_error_code(gridftp::protocol::Errc::BadArgument),
-                                std::nullopt));
+  CHECK_FALSE(
+      is_worth_retrying(make_error_code(gridftp::protocol::Errc::BadArgument), std::nullopt));
 }

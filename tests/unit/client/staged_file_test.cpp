@@ -1,13 +1,12 @@
 #include "client/staged_file.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 using gridftp::client::StagedFile;
 

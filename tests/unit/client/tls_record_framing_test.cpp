@@ -43,9 +43,9 @@ TEST_CASE("first_tls_record_length stops at the record and leaves raw data behin
 }
 
 TEST_CASE("first_tls_record_length rejects what is not a TLS record", "[tls]") {
-  CHECK_FALSE(first_tls_record_length(std::string("\x00", 1)));         // MODE E descriptor
-  CHECK_FALSE(first_tls_record_length("USER"));                          // FTP text
-  CHECK_FALSE(first_tls_record_length(std::string("\x17\x02", 2)));     // SSL 2 major version
+  CHECK_FALSE(first_tls_record_length(std::string("\x00", 1)));      // MODE E descriptor
+  CHECK_FALSE(first_tls_record_length("USER"));                      // FTP text
+  CHECK_FALSE(first_tls_record_length(std::string("\x17\x02", 2)));  // SSL 2 major version
   CHECK_FALSE(first_tls_record_length(record(22, kMaxTlsRecordPayloadBytes + 1)));
   CHECK(first_tls_record_length(record(22, kMaxTlsRecordPayloadBytes)));
   for (const unsigned char type : {20, 21, 22, 23, 24}) {

@@ -100,7 +100,8 @@ TEST_CASE("NetworkAsciiDecoder: finish flushes a trailing CR once", "[control][a
   CHECK(out == "end\r");
 }
 
-TEST_CASE("NetworkAsciiDecoder: empty chunks between CR and LF change nothing", "[control][ascii]") {
+TEST_CASE("NetworkAsciiDecoder: empty chunks between CR and LF change nothing",
+          "[control][ascii]") {
   NetworkAsciiDecoder decoder;
   std::string out;
   decoder.decode(bytes_of("a\r"), out);
@@ -110,7 +111,8 @@ TEST_CASE("NetworkAsciiDecoder: empty chunks between CR and LF change nothing", 
   CHECK(out == "a\n");
 }
 
-TEST_CASE("ASCII decode of encode gives the local text back, split at any byte", "[control][ascii]") {
+TEST_CASE("ASCII decode of encode gives the local text back, split at any byte",
+          "[control][ascii]") {
   const std::string local = "first line\nsecond\r line\n\nlast";
   const std::string wire = encode(local);
   REQUIRE(wire == "first line\r\nsecond\r line\r\n\r\nlast");

@@ -1,8 +1,9 @@
 #include "protocol/core/base64.hpp"
 
-#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 

@@ -44,7 +44,8 @@ TEST_CASE("parse_command splits verb and argument", "[control][command_parser]")
   CHECK(command->argument == "file.txt");
 }
 
-TEST_CASE("parse_command verb without argument gives an empty argument", "[control][command_parser]") {
+TEST_CASE("parse_command verb without argument gives an empty argument",
+          "[control][command_parser]") {
   const auto command = parse_command("PWD");
   REQUIRE(command.has_value());
   CHECK(command->verb == Verb::Pwd);
@@ -59,16 +60,17 @@ TEST_CASE("parse_command matches verbs case-insensitively", "[control][command_p
 }
 
 TEST_CASE("parse_command keeps argument spaces exactly", "[control][command_parser]") {
-  const std::string argument = GENERATE(std::string("my file.txt"), std::string("  two leading"),
-                                        std::string("trailing  "), std::string(" "),
-                                        std::string("a\tb"), std::string("x  y   z"));
+  const std::string argument =
+      GENERATE(std::string("my file.txt"), std::string("  two leading"), std::string("trailing  "),
+               std::string(" "), std::string("a\tb"), std::string("x  y   z"));
   const auto command = parse_command("STOR " + argument);
   REQUIRE(command.has_value());
   CHECK(command->verb == Verb::Stor);
   CHECK(command->argument == argument);
 }
 
-TEST_CASE("parse_command: verb followed by one space has an empty argument", "[control][command_parser]") {
+TEST_CASE("parse_command: verb followed by one space has an empty argument",
+          "[control][command_parser]") {
   const auto command = parse_command("LIST ");
   REQUIRE(command.has_value());
   CHECK(command->verb == Verb::List);
@@ -91,9 +93,10 @@ TEST_CASE("parse_command rejects an empty or blank line", "[control][command_par
 }
 
 TEST_CASE("parse_command rejects unknown verbs", "[control][command_parser]") {
-  const std::string line = GENERATE(std::string("FOO"), std::string("RETRX a"), std::string("RET a"),
-                                    std::string("R"), std::string("\x01\x02"), std::string("XYZW"),
-                                    std::string("RETR\tfile"), std::string("USER\xFF"));
+  const std::string line =
+      GENERATE(std::string("FOO"), std::string("RETRX a"), std::string("RET a"), std::string("R"),
+               std::string("\x01\x02"), std::string("XYZW"), std::string("RETR\tfile"),
+               std::string("USER\xFF"));
   const auto command = parse_command(line);
   REQUIRE_FALSE(command.has_value());
   CHECK(command.error() == Errc::UnknownVerb);
@@ -106,7 +109,8 @@ TEST_CASE("parse_command does not accept a verb that differs only by a trailing 
   CHECK_FALSE(command.has_value());
 }
 
-TEST_CASE("every verb name round-trips through verb_name and find_verb", "[control][command_parser]") {
+TEST_CASE("every verb name round-trips through verb_name and find_verb",
+          "[control][command_parser]") {
   for (const Verb verb : kAllVerbs) {
     const auto name = verb_name(verb);
     INFO("verb " << static_cast<int>(verb) << " name " << name);
@@ -153,7 +157,8 @@ TEST_CASE("RFC 775 X-aliases map to their verbs and verb_name gives the standard
   CHECK(parsed->verb == verb);
 }
 
-TEST_CASE("find_verb returns nullopt for unknown, empty and prefix names", "[control][command_parser]") {
+TEST_CASE("find_verb returns nullopt for unknown, empty and prefix names",
+          "[control][command_parser]") {
   const std::string name = GENERATE(std::string(""), std::string("US"), std::string("USERS"),
                                     std::string("XPW"), std::string(" USER"));
   CHECK_FALSE(find_verb(name).has_value());

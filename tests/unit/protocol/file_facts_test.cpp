@@ -1,7 +1,8 @@
 #include "protocol/listing/file_facts.hpp"
 
-#include <catch2/catch.hpp>
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 

@@ -38,15 +38,15 @@ TEST_CASE("parse_port_argument accepts the field boundaries 0 and 255", "[contro
 
 TEST_CASE("parse_port_argument rejects every malformed form", "[control][host_port]") {
   const std::string text = GENERATE(
-      std::string(""), std::string("1"), std::string("1,2,3,4,5"),
-      std::string("256,0,0,1,4,0"), std::string("1,2,3,4,256,0"), std::string("1,2,3,4,4,256"),
-      std::string("1,2,3,4,0,0"), std::string("127,0,0,1,0,0"), std::string("a,b,c,d,e,f"),
-      std::string("1,2,3,4,5,x"), std::string("-1,2,3,4,5,6"), std::string("1,2,3,4,5,+6"),
-      std::string(" 1,2,3,4,5,6"), std::string("1,2,3,4,5,6 "), std::string("1, 2,3,4,5,6"),
-      std::string("1,,3,4,5,6"), std::string("1,2,3,4,5,"), std::string(",1,2,3,4,5,6"),
-      std::string("1.2.3.4.5.6"), std::string("000001,2,3,4,5,6"),
-      std::string("99999999999,2,3,4,5,6"), std::string("4294967297,0,0,1,4,0"),
-      std::string("(1,2,3,4,5,6)"), std::string("0x1,2,3,4,5,6"));
+      std::string(""), std::string("1"), std::string("1,2,3,4,5"), std::string("256,0,0,1,4,0"),
+      std::string("1,2,3,4,256,0"), std::string("1,2,3,4,4,256"), std::string("1,2,3,4,0,0"),
+      std::string("127,0,0,1,0,0"), std::string("a,b,c,d,e,f"), std::string("1,2,3,4,5,x"),
+      std::string("-1,2,3,4,5,6"), std::string("1,2,3,4,5,+6"), std::string(" 1,2,3,4,5,6"),
+      std::string("1,2,3,4,5,6 "), std::string("1, 2,3,4,5,6"), std::string("1,,3,4,5,6"),
+      std::string("1,2,3,4,5,"), std::string(",1,2,3,4,5,6"), std::string("1.2.3.4.5.6"),
+      std::string("000001,2,3,4,5,6"), std::string("99999999999,2,3,4,5,6"),
+      std::string("4294967297,0,0,1,4,0"), std::string("(1,2,3,4,5,6)"),
+      std::string("0x1,2,3,4,5,6"));
   INFO("PORT " << text);
   const auto parsed = parse_port_argument(text);
   REQUIRE_FALSE(parsed.has_value());
@@ -54,10 +54,12 @@ TEST_CASE("parse_port_argument rejects every malformed form", "[control][host_po
   CHECK(parsed.error() == gridftp::Condition::BadAddress);
 }
 
-TEST_CASE("parse_port_argument rejects a seventh field or a trailing comma", "[control][host_port]") {
+TEST_CASE("parse_port_argument rejects a seventh field or a trailing comma",
+          "[control][host_port]") {
   // RFC 959: exactly six fields. Text after the sixth must not be silently ignored.
-  const std::string text = GENERATE(std::string("1,2,3,4,5,6,7"), std::string("1,2,3,4,5,6,"),
-                                    std::string("127,0,0,1,4,0,junk"), std::string("1,2,3,4,5,6,7,8"));
+  const std::string text =
+      GENERATE(std::string("1,2,3,4,5,6,7"), std::string("1,2,3,4,5,6,"),
+               std::string("127,0,0,1,4,0,junk"), std::string("1,2,3,4,5,6,7,8"));
   INFO("PORT " << text);
   const auto parsed = parse_port_argument(text);
   REQUIRE_FALSE(parsed.has_value());
@@ -67,14 +69,15 @@ TEST_CASE("parse_port_argument rejects a seventh field or a trailing comma", "[c
 TEST_CASE("format_port_argument writes h1,h2,h3,h4,p1,p2", "[control][host_port]") {
   CHECK(format_port_argument(HostPort{"127.0.0.1", 52793, false}) == "127,0,0,1,206,57");
   CHECK(format_port_argument(HostPort{"10.0.0.1", 1, false}) == "10,0,0,1,0,1");
-  CHECK(format_port_argument(HostPort{"255.255.255.255", 65535, false}) == "255,255,255,255,255,255");
+  CHECK(format_port_argument(HostPort{"255.255.255.255", 65535, false}) ==
+        "255,255,255,255,255,255");
   CHECK(format_port_argument(HostPort{"1.2.3.4", 256, false}) == "1,2,3,4,1,0");
 }
 
 TEST_CASE("PORT argument round-trips through parse and format", "[control][host_port]") {
-  const std::string text = GENERATE(std::string("127,0,0,1,206,57"), std::string("0,0,0,0,0,1"),
-                                    std::string("255,255,255,255,255,255"),
-                                    std::string("192,168,10,20,4,0"));
+  const std::string text =
+      GENERATE(std::string("127,0,0,1,206,57"), std::string("0,0,0,0,0,1"),
+               std::string("255,255,255,255,255,255"), std::string("192,168,10,20,4,0"));
   const auto parsed = parse_port_argument(text);
   REQUIRE(parsed.has_value());
   CHECK(format_port_argument(*parsed) == text);
@@ -122,14 +125,22 @@ TEST_CASE("parse_eprt_argument rejects every malformed form", "[control][host_po
       std::string(""), std::string("|"), std::string("||||"), std::string("|1|1.2.3.4|21"),
       std::string("1|1.2.3.4|21|"), std::string("|1|1.2.3.4|21!"), std::string("!1|1.2.3.4|21!"),
       std::string("|1!1.2.3.4!21|"), std::string("|1|1.2.3.4|21|x|"), std::string("|1|1.2.3.4||"),
-      std::string("|1|1.2.3.4|0|"), std::string("|1|1.2.3.4|65536|"), std::string("|1|1.2.3.4|99999|"),
-      std::string("|1|1.2.3.4|-1|"), std::string("|1|1.2.3.4|2a|"), std::string("|1|1.2.3.4| 21|"),
-      std::string("|1|1.2.3|21|"), std::string("|1|1.2.3.4.5|21|"), std::string("|1|256.1.1.1|21|"),
-      std::string("|1|::1|21|"), std::string("|1||21|"), std::string("|2|1.2.3.4|21|"),
-      std::string("|2|::g|21|"), std::string("|2|:|21|"), std::string("|2||21|"),
-      std::string("|1|a.b.c.d|21|"), std::string("|1|1..2.3|21|"),
-      std::string(" |1|1.2.3.4|21|"), std::string("\x01" "1\x01" "1.2.3.4\x01" "21\x01"),
-      std::string("\x7f" "1\x7f" "1.2.3.4\x7f" "21\x7f"), std::string("|2|") + std::string(46, ':') + "|21|");
+      std::string("|1|1.2.3.4|0|"), std::string("|1|1.2.3.4|65536|"),
+      std::string("|1|1.2.3.4|99999|"), std::string("|1|1.2.3.4|-1|"),
+      std::string("|1|1.2.3.4|2a|"), std::string("|1|1.2.3.4| 21|"), std::string("|1|1.2.3|21|"),
+      std::string("|1|1.2.3.4.5|21|"), std::string("|1|256.1.1.1|21|"), std::string("|1|::1|21|"),
+      std::string("|1||21|"), std::string("|2|1.2.3.4|21|"), std::string("|2|::g|21|"),
+      std::string("|2|:|21|"), std::string("|2||21|"), std::string("|1|a.b.c.d|21|"),
+      std::string("|1|1..2.3|21|"), std::string(" |1|1.2.3.4|21|"),
+      std::string("\x01"
+                  "1\x01"
+                  "1.2.3.4\x01"
+                  "21\x01"),
+      std::string("\x7f"
+                  "1\x7f"
+                  "1.2.3.4\x7f"
+                  "21\x7f"),
+      std::string("|2|") + std::string(46, ':') + "|21|");
   INFO("EPRT " << text);
   const auto parsed = parse_eprt_argument(text);
   REQUIRE_FALSE(parsed.has_value());
@@ -143,9 +154,9 @@ TEST_CASE("format_eprt_argument writes |af|addr|port|", "[control][host_port]") 
 }
 
 TEST_CASE("EPRT argument round-trips through parse and format", "[control][host_port]") {
-  const std::string text = GENERATE(std::string("|1|132.235.1.2|6275|"), std::string("|2|::1|1|"),
-                                    std::string("|2|fe80::1:2:3:4|65535|"),
-                                    std::string("|1|0.0.0.0|2811|"));
+  const std::string text =
+      GENERATE(std::string("|1|132.235.1.2|6275|"), std::string("|2|::1|1|"),
+               std::string("|2|fe80::1:2:3:4|65535|"), std::string("|1|0.0.0.0|2811|"));
   const auto parsed = parse_eprt_argument(text);
   REQUIRE(parsed.has_value());
   CHECK(format_eprt_argument(*parsed) == text);

@@ -67,7 +67,9 @@ TEST_CASE("JsonObjectWriter writes an empty object", "[json]") {
 
 TEST_CASE("JsonObjectWriter writes pairs in order with escaped keys and values", "[json]") {
   JsonObjectWriter writer;
-  writer.add("file", "/a \"b\"\n").add("bytes", std::uint64_t{1234}).add("k\\ey", std::string_view("v"));
+  writer.add("file", "/a \"b\"\n")
+      .add("bytes", std::uint64_t{1234})
+      .add("k\\ey", std::string_view("v"));
   CHECK(writer.str() == R"({"file":"/a \"b\"\n","bytes":1234,"k\\ey":"v"})");
 }
 

@@ -15,7 +15,8 @@ namespace {
 
 std::span<const char> bytes_of(std::string_view text) { return {text.data(), text.size()}; }
 
-std::vector<LineEvent> feed_chunks(LineReader& reader, const std::vector<std::string_view>& chunks) {
+std::vector<LineEvent> feed_chunks(LineReader& reader,
+                                   const std::vector<std::string_view>& chunks) {
   std::vector<LineEvent> events;
   for (const auto chunk : chunks) reader.feed(bytes_of(chunk), events);
   return events;
@@ -65,7 +66,8 @@ TEST_CASE("LineReader accepts a bare LF as a line end", "[control][line_reader]"
   CHECK(events[1].line == "PWD");
 }
 
-TEST_CASE("LineReader yields an empty line for CRLF alone and for LF alone", "[control][line_reader]") {
+TEST_CASE("LineReader yields an empty line for CRLF alone and for LF alone",
+          "[control][line_reader]") {
   LineReader reader(4096);
   const auto events = feed_one(reader, "\r\n\n");
   REQUIRE(events.size() == 2);
@@ -75,7 +77,8 @@ TEST_CASE("LineReader yields an empty line for CRLF alone and for LF alone", "[c
   CHECK_FALSE(events[1].too_long);
 }
 
-TEST_CASE("LineReader yields nothing for an empty feed or a partial line", "[control][line_reader]") {
+TEST_CASE("LineReader yields nothing for an empty feed or a partial line",
+          "[control][line_reader]") {
   LineReader reader(4096);
   CHECK(feed_one(reader, "").empty());
   CHECK(reader.buffered_bytes() == 0);
@@ -95,7 +98,8 @@ TEST_CASE("LineReader keeps a CR that is not just before LF", "[control][line_re
   CHECK(events[0].line == "a\rb\r");
 }
 
-TEST_CASE("LineReader holds a CR at the end of a chunk until the LF arrives", "[control][line_reader]") {
+TEST_CASE("LineReader holds a CR at the end of a chunk until the LF arrives",
+          "[control][line_reader]") {
   LineReader reader(4096);
   auto events = feed_one(reader, "QUIT\r");
   CHECK(events.empty());
@@ -132,7 +136,8 @@ TEST_CASE("LineReader gives the same lines when fed one byte at a time", "[contr
   CHECK(events[2].line == "X\xFFY");
 }
 
-TEST_CASE("LineReader cap: a CRLF line of exactly max_line_bytes is accepted", "[control][line_reader]") {
+TEST_CASE("LineReader cap: a CRLF line of exactly max_line_bytes is accepted",
+          "[control][line_reader]") {
   // The cap counts the terminating LF: everything before it may use max_line_bytes - 1 bytes,
   // so with CRLF the text may be max_line_bytes - 2 bytes.
   const std::size_t cap = GENERATE(as<std::size_t>{}, 3, 4, 10, 64, 4096);
@@ -144,7 +149,8 @@ TEST_CASE("LineReader cap: a CRLF line of exactly max_line_bytes is accepted", "
   CHECK(events[0].line == text);
 }
 
-TEST_CASE("LineReader cap: a CRLF line of max_line_bytes + 1 is too long", "[control][line_reader]") {
+TEST_CASE("LineReader cap: a CRLF line of max_line_bytes + 1 is too long",
+          "[control][line_reader]") {
   const std::size_t cap = GENERATE(as<std::size_t>{}, 3, 4, 10, 64, 4096);
   LineReader reader(cap);
   const auto events = feed_one(reader, std::string(cap - 1, 'a') + "\r\n");
@@ -171,7 +177,8 @@ TEST_CASE("LineReader cap: a bare-LF line of exactly max_line_bytes is accepted,
   }
 }
 
-TEST_CASE("LineReader cap of 1 still yields empty lines and rejects any text", "[control][line_reader]") {
+TEST_CASE("LineReader cap of 1 still yields empty lines and rejects any text",
+          "[control][line_reader]") {
   LineReader reader(1);
   const auto events = feed_one(reader, "\nx\n");
   REQUIRE(events.size() == 2);
@@ -223,7 +230,8 @@ TEST_CASE("LineReader overlong line split at any byte gives one too_long event t
   }
 }
 
-TEST_CASE("LineReader strips Telnet commands IAC IP and IAC DM before ABOR", "[control][line_reader][telnet]") {
+TEST_CASE("LineReader strips Telnet commands IAC IP and IAC DM before ABOR",
+          "[control][line_reader][telnet]") {
   LineReader reader(4096);
   const auto events = feed_one(reader, iac({kIac, kIp, kIac, kDm}) + "ABOR\r\n");
   REQUIRE(events.size() == 1);
@@ -245,17 +253,21 @@ TEST_CASE("LineReader turns IAC IAC into one 0xFF data byte", "[control][line_re
   LineReader reader(4096);
   const auto events = feed_one(reader, "STOR a" + iac({kIac, kIac}) + "b\r\n");
   REQUIRE(events.size() == 1);
-  CHECK(events[0].line == "STOR a\xFF" "b");
+  CHECK(events[0].line ==
+        "STOR a\xFF"
+        "b");
 }
 
-TEST_CASE("LineReader strips single-byte Telnet commands such as NOP", "[control][line_reader][telnet]") {
+TEST_CASE("LineReader strips single-byte Telnet commands such as NOP",
+          "[control][line_reader][telnet]") {
   LineReader reader(4096);
   const auto events = feed_one(reader, "PW" + iac({kIac, kNop}) + "D\r\n");
   REQUIRE(events.size() == 1);
   CHECK(events[0].line == "PWD");
 }
 
-TEST_CASE("LineReader handles Telnet sequences split at any byte", "[control][line_reader][telnet]") {
+TEST_CASE("LineReader handles Telnet sequences split at any byte",
+          "[control][line_reader][telnet]") {
   const std::string wire = iac({kIac, kIp, kIac, kDm}) + "AB" + iac({kIac, kWill, 1}) + "OR" +
                            iac({kIac, kIac}) + "\r\n";
   for (std::size_t cut = 0; cut <= wire.size(); ++cut) {
@@ -276,7 +288,8 @@ TEST_CASE("LineReader: an IAC command between CR and LF still ends the line clea
   CHECK(events[0].line == "NOOP");
 }
 
-TEST_CASE("LineReader: stripped Telnet bytes do not count toward the cap", "[control][line_reader][telnet]") {
+TEST_CASE("LineReader: stripped Telnet bytes do not count toward the cap",
+          "[control][line_reader][telnet]") {
   LineReader reader(6);
   // "ABOR\r\n" is exactly 6 bytes; the 4 Telnet bytes before it are not line data.
   const auto events = feed_one(reader, iac({kIac, kIp, kIac, kDm}) + "ABOR\r\n");

@@ -18,7 +18,8 @@ std::vector<std::string> normalize(const std::vector<std::string_view>& argument
 
 }  // namespace
 
-TEST_CASE("normalize_long_options doubles the dash of known single-dash names", "[cli][long_options]") {
+TEST_CASE("normalize_long_options doubles the dash of known single-dash names",
+          "[cli][long_options]") {
   CHECK(normalize({"-port", "2811"}) == std::vector<std::string>{"--port", "2811"});
   CHECK(normalize({"-vb"}) == std::vector<std::string>{"--vb"});
   CHECK(normalize({"-aa", "-restrict-paths", "R/x"}) ==
@@ -27,19 +28,19 @@ TEST_CASE("normalize_long_options doubles the dash of known single-dash names", 
 
 TEST_CASE("normalize_long_options rewrites -name=value keeping the value", "[cli][long_options]") {
   CHECK(normalize({"-port=2811"}) == std::vector<std::string>{"--port=2811"});
-  CHECK(normalize({"-log-transfer=/tmp/a=b"}) == std::vector<std::string>{"--log-transfer=/tmp/a=b"});
+  CHECK(normalize({"-log-transfer=/tmp/a=b"}) ==
+        std::vector<std::string>{"--log-transfer=/tmp/a=b"});
   CHECK(normalize({"-port="}) == std::vector<std::string>{"--port="});
 }
 
 TEST_CASE("normalize_long_options leaves unknown, single-letter and double-dash words alone",
           "[cli][long_options]") {
-  const std::string_view word = GENERATE(std::string_view("-p"), std::string_view("-d"),
-                                         std::string_view("-portx"), std::string_view("-por"),
-                                         std::string_view("--port"), std::string_view("--vb"),
-                                         std::string_view("port"), std::string_view("-"),
-                                         std::string_view("--"), std::string_view(""),
-                                         std::string_view("-=port"), std::string_view("-unknown=1"),
-                                         std::string_view("-Port"), std::string_view("---port"));
+  const std::string_view word =
+      GENERATE(std::string_view("-p"), std::string_view("-d"), std::string_view("-portx"),
+               std::string_view("-por"), std::string_view("--port"), std::string_view("--vb"),
+               std::string_view("port"), std::string_view("-"), std::string_view("--"),
+               std::string_view(""), std::string_view("-=port"), std::string_view("-unknown=1"),
+               std::string_view("-Port"), std::string_view("---port"));
   INFO("word " << word);
   CHECK(normalize({word}) == std::vector<std::string>{std::string(word)});
 }

@@ -83,30 +83,12 @@ TEST_CASE("reply_for_error gives every Condition enumerator a named, well-formed
 
 TEST_CASE("reply_for_error maps errno values from storage", "[control][reply_for_error]") {
   auto [error, code] = GENERATE(table<int, int>({
-      {ENOENT, 550},
-      {EACCES, 550},
-      {EPERM, 550},
-      {EROFS, 550},
-      {EXDEV, 550},
-      {ELOOP, 550},
-      {ENOTDIR, 550},
-      {EISDIR, 550},
-      {EEXIST, 553},
-      {ENOTEMPTY, 550},
-      {ENOSPC, 452},
-      {EDQUOT, 452},
-      {EFBIG, 452},
-      {ENAMETOOLONG, 553},
-      {EINVAL, 553},
-      {ECONNREFUSED, 425},
-      {ECONNRESET, 425},
-      {EPIPE, 425},
-      {ETIMEDOUT, 425},
-      {ENETUNREACH, 425},
-      {EHOSTUNREACH, 425},
-      {ECANCELED, 426},
-      {EIO, 451},
-      {ENOMEM, 451},
+      {ENOENT, 550},       {EACCES, 550},       {EPERM, 550},     {EROFS, 550},
+      {EXDEV, 550},        {ELOOP, 550},        {ENOTDIR, 550},   {EISDIR, 550},
+      {EEXIST, 553},       {ENOTEMPTY, 550},    {ENOSPC, 452},    {EDQUOT, 452},
+      {EFBIG, 452},        {ENAMETOOLONG, 553}, {EINVAL, 553},    {ECONNREFUSED, 425},
+      {ECONNRESET, 425},   {EPIPE, 425},        {ETIMEDOUT, 425}, {ENETUNREACH, 425},
+      {EHOSTUNREACH, 425}, {ECANCELED, 426},    {EIO, 451},       {ENOMEM, 451},
   }));
   INFO("errno " << error << ": " << std::generic_category().message(error));
   const auto generic = reply_for_error(std::error_code(error, std::generic_category()));
@@ -137,14 +119,16 @@ TEST_CASE("reply_for_error maps protocol::Errc values", "[control][reply_for_err
   check_well_formed(reply);
 }
 
-TEST_CASE("reply_for_error gives 451 for an unrelated or empty error", "[control][reply_for_error]") {
+TEST_CASE("reply_for_error gives 451 for an unrelated or empty error",
+          "[control][reply_for_error]") {
   CHECK(reply_for_error(std::make_error_code(std::future_errc::broken_promise)).code == 451);
   CHECK(reply_for_error(std::error_code(12345, gridftp::condition_category())).code == 451);
   CHECK(reply_for_error(std::error_code(999, gridftp::protocol::protocol_category())).code == 451);
   CHECK(reply_for_error(std::error_code()).code == 451);
 }
 
-TEST_CASE("reply_for_error distinguishes not-logged-in from login-failed text", "[control][reply_for_error]") {
+TEST_CASE("reply_for_error distinguishes not-logged-in from login-failed text",
+          "[control][reply_for_error]") {
   const auto not_logged_in = reply_for_error(error_code_for(Condition::NotLoggedIn));
   const auto failed = reply_for_error(error_code_for(Condition::LoginFailed));
   CHECK(not_logged_in.code == failed.code);

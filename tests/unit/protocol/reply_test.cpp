@@ -41,7 +41,8 @@ TEST_CASE("format_reply writes a single-line reply with empty text", "[control][
   CHECK(format_reply(make_reply(200, "")) == "200 \r\n");
 }
 
-TEST_CASE("format_reply of a reply with no lines still writes one well-formed line", "[control][reply]") {
+TEST_CASE("format_reply of a reply with no lines still writes one well-formed line",
+          "[control][reply]") {
   CHECK(format_reply(Reply{226, {}}) == "226 \r\n");
 }
 
@@ -51,7 +52,8 @@ TEST_CASE("format_reply writes a multi-line reply byte-exact", "[control][reply]
 }
 
 TEST_CASE("format_reply writes a two-line reply with no middle lines", "[control][reply]") {
-  CHECK(format_reply(Reply{214, {"Help follows", "Help OK."}}) == "214-Help follows\r\n214 Help OK.\r\n");
+  CHECK(format_reply(Reply{214, {"Help follows", "Help OK."}}) ==
+        "214-Help follows\r\n214 Help OK.\r\n");
 }
 
 TEST_CASE("format_reply indents a continuation line that would read as the end line",
@@ -62,18 +64,20 @@ TEST_CASE("format_reply indents a continuation line that would read as the end l
   CHECK(format_reply(reply) == "211-Status\r\n " + looks_final + "\r\n211 End.\r\n");
 }
 
-TEST_CASE("format_reply leaves continuation lines alone that cannot end the reply", "[control][reply]") {
-  const std::string harmless = GENERATE(std::string("123-dash"), std::string("12 short"),
-                                        std::string("123"), std::string("abc def"),
-                                        std::string("1a3 x"), std::string(""));
+TEST_CASE("format_reply leaves continuation lines alone that cannot end the reply",
+          "[control][reply]") {
+  const std::string harmless =
+      GENERATE(std::string("123-dash"), std::string("12 short"), std::string("123"),
+               std::string("abc def"), std::string("1a3 x"), std::string(""));
   const Reply reply{211, {"Status", harmless, "End."}};
   CHECK(format_reply(reply) == "211-Status\r\n" + harmless + "\r\n211 End.\r\n");
 }
 
-TEST_CASE("format_reply: CR or LF inside single-line text cannot forge a line", "[control][reply]") {
-  const std::string text = GENERATE(std::string("a\r\n230 Logged in."), std::string("x\n230 y"),
-                                    std::string("x\r230 y"), std::string("\r\n"),
-                                    std::string("name\r\n\r\n"));
+TEST_CASE("format_reply: CR or LF inside single-line text cannot forge a line",
+          "[control][reply]") {
+  const std::string text =
+      GENERATE(std::string("a\r\n230 Logged in."), std::string("x\n230 y"), std::string("x\r230 y"),
+               std::string("\r\n"), std::string("name\r\n\r\n"));
   const auto wire = format_reply(make_reply(550, text));
   const auto lines = wire_lines(wire);
   REQUIRE(lines.size() == 1);
@@ -111,7 +115,8 @@ TEST_CASE("format_reply always writes a three-digit code", "[control][reply]") {
   CHECK(format_reply(make_reply(code, "t")) == prefix + " t\r\n");
 }
 
-TEST_CASE("format_reply never writes a non-digit code byte for out-of-range codes", "[control][reply]") {
+TEST_CASE("format_reply never writes a non-digit code byte for out-of-range codes",
+          "[control][reply]") {
   const int code = GENERATE(-1, -550, 1000, 1550, 2147483647);
   const auto wire = format_reply(make_reply(code, "t"));
   REQUIRE(wire.size() >= 4);

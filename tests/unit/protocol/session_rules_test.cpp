@@ -25,9 +25,19 @@ constexpr Verb kAllVerbs[] = {
 
 bool is_pre_login_verb(Verb verb) {
   switch (verb) {
-    case Verb::User: case Verb::Pass: case Verb::Quit: case Verb::Feat: case Verb::Syst:
-    case Verb::Help: case Verb::Noop: case Verb::Opts: case Verb::Auth: case Verb::Adat:
-    case Verb::Pbsz: case Verb::Prot: case Verb::Lang:
+    case Verb::User:
+    case Verb::Pass:
+    case Verb::Quit:
+    case Verb::Feat:
+    case Verb::Syst:
+    case Verb::Help:
+    case Verb::Noop:
+    case Verb::Opts:
+    case Verb::Auth:
+    case Verb::Adat:
+    case Verb::Pbsz:
+    case Verb::Prot:
+    case Verb::Lang:
       return true;
     default:
       return false;
@@ -45,10 +55,11 @@ TEST_CASE("check_allowed lets every verb run once logged in", "[control][session
 
 TEST_CASE("check_allowed refuses file and data commands before login with NotLoggedIn",
           "[control][session_rules]") {
-  const Verb verb = GENERATE(Verb::Retr, Verb::Stor, Verb::List, Verb::Nlst, Verb::Mlsd, Verb::Cwd,
-                             Verb::Pwd, Verb::Dele, Verb::Mkd, Verb::Rnfr, Verb::Pasv, Verb::Port,
-                             Verb::Eprt, Verb::Epsv, Verb::Site, Verb::Size, Verb::Eret, Verb::Esto,
-                             Verb::Spas, Verb::Spor, Verb::Cksm, Verb::Type, Verb::Stat, Verb::Abor);
+  const Verb verb =
+      GENERATE(Verb::Retr, Verb::Stor, Verb::List, Verb::Nlst, Verb::Mlsd, Verb::Cwd, Verb::Pwd,
+               Verb::Dele, Verb::Mkd, Verb::Rnfr, Verb::Pasv, Verb::Port, Verb::Eprt, Verb::Epsv,
+               Verb::Site, Verb::Size, Verb::Eret, Verb::Esto, Verb::Spas, Verb::Spor, Verb::Cksm,
+               Verb::Type, Verb::Stat, Verb::Abor);
   const LoginPhase phase = GENERATE(LoginPhase::AwaitingUser, LoginPhase::AwaitingPassword);
   const auto allowed = check_allowed(verb, phase);
   REQUIRE_FALSE(allowed.has_value());
@@ -58,8 +69,9 @@ TEST_CASE("check_allowed refuses file and data commands before login with NotLog
 
 TEST_CASE("check_allowed lets login, security and discovery verbs run before login",
           "[control][session_rules]") {
-  const Verb verb = GENERATE(Verb::User, Verb::Quit, Verb::Feat, Verb::Syst, Verb::Help, Verb::Noop,
-                             Verb::Opts, Verb::Auth, Verb::Adat, Verb::Pbsz, Verb::Prot, Verb::Lang);
+  const Verb verb =
+      GENERATE(Verb::User, Verb::Quit, Verb::Feat, Verb::Syst, Verb::Help, Verb::Noop, Verb::Opts,
+               Verb::Auth, Verb::Adat, Verb::Pbsz, Verb::Prot, Verb::Lang);
   const LoginPhase phase = GENERATE(LoginPhase::AwaitingUser, LoginPhase::AwaitingPassword);
   CHECK(check_allowed(verb, phase).has_value());
 }

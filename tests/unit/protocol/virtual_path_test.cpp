@@ -76,7 +76,8 @@ TEST_CASE("resolve_virtual_path refuses to climb above the root", "[control][vir
   CHECK(resolved.error() == gridftp::Condition::PermissionDenied);
 }
 
-TEST_CASE("resolve_virtual_path rejects a NUL byte in the path or the cwd", "[control][virtual_path]") {
+TEST_CASE("resolve_virtual_path rejects a NUL byte in the path or the cwd",
+          "[control][virtual_path]") {
   using namespace std::string_view_literals;
   const auto in_path = resolve_virtual_path("/", "a\0b"sv);
   REQUIRE_FALSE(in_path.has_value());
@@ -156,7 +157,8 @@ TEST_CASE("parent_path gives the directory holding the last component", "[contro
 }
 
 TEST_CASE("parent_path and base_name recompose a normalized path", "[control][virtual_path]") {
-  const std::string path = GENERATE(std::string("/a"), std::string("/a/b"), std::string("/x/y/z.txt"));
+  const std::string path =
+      GENERATE(std::string("/a"), std::string("/a/b"), std::string("/x/y/z.txt"));
   const auto parent = std::string(parent_path(path));
   const auto joined = parent == "/" ? "/" + std::string(base_name(path))
                                     : parent + "/" + std::string(base_name(path));

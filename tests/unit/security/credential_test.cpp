@@ -1,7 +1,8 @@
 #include "security/credential.hpp"
 
-#include <catch2/catch.hpp>
 #include <map>
+
+#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 #include "security/security_errors.hpp"

@@ -1,9 +1,9 @@
 #include "security/delegation.hpp"
 
-#include <openssl/x509v3.h>
+#include <ctime>
 
 #include <catch2/catch.hpp>
-#include <ctime>
+#include <openssl/x509v3.h>
 
 #include "security/security_errors.hpp"
 #include "security/trust_store.hpp"

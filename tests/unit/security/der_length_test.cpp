@@ -1,7 +1,8 @@
 #include "security/der_length.hpp"
 
-#include <catch2/catch.hpp>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "security/security_errors.hpp"
 

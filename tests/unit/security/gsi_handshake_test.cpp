@@ -34,7 +34,8 @@ SslCtxPtr control_context(const Credential& own, TlsRole role, int max_version =
 gridftp::Result<void> run(Pair& pair) {
   auto token = pair.initiator.step({});
   if (!token) return gridftp::make_error(token.error());
-  for (int round = 0; round < 10 && !(pair.initiator.complete() && pair.acceptor.complete()); ++round) {
+  for (int round = 0; round < 10 && !(pair.initiator.complete() && pair.acceptor.complete());
+       ++round) {
     auto reply = pair.acceptor.step(*token);
     if (!reply) return gridftp::make_error(reply.error());
     ++pair.exchanges;
@@ -55,8 +56,10 @@ Pair make_pair(const Credential& client_cred, const Credential* delegate, int cl
   GsiOptions initiator_options;
   initiator_options.delegate_from = delegate;
   initiator_options.ssl_compatible = ssl_compatible;
-  auto initiator = GsiHandshake::create(client_ctx.get(), GsiHandshake::Role::Client, initiator_options);
-  auto acceptor = GsiHandshake::create(server_ctx.get(), GsiHandshake::Role::Server, acceptor_options);
+  auto initiator =
+      GsiHandshake::create(client_ctx.get(), GsiHandshake::Role::Client, initiator_options);
+  auto acceptor =
+      GsiHandshake::create(server_ctx.get(), GsiHandshake::Role::Server, acceptor_options);
   REQUIRE(initiator);
   REQUIRE(acceptor);
   return Pair{std::move(*initiator), std::move(*acceptor)};
@@ -98,7 +101,8 @@ TEST_CASE("GSI control protection wraps and unwraps lines in order", "[security]
   const auto proxy = test_pki().user_proxy();
   auto pair = make_pair(proxy, nullptr);
   REQUIRE(run(pair));
-  for (const std::string& line : std::vector<std::string>{"USER :globus-mapping:\r\n", "PASS \r\n", std::string(3000, 'x') + "\r\n"}) {
+  for (const std::string& line : std::vector<std::string>{"USER :globus-mapping:\r\n", "PASS \r\n",
+                                                          std::string(3000, 'x') + "\r\n"}) {
     auto token = wrap_record(pair.initiator.engine(), line);
     REQUIRE(token);
     auto plain = unwrap_records(pair.acceptor.engine(), *token);

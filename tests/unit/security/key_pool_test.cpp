@@ -1,10 +1,10 @@
 #include "security/key_pool.hpp"
 
-#include <openssl/x509.h>
-
-#include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
+
+#include <catch2/catch.hpp>
+#include <openssl/x509.h>
 
 #include "security/delegation.hpp"
 
@@ -15,7 +15,8 @@ EvpPkeyPtr rsa_key(int bits) { return EvpPkeyPtr(EVP_RSA_gen(static_cast<unsigne
 
 }  // namespace
 
-TEST_CASE("a pool without a maker hands out exactly the keys put into it, once each", "[security][key_pool]") {
+TEST_CASE("a pool without a maker hands out exactly the keys put into it, once each",
+          "[security][key_pool]") {
   KeyPool pool(2048, 0);
   CHECK(pool.take() == nullptr);
   auto key = rsa_key(2048);
@@ -47,10 +48,12 @@ TEST_CASE("a private key survives the PEM hand-over to a session process", "[sec
   auto back = parse_private_key_pem(*pem);
   REQUIRE(back.has_value());
   CHECK(EVP_PKEY_eq(back->get(), key.get()) == 1);
-  CHECK_FALSE(parse_private_key_pem("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n").has_value());
+  CHECK_FALSE(parse_private_key_pem("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
+                  .has_value());
 }
 
-TEST_CASE("a delegation request uses a ready key only when it has the size wanted", "[security][key_pool]") {
+TEST_CASE("a delegation request uses a ready key only when it has the size wanted",
+          "[security][key_pool]") {
   auto ready = rsa_key(2048);
   EVP_PKEY* raw = ready.get();
   auto request = make_delegation_request(nullptr, std::move(ready));

@@ -1,9 +1,8 @@
 #include "security/openssl_error.hpp"
 
+#include <catch2/catch.hpp>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-
-#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 #include "security/openssl_ptr.hpp"

@@ -1,8 +1,9 @@
 #include "security/password_hash.hpp"
 
 #include <array>
-#include <catch2/catch.hpp>
 #include <string>
+
+#include <catch2/catch.hpp>
 
 #include "protocol/core/errors.hpp"
 #include "security/security_errors.hpp"

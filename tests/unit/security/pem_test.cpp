@@ -1,8 +1,7 @@
 #include "security/pem.hpp"
 
-#include <openssl/pem.h>
-
 #include <catch2/catch.hpp>
+#include <openssl/pem.h>
 
 #include "security/security_errors.hpp"
 #include "tests/unit/security/test_pki.hpp"

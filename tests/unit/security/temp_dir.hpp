@@ -1,12 +1,12 @@
 // A private temporary directory for one test, removed with everything in it at scope exit.
 #pragma once
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+
+#include <stdlib.h>  // mkdtemp
 
 namespace gridftp::security::testing {
 

@@ -1,15 +1,15 @@
 // The TestPki fixture (test_pki.hpp) and the checks that it builds what it promises. It lives in
 // a *_test.cpp file because tests/CMakeLists.txt globs only those.
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
-
-#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include <catch2/catch.hpp>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
 
 #include "security/trust_store.hpp"
 #include "security/x509_identity.hpp"

@@ -1,8 +1,7 @@
 #include "security/trust_store.hpp"
 
-#include <stdlib.h>  // setenv
-
 #include <catch2/catch.hpp>
+#include <stdlib.h>  // setenv
 
 #include "protocol/core/errors.hpp"
 #include "security/security_errors.hpp"

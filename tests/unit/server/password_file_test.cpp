@@ -1,12 +1,12 @@
 #include "server/auth/password_file.hpp"
 
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <catch2/catch.hpp>
-#include <fstream>
-#include <string>
 
 #include "protocol/core/errors.hpp"
 #include "security/security_errors.hpp"

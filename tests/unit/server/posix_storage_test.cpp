@@ -1,12 +1,5 @@
 #include "server/storage/posix_storage.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +10,12 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "protocol/core/errors.hpp"
 #include "server/storage/path_resolver.hpp"
@@ -162,13 +161,14 @@ TEST_CASE("PosixStorage follows a symlink that stays inside the root", "[storage
   CHECK(facts->size_bytes == 5);
 }
 
-TEST_CASE("PosixStorage refuses to read through symlinks that leave the root", "[storage][escape]") {
+TEST_CASE("PosixStorage refuses to read through symlinks that leave the root",
+          "[storage][escape]") {
   TempTree tree;
   const auto storage = tree.storage();
-  const std::string path = GENERATE(std::string("/escape_abs/secret.txt"), std::string("/escape_abs_file"),
-                                    std::string("/escape_rel/secret.txt"), std::string("/pub/escape_rel2"),
-                                    std::string("/incoming/out_abs/secret.txt"),
-                                    std::string("/incoming/out_rel/secret.txt"));
+  const std::string path = GENERATE(
+      std::string("/escape_abs/secret.txt"), std::string("/escape_abs_file"),
+      std::string("/escape_rel/secret.txt"), std::string("/pub/escape_rel2"),
+      std::string("/incoming/out_abs/secret.txt"), std::string("/incoming/out_rel/secret.txt"));
   INFO(path);
   const auto fd = storage.open_for_read(path);
   REQUIRE_FALSE(fd.has_value());
@@ -280,8 +280,10 @@ TEST_CASE("PosixStorage refuses directory, delete, rename and touch outside writ
   CHECK(storage.make_directory("/pub/d").error() == Condition::PermissionDenied);
   CHECK(storage.remove_file("/pub/readme.txt").error() == Condition::PermissionDenied);
   CHECK(storage.remove_directory("/readonly").error() == Condition::PermissionDenied);
-  CHECK(storage.rename("/pub/readme.txt", "/incoming/stolen.txt").error() == Condition::PermissionDenied);
-  CHECK(storage.rename("/incoming/mine.txt", "/pub/mine.txt").error() == Condition::PermissionDenied);
+  CHECK(storage.rename("/pub/readme.txt", "/incoming/stolen.txt").error() ==
+        Condition::PermissionDenied);
+  CHECK(storage.rename("/incoming/mine.txt", "/pub/mine.txt").error() ==
+        Condition::PermissionDenied);
   CHECK(storage.set_modify_time("/pub/readme.txt", 0).error() == Condition::PermissionDenied);
   CHECK(read_text(tree.root / "pub" / "readme.txt") == "hello");
   CHECK(fs::exists(tree.root / "incoming" / "mine.txt"));
@@ -298,7 +300,9 @@ TEST_CASE("PosixStorage allows directory, delete, rename and touch inside a writ
   CHECK(storage.rename("/incoming/mine.txt", "/incoming/d/moved.txt").has_value());
   CHECK(read_text(tree.root / "incoming" / "d" / "moved.txt") == "m");
   CHECK(storage.set_modify_time("/incoming/d/moved.txt", 1000000000).has_value());
-  CHECK(fs::last_write_time(tree.root / "incoming" / "d" / "moved.txt").time_since_epoch().count() != 0);
+  CHECK(
+      fs::last_write_time(tree.root / "incoming" / "d" / "moved.txt").time_since_epoch().count() !=
+      0);
   CHECK(storage.remove_file("/incoming/d/moved.txt").has_value());
   CHECK(storage.remove_directory("/incoming/d").has_value());
   CHECK(TempTree::names_in(tree.root / "incoming").size() == 4);  // only the fixture's symlinks
@@ -321,10 +325,10 @@ TEST_CASE("PosixStorage refuses uploads through a symlink that leaves the root, 
   const auto storage = tree.storage();
   const UploadMode mode =
       GENERATE(UploadMode::Replace, UploadMode::Append, UploadMode::Resume, UploadMode::InPlace);
-  const std::string path = GENERATE(std::string("/incoming/out_abs/new.txt"),
-                                    std::string("/incoming/out_rel/new.txt"),
-                                    std::string("/incoming/out_abs/secret.txt"),
-                                    std::string("/escape_abs/new.txt"), std::string("/escape_rel/new.txt"));
+  const std::string path =
+      GENERATE(std::string("/incoming/out_abs/new.txt"), std::string("/incoming/out_rel/new.txt"),
+               std::string("/incoming/out_abs/secret.txt"), std::string("/escape_abs/new.txt"),
+               std::string("/escape_rel/new.txt"));
   INFO(path << " mode " << static_cast<int>(mode));
   const auto upload = storage.begin_upload(path, mode, 0);
   REQUIRE_FALSE(upload.has_value());
@@ -336,8 +340,9 @@ TEST_CASE("PosixStorage refuses uploads through a symlink that leaves the root, 
   CHECK_FALSE(fs::exists(tree.outside / "d"));
 }
 
-TEST_CASE("PosixStorage: a symlink in the writable area to a read-only directory gives no write access",
-          "[storage][write][escape]") {
+TEST_CASE(
+    "PosixStorage: a symlink in the writable area to a read-only directory gives no write access",
+    "[storage][write][escape]") {
   TempTree tree;
   const auto storage = tree.storage();
   const UploadMode mode =
@@ -349,7 +354,8 @@ TEST_CASE("PosixStorage: a symlink in the writable area to a read-only directory
   REQUIRE_FALSE(overwrite.has_value());
   CHECK(overwrite.error() == Condition::PermissionDenied);
   CHECK(storage.make_directory("/incoming/to_readonly/d").error() == Condition::PermissionDenied);
-  CHECK(storage.remove_file("/incoming/to_readonly/file.txt").error() == Condition::PermissionDenied);
+  CHECK(storage.remove_file("/incoming/to_readonly/file.txt").error() ==
+        Condition::PermissionDenied);
   CHECK(sorted(TempTree::names_in(tree.root / "readonly")) == std::vector<std::string>{"file.txt"});
   CHECK(read_text(tree.root / "readonly" / "file.txt") == "original");
 }
@@ -378,8 +384,9 @@ TEST_CASE("PosixStorage: replacing a symlinked file replaces the link, not its t
   CHECK(read_text(tree.root / "incoming" / "file_link") == "new");
 }
 
-TEST_CASE("PosixStorage judges writability by real location: a read-only symlink into the area works",
-          "[storage][write]") {
+TEST_CASE(
+    "PosixStorage judges writability by real location: a read-only symlink into the area works",
+    "[storage][write]") {
   TempTree tree;
   const auto storage = tree.storage();
   auto upload = storage.begin_upload("/pub/to_incoming/via_link.txt", UploadMode::Replace, 0);
@@ -500,7 +507,8 @@ TEST_CASE("Replace upload accepts the longest legal file name", "[storage][uploa
 TEST_CASE("Replace upload refuses a name longer than the file system allows", "[storage][upload]") {
   TempTree tree;
   const auto storage = tree.storage();
-  const auto upload = storage.begin_upload("/incoming/" + std::string(256, 'n'), UploadMode::Replace, 0);
+  const auto upload =
+      storage.begin_upload("/incoming/" + std::string(256, 'n'), UploadMode::Replace, 0);
   REQUIRE_FALSE(upload.has_value());
   CHECK(upload.error() == Condition::FileNameNotAllowed);
   CHECK(TempTree::partial_files_in(tree.root / "incoming") == 0);
@@ -530,7 +538,8 @@ TEST_CASE("Append upload to a missing file creates it and starts at 0", "[storag
   CHECK(read_text(tree.root / "incoming" / "new.log") == "abc");
 }
 
-TEST_CASE("Append upload with an explicit offset starts there without truncating", "[storage][upload]") {
+TEST_CASE("Append upload with an explicit offset starts there without truncating",
+          "[storage][upload]") {
   TempTree tree;
   write_text(tree.root / "incoming" / "f.txt", "0123456789");
   const auto storage = tree.storage();
@@ -584,7 +593,8 @@ TEST_CASE("In-place uploads keep what arrived when destroyed without commit", "[
   CHECK(TempTree::partial_files_in(tree.root / "incoming") == 0);
 }
 
-TEST_CASE("Upload onto an existing directory name fails on commit and leaves nothing", "[storage][upload]") {
+TEST_CASE("Upload onto an existing directory name fails on commit and leaves nothing",
+          "[storage][upload]") {
   TempTree tree;
   fs::create_directories(tree.root / "incoming" / "sub" / "child");
   const auto storage = tree.storage();
@@ -597,7 +607,8 @@ TEST_CASE("Upload onto an existing directory name fails on commit and leaves not
 
 // ---- PathResolver directly ---------------------------------------------------------------------
 
-TEST_CASE("PathResolver opens beneath the root and reports real virtual paths", "[storage][path_resolver]") {
+TEST_CASE("PathResolver opens beneath the root and reports real virtual paths",
+          "[storage][path_resolver]") {
   TempTree tree;
   auto resolver = PathResolver::open_root(tree.root);
   REQUIRE(resolver.has_value());
@@ -620,9 +631,10 @@ TEST_CASE("PathResolver: the kernel refuses dot-dot and escaping symlinks even i
   TempTree tree;
   auto resolver = PathResolver::open_root(tree.root);
   REQUIRE(resolver.has_value());
-  const std::string path = GENERATE(std::string("/../outside/secret.txt"), std::string("/pub/../../outside"),
-                                    std::string("/escape_abs"), std::string("/escape_rel"),
-                                    std::string("/pub/escape_rel2"), std::string("/incoming/out_rel/secret.txt"));
+  const std::string path =
+      GENERATE(std::string("/../outside/secret.txt"), std::string("/pub/../../outside"),
+               std::string("/escape_abs"), std::string("/escape_rel"),
+               std::string("/pub/escape_rel2"), std::string("/incoming/out_rel/secret.txt"));
   INFO(path);
   const auto fd = resolver->open(path, O_RDONLY);
   REQUIRE_FALSE(fd.has_value());

@@ -25,7 +25,8 @@ std::string read_sample() {
   return text.str();
 }
 
-bool mentions(const std::vector<std::string>& problems, std::string_view a, std::string_view b = {}) {
+bool mentions(const std::vector<std::string>& problems, std::string_view a,
+              std::string_view b = {}) {
   for (const auto& problem : problems) {
     if (problem.find(a) != std::string::npos && problem.find(b) != std::string::npos) return true;
   }
@@ -67,7 +68,8 @@ TEST_CASE("the embedded default config is the sample file and passes validation"
   CHECK(problems.empty());
 }
 
-TEST_CASE("struct defaults equal the sample's values except the demo anonymous overrides", "[config]") {
+TEST_CASE("struct defaults equal the sample's values except the demo anonymous overrides",
+          "[config]") {
   const auto load = parse_config(read_sample(), "gridftpd.toml");
   REQUIRE(load.ok());
   const auto& sample = load.config;
@@ -238,7 +240,8 @@ TEST_CASE("validate checks the passive port range", "[config][validate]") {
   if (!ok) CHECK(mentions(problems, "passive_port"));
 }
 
-TEST_CASE("validate requires an absolute anonymous root when anonymous is enabled", "[config][validate]") {
+TEST_CASE("validate requires an absolute anonymous root when anonymous is enabled",
+          "[config][validate]") {
   auto config = valid_config();
   config.anonymous.root = "srv/public";
   CHECK(mentions(validate(config), "anonymous.root"));
@@ -249,9 +252,11 @@ TEST_CASE("validate requires an absolute anonymous root when anonymous is enable
   CHECK_FALSE(mentions(validate(config), "anonymous.root"));
 }
 
-TEST_CASE("validate refuses writable areas that are not relative subdirectories", "[config][validate]") {
-  const std::string area = GENERATE(std::string(".."), std::string("../etc"), std::string("a/../../b"),
-                                    std::string("a/.."), std::string("/incoming"), std::string(""));
+TEST_CASE("validate refuses writable areas that are not relative subdirectories",
+          "[config][validate]") {
+  const std::string area =
+      GENERATE(std::string(".."), std::string("../etc"), std::string("a/../../b"),
+               std::string("a/.."), std::string("/incoming"), std::string(""));
   auto config = valid_config();
   config.anonymous.writable = {"incoming", area};
   const auto problems = validate(config);
@@ -260,8 +265,8 @@ TEST_CASE("validate refuses writable areas that are not relative subdirectories"
 }
 
 TEST_CASE("validate accepts nested and dotted relative writable areas", "[config][validate]") {
-  const std::string area = GENERATE(std::string("incoming"), std::string("a/b/c"), std::string("..a"),
-                                    std::string("a..b"), std::string("."));
+  const std::string area = GENERATE(std::string("incoming"), std::string("a/b/c"),
+                                    std::string("..a"), std::string("a..b"), std::string("."));
   auto config = valid_config();
   config.anonymous.writable = {area};
   INFO("area '" << area << "'");
@@ -270,8 +275,16 @@ TEST_CASE("validate accepts nested and dotted relative writable areas", "[config
 
 TEST_CASE("validate checks the logging level", "[config][validate]") {
   auto [level, ok] = GENERATE(table<std::string, bool>({
-      {"trace", true}, {"debug", true}, {"info", true}, {"warn", true}, {"error", true},
-      {"critical", true}, {"off", true}, {"INFO", false}, {"warning", false}, {"", false},
+      {"trace", true},
+      {"debug", true},
+      {"info", true},
+      {"warn", true},
+      {"error", true},
+      {"critical", true},
+      {"off", true},
+      {"INFO", false},
+      {"warning", false},
+      {"", false},
       {"verbose", false},
   }));
   auto config = valid_config();

@@ -1,19 +1,22 @@
 #include "transport/aligned_buffer.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 using gridftp::transport::AlignedBuffer;
 
 namespace {
-bool page_aligned(const char* p) { return reinterpret_cast<std::uintptr_t>(p) % AlignedBuffer::kAlignment == 0; }
+bool page_aligned(const char* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % AlignedBuffer::kAlignment == 0;
+}
 }  // namespace
 
 TEST_CASE("AlignedBuffer is page aligned and as large as asked", "[transport][buffer]") {
-  for (const std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{4096}, std::size_t{(1 << 20) + 64}}) {
+  for (const std::size_t bytes :
+       {std::size_t{0}, std::size_t{1}, std::size_t{4096}, std::size_t{(1 << 20) + 64}}) {
     AlignedBuffer buffer(bytes);
     CHECK(buffer.size() == bytes);
     CHECK(page_aligned(buffer.data()));
@@ -24,7 +27,8 @@ TEST_CASE("AlignedBuffer is page aligned and as large as asked", "[transport][bu
   }
 }
 
-TEST_CASE("A released AlignedBuffer is reused by the next one of its size on that thread", "[transport][buffer]") {
+TEST_CASE("A released AlignedBuffer is reused by the next one of its size on that thread",
+          "[transport][buffer]") {
   const char* first = nullptr;
   {
     AlignedBuffer buffer(1 << 20);
@@ -34,7 +38,6 @@ TEST_CASE("A released AlignedBuffer is reused by the next one of its size on tha
   CHECK(again.data() == first);
   AlignedBuffer other_size(2 << 20);
   CHECK(other_size.data() != first);
-
 }
 
 TEST_CASE("Several buffers alive at once are distinct, and all come back", "[transport][buffer]") {

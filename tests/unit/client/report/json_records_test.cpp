@@ -19,8 +19,7 @@ TEST_CASE("encode_file_record writes one object with every field", "[client][rep
         R"("attempts":1,"streams":4})");
 }
 
-TEST_CASE("encode_file_record adds the error of a failed file, escaped",
-          "[client][report][json]") {
+TEST_CASE("encode_file_record adds the error of a failed file, escaped", "[client][report][json]") {
   const FileStart start{1, "ftp://h/quote\"back\\slash\nnew\x01line", "/tmp/x", {}, 1};
   const FileEnd end{1, FileResult::Failed, 0, 0s, 3, "550 \"x\": no\tsuch file"};
   const auto json = encode_file_record(start, end);

@@ -17,9 +17,9 @@ const FileEnd kCopied{1, FileResult::Copied, 2097152, 2s, 1, {}};
 TEST_CASE("file_report_text prints one summary line by default", "[client][report]") {
   CHECK(file_report_text(kStart, kCopied, LineStyle::Summary) ==
         "copied ftp://h:21/a.bin -> /tmp/a.bin: 2.00 MiB in 2s (1.00 MiB/s)\n");
-  CHECK(file_report_text(kStart, FileEnd{1, FileResult::Skipped, 0, 0s, 1, {}},
-                         LineStyle::Summary) ==
-        "skipped ftp://h:21/a.bin -> /tmp/a.bin: up to date\n");
+  CHECK(
+      file_report_text(kStart, FileEnd{1, FileResult::Skipped, 0, 0s, 1, {}}, LineStyle::Summary) ==
+      "skipped ftp://h:21/a.bin -> /tmp/a.bin: up to date\n");
 }
 
 TEST_CASE("file_report_text keeps globus-url-copy's -v and -vb wording", "[client][report]") {
@@ -39,6 +39,7 @@ TEST_CASE("file_report_text prints nothing quietly or for failures", "[client][r
 }
 
 TEST_CASE("file_report_text leaves the rate out of an instant copy", "[client][report]") {
-  CHECK(file_report_text(kStart, FileEnd{1, FileResult::Copied, 0, 0s, 1, {}},
-                         LineStyle::Summary) == "copied ftp://h:21/a.bin -> /tmp/a.bin: 0 B in 0s\n");
+  CHECK(
+      file_report_text(kStart, FileEnd{1, FileResult::Copied, 0, 0s, 1, {}}, LineStyle::Summary) ==
+      "copied ftp://h:21/a.bin -> /tmp/a.bin: 0 B in 0s\n");
 }

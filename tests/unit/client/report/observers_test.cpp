@@ -78,8 +78,7 @@ TEST_CASE("LineReport and JsonReport take files from several threads", "[client]
                   R"("seconds":10,"rate_bytes_per_second":200})") != std::string::npos);
 }
 
-TEST_CASE("JsonReport names a file it was never told about by its id alone",
-          "[client][report]") {
+TEST_CASE("JsonReport names a file it was never told about by its id alone", "[client][report]") {
   std::string json;
   JsonReport report([&](std::string_view text) { json += text; }, Clock::time_point{});
   report.file_finished(FileEnd{9, FileResult::Failed, 0, 0s, 1, "lost"});

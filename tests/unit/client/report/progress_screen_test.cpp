@@ -45,7 +45,8 @@ TEST_CASE("render_progress shows bytes, size, percent, rate, ETA and streams", "
   CHECK(lines[0].size() == 100);  // the name column is padded, so rows line up
   CHECK(lines[0].rfind("big.bin ", 0) == 0);
   CHECK(lines[0].substr(lines[0].size() - details.size()) == details);
-  CHECK(lines[1] == "total: 0 done, 1 active  1.00 GiB / 2.00 GiB  50%  512 MiB/s  ETA 2s  elapsed 2s");
+  CHECK(lines[1] ==
+        "total: 0 done, 1 active  1.00 GiB / 2.00 GiB  50%  512 MiB/s  ETA 2s  elapsed 2s");
 }
 
 TEST_CASE("render_progress leaves out size and ETA when the size is unknown", "[client][report]") {
@@ -57,8 +58,7 @@ TEST_CASE("render_progress leaves out size and ETA when the size is unknown", "[
 TEST_CASE("render_progress keeps every line within the width", "[client][report]") {
   const auto width = static_cast<std::size_t>(GENERATE(1, 10, 40, 63, 66, 67, 80, 200));
   const auto lines = render_progress(
-      snapshot_of({row(std::string(300, 'n') + ".bin", kGiB, 2 * kGiB), row("s", 0, 1)}), width,
-      8);
+      snapshot_of({row(std::string(300, 'n') + ".bin", kGiB, 2 * kGiB), row("s", 0, 1)}), width, 8);
   REQUIRE(lines.size() == 3);
   for (const auto& line : lines) {
     CHECK(line.size() <= width);

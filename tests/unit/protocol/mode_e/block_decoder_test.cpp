@@ -445,7 +445,8 @@ TEST_CASE("BlockDecoder errors fail the transfer", "[mode_e]") {
   CHECK_FALSE(error.message().empty());
 }
 
-TEST_CASE("BlockDecoder reports how much of the current header and payload is still to come", "[mode_e]") {
+TEST_CASE("BlockDecoder reports how much of the current header and payload is still to come",
+          "[mode_e]") {
   BlockDecoder decoder;
   CHECK(decoder.payload_remaining() == 0);
   CHECK(decoder.header_bytes_needed() == 17);

@@ -43,8 +43,8 @@ struct Vector {
   std::uint64_t length;
 };
 
-constexpr Vector kRetrP4{"globus_retr_p4", 4, 0, kServedFileSize};          // RETR, Parallelism 4
-constexpr Vector kEretP2{"globus_eret_p2", 2, 1000, 600'000};                // ERET P 1000 600000
+constexpr Vector kRetrP4{"globus_retr_p4", 4, 0, kServedFileSize};  // RETR, Parallelism 4
+constexpr Vector kEretP2{"globus_eret_p2", 2, 1000, 600'000};       // ERET P 1000 600000
 const std::vector<Vector> kVectors{kRetrP4, kEretP2};
 
 std::filesystem::path vectors_dir() { return GRIDFTP_VECTORS_DIR; }
@@ -61,8 +61,8 @@ std::string read_binary(const std::filesystem::path& path) {
 std::vector<std::string> load_connections(const Vector& vector) {
   std::vector<std::string> conns;
   for (std::size_t n = 1;; ++n) {
-    const auto path = vectors_dir() / (std::string(vector.prefix) + "_conn" + std::to_string(n) +
-                                       ".bin");
+    const auto path =
+        vectors_dir() / (std::string(vector.prefix) + "_conn" + std::to_string(n) + ".bin");
     if (!std::filesystem::exists(path)) break;
     conns.push_back(read_binary(path));
   }
@@ -198,7 +198,8 @@ void replay(const Vector& vector, const std::vector<std::string>& conns,
   CHECK(static_cast<std::uint64_t>(once) == vector.length);
 
   std::string expected(vector.length, '\0');
-  for (std::uint64_t i = 0; i < vector.length; ++i) expected[i] = served_byte(vector.file_offset + i);
+  for (std::uint64_t i = 0; i < vector.length; ++i)
+    expected[i] = served_byte(vector.file_offset + i);
   // Report the first differing offset rather than two multi-megabyte strings.
   const auto first_difference = static_cast<std::uint64_t>(
       std::mismatch(image.begin(), image.end(), expected.begin()).first - image.begin());
