@@ -16,10 +16,6 @@ class ClientCategory final : public std::error_category {
         return "checksum mismatch between source and destination";
       case ClientErrc::ChecksumUnavailable:
         return "the server gave no usable checksum";
-      case ClientErrc::TooManyConnections:
-        return "the sender opened too many data connections";
-      case ClientErrc::IncompleteData:
-        return "a data connection ended before all data arrived";
       case ClientErrc::UnknownSize:
         return "-off without -len needs the file size, which is unknown";
       case ClientErrc::Cancelled:
@@ -31,9 +27,6 @@ class ClientCategory final : public std::error_category {
   }
   std::error_condition default_error_condition(int value) const noexcept override {
     switch (static_cast<ClientErrc>(value)) {
-      case ClientErrc::TooManyConnections:
-      case ClientErrc::IncompleteData:
-        return Condition::DataConnection;
       case ClientErrc::Cancelled:
         return Condition::TransferAborted;
       case ClientErrc::DataPeerMismatch:

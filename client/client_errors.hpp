@@ -9,8 +9,6 @@ namespace gridftp::client {
 enum class ClientErrc {
   ChecksumMismatch = 1,  // -verify-checksum: source and destination digests differ
   ChecksumUnavailable,   // a CKSM reply was not "213 <hex>"
-  TooManyConnections,    // a MODE E sender opened more data connections than we accept
-  IncompleteData,        // MODE E: a connection ended before its EOD, or bytes are missing
   UnknownSize,           // -off without -len needs a size the server would not give
   Cancelled,             // the other half of the transfer failed first
   DataPeerMismatch,      // DCAU A: a data connection's peer is not who we are

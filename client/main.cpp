@@ -16,10 +16,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "client/copy_engine.hpp"
+#include "client/copy/copy_engine.hpp"
+#include "client/copy/url_pair_list.hpp"
 #include "client/flag_spelling.hpp"
 #include "client/report/reporters.hpp"
-#include "client/url_pair_list.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
 

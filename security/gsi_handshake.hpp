@@ -18,6 +18,7 @@
 #include "protocol/core/result.hpp"
 #include "security/credential.hpp"
 #include "security/delegation.hpp"
+#include "security/handshake.hpp"
 #include "security/key_pool.hpp"
 #include "security/tls_engine.hpp"
 
@@ -47,7 +48,7 @@ struct GsiOptions {
   KeyPool* delegation_keys = nullptr;
 };
 
-class GsiHandshake {
+class GsiHandshake final : public Handshake {
  public:
   using Role = TlsEngine::Role;  // Client = initiator, Server = acceptor
 
@@ -56,17 +57,17 @@ class GsiHandshake {
   // Feeds what the peer sent (an ADAT token, or a socket read; may be empty to start the
   // initiator) and returns what to send back, possibly nothing. A partial record simply yields
   // nothing until the rest arrives.
-  Result<std::string> step(std::span<const char> input);
-  bool complete() const { return state_ == State::Complete; }
+  Result<std::string> step(std::span<const char> input) override;
+  bool complete() const override { return state_ == State::Complete; }
 
   // After complete(): who the peer is (slash DN of its end-entity certificate), the peer's chain,
   // and the credential it delegated, if it did.
-  const std::string& peer_identity() const { return peer_identity_; }
+  const std::string& peer_identity() const override { return peer_identity_; }
   X509* peer_certificate() const;
   STACK_OF(X509) * peer_chain() const;
   std::optional<Credential> take_delegated_credential();
 
-  TlsEngine& engine() { return engine_; }
+  TlsEngine& engine() override { return engine_; }
 
  private:
   enum class State { Handshake, AwaitSync, AwaitFlag, AwaitRequest, AwaitDelegatedCert, Complete };

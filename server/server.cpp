@@ -10,6 +10,7 @@
 
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
+#include "transport/error_conversion.hpp"
 
 namespace gridftp::server {
 
@@ -58,7 +59,7 @@ Result<tcp::endpoint> Server::bind() {
   if (ec) return make_error(std::make_error_code(std::errc::invalid_argument));
   const tcp::endpoint endpoint(address, config_.listen.port);
   auto fail = [](const boost::system::error_code& error) {
-    return make_error(std::error_code(error.value(), std::generic_category()));
+    return make_error(transport::to_error_code(error));
   };
   acceptor_.open(endpoint.protocol(), ec);
   if (ec) return fail(ec);

@@ -3,36 +3,28 @@
 #include <algorithm>
 #include <cstring>
 
+#include "transport/handshake_driver.hpp"
+
 namespace gridftp::transport {
 
 awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
-                                            std::unique_ptr<security::GsiHandshake> gsi,
-                                            bool keep_tls) {
-  std::array<char, 16 * 1024> buffer{};
-  auto out = gsi->step({});
-  while (true) {
-    if (!out) co_return make_error(out.error());
-    boost::system::error_code ec;
-    if (!out->empty()) {
-      co_await asio::async_write(socket, asio::buffer(*out),
-                                 asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
-    }
-    if (gsi->complete()) break;
-    const auto got = co_await socket.async_read_some(asio::buffer(buffer),
-                                                     asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return make_error(std::error_code(ec.value(), std::generic_category()));
-    out = gsi->step({buffer.data(), got});
+                                            std::unique_ptr<security::Handshake> handshake,
+                                            bool initiator, bool keep_tls) {
+  auto leftover = co_await drive_handshake(socket, *handshake, initiator);
+  if (!leftover) {
+    failure_detail_ = handshake->engine().last_error();
+    co_return make_error(leftover.error());
   }
-  peer_identity_ = gsi->peer_identity();
-  description_ = gsi->engine().protocol_version() + " " + gsi->engine().cipher_name();
-  if (keep_tls) {
-    // Application bytes that arrived with the last handshake flight are still in the engine.
-    gsi_ = std::move(gsi);
-  } else {
-    pending_ = gsi->engine().take_unprocessed_input();
+  peer_identity_ = handshake->peer_identity();
+  description_ = handshake->engine().protocol_version() + " " + handshake->engine().cipher_name();
+  if (!keep_tls) {
+    pending_ = std::move(*leftover);
     description_ = "clear after " + description_;
+    co_return Result<void>{};
   }
+  // Records that arrived with the last handshake flight are the first data.
+  if (auto fed = handshake->engine().feed(*leftover); !fed) co_return make_error(fed.error());
+  tls_ = std::move(handshake);
   co_return Result<void>{};
 }
 
@@ -40,13 +32,13 @@ std::string DataLink::describe() const { return description_; }
 
 awaitable<void> DataLink::finish(tcp::socket& socket, boost::system::error_code& ec) {
   ec.clear();
-  if (!gsi_) co_return;
-  gsi_->engine().shutdown();
+  if (!tls_) co_return;
+  tls_->engine().shutdown();
   co_await flush(socket, ec);
 }
 
 awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec) {
-  auto& engine = gsi_->engine();
+  auto& engine = tls_->engine();
   for (auto chunk = engine.pending_output(); !chunk.empty() && !ec;
        chunk = engine.pending_output()) {
     co_await asio::async_write(socket, asio::buffer(chunk.data(), chunk.size()),
@@ -64,10 +56,10 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
     pending_.erase(0, n);
     co_return n;
   }
-  if (!gsi_)
+  if (!tls_)
     co_return co_await socket.async_read_some(asio::buffer(out.data(), out.size()),
                                               asio::redirect_error(use_awaitable, ec));
-  auto& engine = gsi_->engine();
+  auto& engine = tls_->engine();
   for (;;) {
     // SSL_read yields one record (16 KiB at most) per call: take every record already here, so
     // the caller handles one large piece (one pwrite, one decoder pass) instead of many small.
@@ -99,12 +91,12 @@ awaitable<std::size_t> DataLink::read_some(tcp::socket& socket, std::span<char> 
 awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> bytes,
                                     boost::system::error_code& ec, bool more) {
   ec.clear();
-  if (!gsi_) {
+  if (!tls_) {
     co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()),
                                asio::redirect_error(use_awaitable, ec));
     co_return;
   }
-  auto& engine = gsi_->engine();
+  auto& engine = tls_->engine();
   while (!bytes.empty() && !ec) {
     // Each write() seals one record; fill the output ring before sending, so one send carries
     // many records rather than a syscall (and often a wake-up of the peer) per 16 KiB.

@@ -1,15 +1,15 @@
-// One data connection as a byte stream: plain TCP, or TLS records over it (PROT S/P), with the
-// GSI data-channel handshake that DCAU A/S runs first (wire doc §5.7). MODE E streams and
-// stream-mode transfers read and write through it; clear links keep sendfile available.
+// One secured-or-clear connection as a byte stream: plain TCP, or TLS records over it (PROT S/P,
+// FTPS), after the handshake that DCAU A/S or FTPS runs first (wire doc §5.7). gridftpd's MODE E
+// and stream-mode data connections, gridcp's data connections and gridcp's FTPS control
+// connection all read and write through it; clear links keep sendfile available.
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "protocol/core/result.hpp"
-#include "security/gsi_handshake.hpp"
+#include "security/handshake.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::transport {
@@ -18,20 +18,24 @@ class DataLink {
  public:
   DataLink() = default;
 
-  // Runs the GSI handshake on `socket` (the side that connected is the initiator). Under
-  // PROT C the TLS layer is dropped afterwards and any bytes that followed the flag record
-  // become the first bytes read(); under PROT S/P every later byte is a TLS record.
-  // Errors: the handshake's (TlsErrc/GsiErrc/security::Errc), or the socket's.
+  // Runs `handshake` on `socket` through drive_handshake (`initiator`: the side that speaks
+  // first, the TLS client). Without `keep_tls` (GSI PROT C) the TLS layer is dropped afterwards
+  // and any bytes that followed the last handshake record become the first bytes read(); with
+  // it every later byte is a TLS record. Errors: drive_handshake's.
   awaitable<Result<void>> handshake(tcp::socket& socket,
-                                    std::unique_ptr<security::GsiHandshake> gsi, bool keep_tls);
+                                    std::unique_ptr<security::Handshake> handshake, bool initiator,
+                                    bool keep_tls);
 
-  bool is_clear() const { return gsi_ == nullptr; }
+  bool is_clear() const { return tls_ == nullptr; }
   // The peer's identity after handshake() (empty on a link without DCAU).
   const std::string& peer_identity() const { return peer_identity_; }
   // "TLSv1.3 TLS_AES_256_GCM_SHA384", or "clear".
   std::string describe() const;
+  // After a failed handshake: OpenSSL's reasons, for logs and messages (empty if none).
+  const std::string& failure_detail() const { return failure_detail_; }
 
-  // Reads some bytes (decrypted when TLS), 0 never: end of stream is asio::error::eof in `ec`.
+  // Reads some bytes (decrypted when TLS), 0 never: end of stream is asio::error::eof in `ec`
+  // (TCP FIN, or TLS close_notify); a broken record is connection_aborted.
   awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out,
                                    boost::system::error_code& ec);
   // Writes all of `bytes` (encrypted when TLS). With `more`, TLS records that fit the output
@@ -46,10 +50,11 @@ class DataLink {
  private:
   awaitable<void> flush(tcp::socket& socket, boost::system::error_code& ec);
 
-  std::unique_ptr<security::GsiHandshake> gsi_;  // kept only while TLS carries the data
+  std::unique_ptr<security::Handshake> tls_;  // kept only while TLS carries the data
   std::string pending_;
   std::string peer_identity_;
   std::string description_ = "clear";
+  std::string failure_detail_;
 };
 
 }  // namespace gridftp::transport

@@ -16,14 +16,17 @@ class TransportCategory final : public std::error_category {
         return "connection closed by peer";
       case TransportErrc::TimedOut:
         return "connection timed out";
+      case TransportErrc::HandshakeFailed:
+        return "security handshake on the connection failed";
     }
     return "unknown transport error";
   }
-  // Either is a failed data connection (425); a transfer already under way turns it into 426.
+  // Each is a failed data connection (425); a transfer already under way turns it into 426.
   std::error_condition default_error_condition(int value) const noexcept override {
     switch (static_cast<TransportErrc>(value)) {
       case TransportErrc::PeerClosed:
       case TransportErrc::TimedOut:
+      case TransportErrc::HandshakeFailed:
         return Condition::DataConnection;
     }
     return Condition::LocalError;

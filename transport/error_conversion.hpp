@@ -11,8 +11,9 @@
 namespace gridftp::transport {
 
 enum class TransportErrc {
-  PeerClosed = 1,  // the peer ended the connection (TCP FIN) where more bytes were due
-  TimedOut,        // a Deadline expired while waiting on the connection
+  PeerClosed = 1,   // the peer ended the connection (TCP FIN) where more bytes were due
+  TimedOut,         // a Deadline expired while waiting on the connection
+  HandshakeFailed,  // the connection's security handshake (DCAU, FTPS) was refused or broken
 };
 
 const std::error_category& transport_category();

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "client/report/run_summary.hpp"
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -8,7 +8,7 @@
 
 #include "client/report/file_start_book.hpp"
 #include "client/report/run_summary.hpp"
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

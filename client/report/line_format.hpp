@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -9,7 +9,7 @@
 
 #include "client/report/file_start_book.hpp"
 #include "client/report/line_format.hpp"
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -12,7 +12,7 @@
 
 #include "client/clock.hpp"
 #include "client/report/rate_estimator.hpp"
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "client/report/progress_board.hpp"
-#include "client/transfer_observer.hpp"
+#include "client/transfer/transfer_observer.hpp"
 
 namespace gridftp::client::report {
 

@@ -31,6 +31,10 @@ class ModeECategory final : public std::error_category {
         return "MODE E data after the last EOD";
       case Errc::BadBlockSize:
         return "MODE E block size must be positive";
+      case Errc::TooManyConnections:
+        return "the sender opened too many data connections";
+      case Errc::IncompleteTransfer:
+        return "a data connection ended before all data arrived";
     }
     return "unknown MODE E error";
   }
@@ -50,6 +54,9 @@ class ModeECategory final : public std::error_category {
         return Condition::TransferFailed;
       case Errc::BadBlockSize:
         return Condition::BadSyntax;
+      case Errc::TooManyConnections:
+      case Errc::IncompleteTransfer:
+        return Condition::DataConnection;
     }
     return Condition::LocalError;
   }

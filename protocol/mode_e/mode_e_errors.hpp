@@ -17,6 +17,8 @@ enum class Errc {
   TooManyEods,            // more EODs than the EOF count announced (a lying EOF)
   DataAfterLastEod,       // data although every announced connection already ended (EOF 0 too)
   BadBlockSize,           // a planner was asked for zero-byte blocks
+  TooManyConnections,     // a sender opened more data connections than the receiver accepts
+  IncompleteTransfer,     // a connection ended before its EOD, or bytes are missing
 };
 
 const std::error_category& mode_e_category();

@@ -4,13 +4,10 @@
 
 #include "protocol/core/errors.hpp"
 #include "transport/deadline.hpp"
+#include "transport/error_conversion.hpp"
 
 namespace gridftp::server {
 namespace {
-
-std::error_code to_std(const boost::system::error_code& ec) {
-  return {ec.value(), std::generic_category()};
-}
 
 // Best effort: the kernel clamps to net.core.[rw]mem_max, and a refused size still leaves a
 // working socket with its default buffers.
@@ -47,7 +44,7 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
     auto acceptor = std::make_shared<tcp::acceptor>(executor_);
     const tcp::endpoint endpoint(local_address, port);
     acceptor->open(endpoint.protocol(), ec);
-    if (ec) return make_error(to_std(ec));
+    if (ec) return make_error(transport::to_error_code(ec));
     // Closed data connections leave their port in TIME_WAIT; without this a small passive range
     // runs dry after a handful of transfers.
     acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
@@ -57,11 +54,12 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
     acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) continue;
     const auto bound = acceptor->local_endpoint(ec);
-    if (ec) return make_error(to_std(ec));
+    if (ec) return make_error(transport::to_error_code(ec));
     acceptor_ = std::move(acceptor);
     return bound;
   }
-  return make_error(ec ? to_std(ec) : std::make_error_code(std::errc::address_in_use));
+  return make_error(ec ? transport::to_error_code(ec)
+                       : std::make_error_code(std::errc::address_in_use));
 }
 
 void DataChannel::set_active(std::vector<tcp::endpoint> peers) {

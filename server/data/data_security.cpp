@@ -1,9 +1,39 @@
 #include "server/data/data_security.hpp"
 
 #include "protocol/core/errors.hpp"
+#include "security/gsi_handshake.hpp"
 #include "security/x509_identity.hpp"
+#include "transport/error_conversion.hpp"
 
 namespace gridftp::server {
+namespace {
+
+// FTPS (RFC 4217 §7): we are the TLS server whichever side connects; GSI: the side that
+// connected is the TLS client (wire doc §5.7).
+bool client_side(const DataSecurity& security, bool we_connected) {
+  return we_connected && !security.ftps;
+}
+
+Result<std::unique_ptr<security::Handshake>> make_data_handshake(const DataSecurity& security,
+                                                                 bool we_connected) {
+  const bool client = client_side(security, we_connected);
+  SSL_CTX* context = client ? security.connecting.get() : security.accepting.get();
+  const auto role = client ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server;
+  if (security.ftps) {
+    auto engine = security::TlsEngine::create(context, role);
+    if (!engine) return make_error(engine.error());
+    return std::unique_ptr<security::Handshake>(
+        std::make_unique<security::TlsHandshake>(std::move(*engine)));
+  }
+  security::GsiOptions options;
+  options.ssl_compatible = security.protection != security::DataProtection::Clear;
+  auto gsi = security::GsiHandshake::create(context, role, options);
+  if (!gsi) return make_error(gsi.error());
+  return std::unique_ptr<security::Handshake>(
+      std::make_unique<security::GsiHandshake>(std::move(*gsi)));
+}
+
+}  // namespace
 
 Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own,
                                                                X509_STORE* trust,
@@ -36,19 +66,18 @@ transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link,
                                                     transport::tcp::socket& socket,
                                                     const DataSecurity& security,
                                                     bool we_connected) {
-  security::GsiOptions options;
+  auto handshake = make_data_handshake(security, we_connected);
+  if (!handshake) co_return make_error(handshake.error());
   // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
-  options.ssl_compatible = security.protection != security::DataProtection::Clear;
-  options.require_peer_certificate = !security.ftps;
-  const bool client = we_connected && !security.ftps;
-  auto gsi = security::GsiHandshake::create(
-      client ? security.connecting.get() : security.accepting.get(),
-      client ? security::GsiHandshake::Role::Client : security::GsiHandshake::Role::Server,
-      options);
-  if (!gsi) co_return make_error(gsi.error());
-  auto done = co_await link.handshake(
-      socket, std::make_unique<security::GsiHandshake>(std::move(*gsi)), options.ssl_compatible);
-  if (!done) co_return done;
+  const bool keep_tls = security.ftps || security.protection != security::DataProtection::Clear;
+  auto done = co_await link.handshake(socket, std::move(*handshake),
+                                      client_side(security, we_connected), keep_tls);
+  if (!done) {
+    // A refused or broken handshake means the data connection could not be opened (425), not
+    // a failed login (TLS's own mapping, right for the control channel).
+    if (done.error() == Condition::DataConnection) co_return done;
+    co_return make_error(make_error_code(transport::TransportErrc::HandshakeFailed));
+  }
   if (!security.ftps && !security::same_identity(link.peer_identity(), security.expected_peer)) {
     co_return make_error(error_code_for(Condition::UnexpectedDataIdentity));
   }

@@ -265,8 +265,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
     const auto got = co_await stream->link.read_some(*socket, into, ec);
     if (ec) {
       // A close before this connection's EOD loses whatever the sender still meant to send.
-      at_eod = make_error(ec == asio::error::eof ? error_code_for(Condition::TransferFailed)
-                                                 : data_socket_error(ec, *deadline));
+      at_eod = make_error(data_socket_error(ec, *deadline));
       break;
     }
     at_eod = consume(into.first(got), decoder, *stream, *upload, *shared);

@@ -19,7 +19,7 @@ std::shared_ptr<transport::Deadline> close_on_stall(
 
 // A failure after the watchdog fired is a stall (DataConnection), whatever the close caused.
 std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec);
-// Socket errors: cancelled → TransferAborted, anything else → DataConnection; stalls first.
+// Socket errors while a transfer runs: TransferAborted (426); stalls first.
 std::error_code data_socket_error(const boost::system::error_code& ec,
                                   const transport::Deadline& deadline);
 

@@ -12,6 +12,7 @@
 #include "server/data/stall_watch.hpp"
 #include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
+#include "transport/error_conversion.hpp"
 #include "transport/file_send.hpp"
 
 namespace gridftp::server {
@@ -60,9 +61,7 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
         ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) {
       co_return make_error(data_socket_error(ec, deadline));
     }
-    if (ec)
-      co_return make_error(
-          stall_or(deadline, std::error_code(ec.value(), std::generic_category())));
+    if (ec) co_return make_error(stall_or(deadline, transport::to_error_code(ec)));
     if (sent < chunk) break;  // the file ended
   }
   co_return Result<void>{};

@@ -1,0 +1,56 @@
+#include "client/auth/ftps_control_channel.hpp"
+
+#include "transport/error_conversion.hpp"
+
+namespace gridftp::client {
+
+FtpsControlChannel::FtpsControlChannel(std::unique_ptr<TcpControlChannel> inner)
+    : LayeredControlChannel(std::move(inner)) {}
+
+Result<void> FtpsControlChannel::start_tls(security::TlsEngine engine, Clock::duration timeout) {
+  auto handshake = std::make_unique<security::TlsHandshake>(std::move(engine));
+  auto done = run_with_timeout(inner_->io(), inner_->socket(),
+                               link_.handshake(inner_->socket(), std::move(handshake),
+                                               /*initiator=*/true, /*keep_tls=*/true),
+                               timeout);
+  if (!done) {
+    handshake_detail_ = link_.failure_detail();
+    return done;
+  }
+  protected_ = true;
+  return {};
+}
+
+std::string FtpsControlChannel::describe_tls() const {
+  return protected_ ? link_.describe() : "clear";
+}
+
+transport::awaitable<Result<void>> FtpsControlChannel::write_once(std::string plain) {
+  boost::system::error_code ec;
+  co_await link_.write_all(inner_->socket(), {plain.data(), plain.size()}, ec);
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<std::size_t>> FtpsControlChannel::read_once(std::span<char> buffer) {
+  boost::system::error_code ec;
+  const auto count = co_await link_.read_some(inner_->socket(), buffer, ec);
+  if (ec == transport::asio::error::eof) co_return std::size_t{0};  // FIN or close_notify
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return count;
+}
+
+Result<void> FtpsControlChannel::write_line(std::string_view line) {
+  if (!protected_) return inner_->write_line(line);
+  std::string plain(line);
+  plain += "\r\n";
+  return run_with_timeout(inner_->io(), inner_->socket(), write_once(std::move(plain)),
+                          inner_->write_timeout());
+}
+
+Result<std::size_t> FtpsControlChannel::read_some(std::span<char> buffer, Clock::duration timeout) {
+  if (!protected_) return inner_->read_some(buffer, timeout);
+  return run_with_timeout(inner_->io(), inner_->socket(), read_once(buffer), timeout);
+}
+
+}  // namespace gridftp::client

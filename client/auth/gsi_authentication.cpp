@@ -1,0 +1,139 @@
+#include "client/auth/gsi_authentication.hpp"
+
+#include "protocol/core/base64.hpp"
+#include "security/gsi_handshake.hpp"
+#include "security/host_name_check.hpp"
+
+namespace gridftp::client {
+namespace {
+
+constexpr int kAuthAccepted = 334;  // "Using authentication type; ADAT must follow."
+constexpr int kAuthContinue = 335;  // "ADAT=<token>": more to exchange
+constexpr int kAuthDone = 235;      // "GSSAPI Authentication successful." (ADAT= possible)
+// TLS 1.3 with delegation takes four rounds (wire doc §5.1); anything far beyond is a loop.
+constexpr int kMaxRounds = 16;
+constexpr std::string_view kTokenTag = "ADAT=";
+
+class GsiLoginCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "gridcp-gsi"; }
+  std::string message(int value) const override {
+    switch (static_cast<GsiLoginErrc>(value)) {
+      case GsiLoginErrc::WrongHost:
+        return "the server's certificate does not name the host in the URL";
+      case GsiLoginErrc::TooManyTokens:
+        return "the GSI exchange did not finish";
+      case GsiLoginErrc::MissingToken:
+        return "the server's ADAT reply carries no token";
+      case GsiLoginErrc::Unfinished:
+        return "the server ended the GSI exchange before it was complete";
+    }
+    return "unknown GSI login error";
+  }
+};
+
+// The token of "335 ADAT=<b64>" / "235 ADAT=<b64>": empty when absent, nullopt when malformed.
+std::optional<std::string> reply_token(const ParsedReply& reply) {
+  const auto text = reply.first_text();
+  const auto at = text.find(kTokenTag);
+  if (at == std::string_view::npos) {
+    return std::string();
+  }
+  auto encoded = text.substr(at + kTokenTag.size());
+  encoded = encoded.substr(0, encoded.find_first_of(" \r\n"));
+  auto decoded = protocol::decode_base64(encoded);
+  if (!decoded || decoded->empty()) {
+    return std::nullopt;
+  }
+  return std::string(decoded->begin(), decoded->end());
+}
+
+// Once the server's chain is known, before anything is delegated to it: does it name `host`?
+Result<void> check_server_host(const security::GsiHandshake& handshake, const std::string& host,
+                               bool& checked, std::string& detail) {
+  if (checked || handshake.peer_identity().empty()) {
+    return {};
+  }
+  checked = true;
+  if (!security::certificate_names_host(handshake.peer_identity(), host)) {
+    detail = "certificate " + handshake.peer_identity() + " is not for host " + host;
+    return make_error(make_error_code(GsiLoginErrc::WrongHost));
+  }
+  return {};
+}
+
+}  // namespace
+
+const std::error_category& gsi_login_category() {
+  static const GsiLoginCategory category;
+  return category;
+}
+
+std::error_code make_error_code(GsiLoginErrc e) {
+  return {static_cast<int>(e), gsi_login_category()};
+}
+
+Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
+                                             const GsiCredentials& credentials,
+                                             const std::string& host, std::string& detail) {
+  auto auth = control.command("AUTH GSSAPI");
+  if (!auth) {
+    return make_error(auth.error());
+  }
+  if (auth->code != kAuthAccepted) {
+    control.note_failure("AUTH GSSAPI", *auth);
+    return make_error(rejected_reply_error());
+  }
+  security::GsiOptions options;
+  options.delegate_from = &credentials.credential();
+  auto handshake = security::GsiHandshake::create(credentials.control_context(),
+                                                  security::GsiHandshake::Role::Client, options);
+  if (!handshake) {
+    return make_error(handshake.error());
+  }
+  const auto fail = [&](std::error_code error) -> Result<security::TlsEngine> {
+    if (detail.empty() && !handshake->engine().last_error().empty()) {
+      detail = handshake->engine().last_error();
+    }
+    return make_error(error);
+  };
+  auto token = handshake->step({});
+  bool host_checked = false;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    if (!token) {
+      return fail(token.error());
+    }
+    if (auto named = check_server_host(*handshake, host, host_checked, detail); !named) {
+      return fail(named.error());
+    }
+    if (token->empty() && handshake->complete()) {
+      return fail(make_error_code(GsiLoginErrc::Unfinished));  // we are done, the server not
+    }
+    auto reply = control.command("ADAT " + protocol::encode_base64(*token));
+    if (!reply) {
+      return fail(reply.error());
+    }
+    if (reply->code != kAuthContinue && reply->code != kAuthDone) {
+      control.note_failure("ADAT", *reply);
+      return fail(rejected_reply_error());
+    }
+    const auto received = reply_token(*reply);
+    if (!received || (reply->code == kAuthContinue && received->empty())) {
+      control.note_failure("ADAT", *reply);
+      return fail(make_error_code(GsiLoginErrc::MissingToken));
+    }
+    token = received->empty() ? Result<std::string>(std::string()) : handshake->step(*received);
+    if (reply->code == kAuthDone) {
+      if (!token || !handshake->complete() || !token->empty()) {
+        return fail(token ? make_error_code(GsiLoginErrc::Unfinished) : token.error());
+      }
+      if (auto named = check_server_host(*handshake, host, host_checked, detail); !named) {
+        return fail(named.error());
+      }
+      return std::move(handshake->engine());
+    }
+  }
+  return fail(make_error_code(GsiLoginErrc::TooManyTokens));
+}
+
+}  // namespace gridftp::client

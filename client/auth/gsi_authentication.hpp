@@ -1,0 +1,37 @@
+// The GSI login exchange of a gsiftp:// control connection (wire doc §5.1, RFC 2228): AUTH
+// GSSAPI, then ADAT tokens until 235, as initiator with delegation (the server needs the
+// delegated proxy for DCAU A). The server's certificate must name the URL's host (§5.4). Not
+// the USER/PASS that follows, nor the wrapping of later lines (gsi_control_channel).
+#pragma once
+
+#include <string>
+
+#include "client/auth/gsi_credentials.hpp"
+#include "client/session/control_connection.hpp"
+#include "security/tls_engine.hpp"
+
+namespace gridftp::client {
+
+enum class GsiLoginErrc {
+  WrongHost = 1,  // the server's certificate does not name the host of the URL
+  TooManyTokens,  // the ADAT exchange did not end within a sane number of rounds
+  MissingToken,   // a 335 reply without "ADAT=<base64>"
+  Unfinished,     // 235 came while our side of the exchange was not complete
+};
+
+const std::error_category& gsi_login_category();
+std::error_code make_error_code(GsiLoginErrc e);
+
+// Runs the exchange on a connection that has read its greeting and returns the TLS engine that
+// protects the rest of the session. `detail` explains a failure beyond its code (OpenSSL's
+// reasons, the certificate's DN). Errors: rejected_reply_error() with the reply in
+// control.last_failure() (504, 530, ...), GsiLoginErrc, TlsErrc/GsiErrc from the handshake,
+// and the connection's errors.
+Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
+                                             const GsiCredentials& credentials,
+                                             const std::string& host, std::string& detail);
+
+}  // namespace gridftp::client
+
+template <>
+struct std::is_error_code_enum<gridftp::client::GsiLoginErrc> : std::true_type {};

@@ -1,0 +1,120 @@
+#include "client/data/data_socket.hpp"
+
+#include "client/client_errors.hpp"
+#include "client/data/timed_io.hpp"
+#include "protocol/core/errors.hpp"
+#include "security/gsi_handshake.hpp"
+#include "security/x509_identity.hpp"
+#include "transport/error_conversion.hpp"
+
+namespace gridftp::client {
+namespace {
+
+namespace asio = transport::asio;
+
+// FTPS (RFC 4217): plain TLS, we the client, the server named by the URL's host. We hold no
+// certificate, so a connection the server opens to us cannot be secured from our side.
+Result<std::unique_ptr<security::Handshake>> make_ftps_handshake(const FtpsDataTls& ftps,
+                                                                 security::TlsRole role,
+                                                                 std::string& failure_detail) {
+  if (role != security::TlsRole::Client) {
+    failure_detail = "ftps:// data connections that the server opens need a certificate of ours";
+    return make_error(make_error_code(protocol::Errc::BadArgument));
+  }
+  auto engine = security::TlsEngine::create(ftps.context.get(), security::TlsEngine::Role::Client);
+  if (!engine) return make_error(engine.error());
+  if (auto named = engine->expect_host(ftps.host); !named) return make_error(named.error());
+  return std::unique_ptr<security::Handshake>(
+      std::make_unique<security::TlsHandshake>(std::move(*engine)));
+}
+
+// GSI DCAU: the side that connected is the initiator; both present our credential.
+Result<std::unique_ptr<security::Handshake>> make_gsi_handshake(const DataChannelSecurity& security,
+                                                                security::TlsRole role) {
+  security::GsiOptions options;
+  // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (wire doc §5.7).
+  options.ssl_compatible = security.protection != security::DataProtection::Clear;
+  auto handshake = security::GsiHandshake::create(
+      security.credentials->data_context(role, security.protection),
+      role == security::TlsRole::Client ? security::TlsEngine::Role::Client
+                                        : security::TlsEngine::Role::Server,
+      options);
+  if (!handshake) return make_error(handshake.error());
+  return std::unique_ptr<security::Handshake>(
+      std::make_unique<security::GsiHandshake>(std::move(*handshake)));
+}
+
+}  // namespace
+
+DataSocket::DataSocket(asio::io_context& io) : io_(io), socket_(io) {}
+
+Result<void> DataSocket::secure(const DataChannelSecurity& security, security::TlsRole role,
+                                Clock::duration timeout) {
+  if (!security.is_enabled()) return {};
+  auto handshake = security.ftps ? make_ftps_handshake(*security.ftps, role, failure_detail_)
+                                 : make_gsi_handshake(security, role);
+  if (!handshake) return make_error(handshake.error());
+  const bool keep_tls = security.ftps || security.protection != security::DataProtection::Clear;
+  auto done = run_with_timeout(
+      io_, socket_,
+      link_.handshake(socket_, std::move(*handshake), role == security::TlsRole::Client, keep_tls),
+      timeout);
+  if (!done) {
+    failure_detail_ = link_.failure_detail();
+    return done;
+  }
+  if (security.ftps) {
+    sends_close_notify_ = true;
+    return {};
+  }
+  // DCAU A: the peer must hold our identity (GFD.20; the server uses the proxy we delegated).
+  if (!security::same_identity(link_.peer_identity(), security.credentials->identity())) {
+    failure_detail_ = "data connection peer is " + link_.peer_identity() + ", expected " +
+                      security.credentials->identity();
+    return make_error(make_error_code(ClientErrc::DataPeerMismatch));
+  }
+  return {};
+}
+
+transport::awaitable<Result<std::size_t>> DataSocket::read_once(std::span<char> buffer) {
+  boost::system::error_code ec;
+  const auto count = co_await link_.read_some(socket_, buffer, ec);
+  // FIN or close_notify: the end of the stream (Globus sends no close_notify, wire doc §6).
+  if (ec == asio::error::eof) co_return std::size_t{0};
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return count;
+}
+
+transport::awaitable<Result<void>> DataSocket::write_once(std::string_view bytes) {
+  boost::system::error_code ec;
+  co_await link_.write_all(socket_, {bytes.data(), bytes.size()}, ec);
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> DataSocket::finish_tls() {
+  boost::system::error_code ec;
+  co_await link_.finish(socket_, ec);
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return Result<void>{};
+}
+
+Result<std::size_t> DataSocket::read_some(std::span<char> buffer, Clock::duration timeout) {
+  return run_with_timeout(io_, socket_, read_once(buffer), timeout);
+}
+
+Result<void> DataSocket::write_all(std::string_view bytes, Clock::duration timeout) {
+  return run_with_timeout(io_, socket_, write_once(bytes), timeout);
+}
+
+Result<void> DataSocket::end_sending(Clock::duration timeout) {
+  if (sends_close_notify_) {
+    if (auto sent = run_with_timeout(io_, socket_, finish_tls(), timeout); !sent) return sent;
+  }
+  boost::system::error_code ec;
+  socket_.shutdown(transport::tcp::socket::shutdown_send, ec);
+  if (ec) return make_error(transport::to_error_code(ec));
+  return {};
+}
+
+}  // namespace gridftp::client

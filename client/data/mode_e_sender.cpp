@@ -1,0 +1,174 @@
+#include "client/data/mode_e_sender.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "client/client_errors.hpp"
+#include "client/data/timed_io.hpp"
+#include "protocol/mode_e/block_header.hpp"
+
+namespace gridftp::client {
+namespace {
+
+namespace asio = transport::asio;
+namespace mode_e = protocol::mode_e;
+
+std::string_view header_bytes(const mode_e::BlockHeader& header,
+                              std::array<std::uint8_t, mode_e::kHeaderBytes>& storage) {
+  storage = mode_e::encode_header(header);
+  return {reinterpret_cast<const char*>(storage.data()), storage.size()};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ModeESender>> ModeESender::create(const LocalSource& source,
+                                                         const SendPlan& plan) {
+  std::vector<protocol::restart::Range> ranges;
+  if (plan.length > 0) {
+    ranges.push_back({0, plan.length});
+  }
+  auto planner = plan.already_present.empty()
+                     ? mode_e::BlockPlanner::create(ranges, plan.block_size_bytes)
+                     : mode_e::BlockPlanner::for_restart(0, plan.length, plan.already_present,
+                                                         plan.block_size_bytes);
+  if (!planner) {
+    return make_error(planner.error());
+  }
+  return std::make_unique<ModeESender>(source, plan, std::move(*planner));
+}
+
+ModeESender::ModeESender(const LocalSource& source, const SendPlan& plan,
+                         mode_e::BlockPlanner planner)
+    : source_(source), plan_(plan), planner_(std::move(planner)) {}
+
+ModeESender::~ModeESender() {
+  cancel();
+  join_all();
+}
+
+void ModeESender::start() {
+  // Held while the list grows: a stream that fails at once walks it in stream_done().
+  std::lock_guard lock(mutex_);
+  streams_running_ = plan_.streams;
+  for (unsigned index = 0; index < plan_.streams; ++index) {
+    Stream& stream = streams_.emplace_back();
+    // GFD.20: the EOF header goes on exactly one connection; it counts as that one's EOD.
+    const bool sends_eof = index == 0;
+    stream.thread = std::thread([this, &stream, sends_eof] { send_loop(stream, sends_eof); });
+  }
+}
+
+void ModeESender::send_loop(Stream& stream, bool sends_eof) {
+  auto connected = connect_with_deadline(stream.io, stream.data.socket(), plan_.address.address,
+                                         plan_.address.port, plan_.stall_timeout);
+  if (connected) {
+    connected = stream.data.secure(plan_.security, security::TlsRole::Client, plan_.stall_timeout);
+  }
+  if (!connected) {
+    stream_done(connected.error());
+    return;
+  }
+  // header + one block, allocated once per stream for the whole transfer
+  std::vector<char> buffer(mode_e::kHeaderBytes + plan_.block_size_bytes);
+  if (auto sent = send_blocks(stream, buffer); !sent) {
+    stream_done(sent.error());
+    return;
+  }
+  const mode_e::BlockHeader last{
+      static_cast<std::uint8_t>(sends_eof ? mode_e::kDescriptorEof | mode_e::kDescriptorEod
+                                          : mode_e::kDescriptorEod),
+      0, sends_eof ? plan_.streams : 0};
+  std::array<std::uint8_t, mode_e::kHeaderBytes> storage{};
+  auto ended = stream.data.write_all(header_bytes(last, storage), plan_.stall_timeout);
+  stream_done(ended ? std::error_code{} : ended.error());
+}
+
+Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer) {
+  for (;;) {
+    std::optional<mode_e::Block> block;
+    {
+      std::lock_guard lock(mutex_);
+      if (failure_) {
+        return make_error(failure_);
+      }
+      block = planner_.next_block();
+    }
+    if (!block) {
+      return {};
+    }
+    const auto length = static_cast<std::size_t>(block->length);
+    auto payload = std::span(buffer).subspan(mode_e::kHeaderBytes, length);
+    if (auto read = source_.read_at(plan_.local_offset + block->offset, payload); !read) {
+      return read;
+    }
+    const auto header = mode_e::encode_header({0, block->length, block->offset});
+    std::memcpy(buffer.data(), header.data(), header.size());
+    if (auto sent = stream.data.write_all(
+            std::string_view(buffer.data(), mode_e::kHeaderBytes + length), plan_.stall_timeout);
+        !sent) {
+      return sent;
+    }
+    if (plan_.progress != nullptr) {
+      plan_.progress->add(block->length, Clock::now());
+    }
+    std::lock_guard lock(mutex_);
+    bytes_sent_ += block->length;
+  }
+}
+
+void ModeESender::stream_done(std::error_code error) {
+  std::lock_guard lock(mutex_);
+  if (error && !failure_) {
+    failure_ = error;
+    // Abort the others promptly instead of letting them run into their stall timeouts.
+    for (auto& stream : streams_) {
+      asio::post(stream.io, [&stream] {
+        boost::system::error_code ignored;
+        stream.data.socket().close(ignored);
+      });
+    }
+  }
+  --streams_running_;
+  done_signal_.notify_all();
+}
+
+Result<std::uint64_t> ModeESender::wait() {
+  std::unique_lock lock(mutex_);
+  done_signal_.wait(lock, [this] { return streams_running_ == 0; });
+  if (failure_) {
+    return make_error(failure_);
+  }
+  return bytes_sent_;
+}
+
+void ModeESender::cancel() {
+  std::lock_guard lock(mutex_);
+  if (streams_running_ == 0 || failure_) {
+    return;
+  }
+  failure_ = make_error_code(ClientErrc::Cancelled);
+  for (auto& stream : streams_) {
+    asio::post(stream.io, [&stream] {
+      boost::system::error_code ignored;
+      stream.data.socket().close(ignored);
+    });
+  }
+}
+
+void ModeESender::join_all() {
+  for (auto& stream : streams_) {
+    if (stream.thread.joinable()) {
+      stream.thread.join();
+    }
+  }
+}
+
+void ModeESender::close() {
+  join_all();
+  for (auto& stream : streams_) {
+    boost::system::error_code ignored;
+    stream.data.socket().close(ignored);
+  }
+}
+
+}  // namespace gridftp::client

@@ -1,0 +1,85 @@
+// The active, sending side of a MODE E put (wire doc §2.1, §2.3, §2.4): opens N connections to
+// the server's passive address; N threads pull blocks from one BlockPlanner, read each with
+// pread into their own reused buffer and send header + payload; then every connection gets an
+// EOD, and exactly one gets EOF|EOD with the count N. Connections stay open until close(), after
+// the server's 226. On gsiftp with DCAU each connection is secured first, we being the TLS
+// client (wire doc §5.7).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "client/clock.hpp"
+#include "client/data/data_socket.hpp"
+#include "client/report/progress_ticker.hpp"
+#include "client/storage/local_source.hpp"
+#include "protocol/control/passive_reply.hpp"
+#include "protocol/mode_e/block_planner.hpp"
+#include "protocol/restart/byte_range_set.hpp"
+#include "transport/asio.hpp"
+
+namespace gridftp::client {
+
+struct SendPlan {
+  protocol::control::HostPort address;
+  unsigned streams = 1;
+  std::uint64_t block_size_bytes = 0;
+  std::uint64_t local_offset = 0;  // file byte of wire offset 0 (ESTO: -off)
+  std::uint64_t length = 0;        // bytes to send, wire offsets [0, length)
+  Clock::duration stall_timeout{};
+  DataChannelSecurity security;
+  ProgressTicker* progress = nullptr;  // counts each block sent; may be null
+  // A resumed put: wire ranges the receiver confirmed (111) before; only the rest is sent.
+  protocol::restart::ByteRangeSet already_present;
+};
+
+class ModeESender {
+ public:
+  // `source` must outlive the sender. Errors: BlockPlanner's (a zero block size).
+  static Result<std::unique_ptr<ModeESender>> create(const LocalSource& source,
+                                                     const SendPlan& plan);
+  ModeESender(const LocalSource& source, const SendPlan& plan,
+              protocol::mode_e::BlockPlanner planner);
+  ModeESender(const ModeESender&) = delete;
+  ModeESender& operator=(const ModeESender&) = delete;
+  ~ModeESender();
+
+  // Connects and sends in the background.
+  void start();
+  // Blocks until every stream sent its EOD (returns the payload bytes sent) or one failed.
+  // Errors: socket errors, std::errc::timed_out, pread errors, those of DataSocket::secure,
+  // ClientErrc::Cancelled.
+  Result<std::uint64_t> wait();
+  // Aborts the streams still sending; wait() then fails.
+  void cancel();
+  // Closes every connection (after the 226, or after a failure).
+  void close();
+
+ private:
+  struct Stream {
+    transport::asio::io_context io;
+    DataSocket data{io};
+    std::thread thread;
+  };
+
+  void send_loop(Stream& stream, bool sends_eof);
+  Result<void> send_blocks(Stream& stream, std::vector<char>& buffer);
+  void stream_done(std::error_code error);
+  void join_all();
+
+  const LocalSource& source_;
+  SendPlan plan_;
+  std::list<Stream> streams_;
+
+  std::mutex mutex_;  // guards everything below
+  std::condition_variable done_signal_;
+  protocol::mode_e::BlockPlanner planner_;
+  std::uint64_t bytes_sent_ = 0;
+  unsigned streams_running_ = 0;
+  std::error_code failure_;
+};
+
+}  // namespace gridftp::client

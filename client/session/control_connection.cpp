@@ -1,0 +1,137 @@
+#include "client/session/control_connection.hpp"
+
+#include <array>
+#include <utility>
+
+namespace gridftp::client {
+namespace {
+
+constexpr std::size_t kReadChunkBytes = 4096;
+
+// Passwords and GSI tokens never reach logs (style: secrets stay secret).
+std::string_view loggable(std::string_view command) {
+  if (command.size() >= 5 && (command.substr(0, 5) == "PASS " || command.substr(0, 5) == "pass ")) {
+    return "PASS ****";
+  }
+  if (command.size() >= 5 && command.substr(0, 5) == "ADAT ") {
+    return "ADAT ****";
+  }
+  return command;
+}
+
+// "335 ADAT=<token>" → "335 ADAT=****".
+std::string loggable_reply_line(std::string_view line) {
+  const auto token = line.find("ADAT=");
+  if (token == std::string_view::npos) {
+    return std::string(line);
+  }
+  return std::string(line.substr(0, token)) + "ADAT=****";
+}
+
+std::string join_lines(const ParsedReply& reply) {
+  std::string out;
+  for (const auto& line : reply.lines) {
+    if (!out.empty()) {
+      out += "\n    ";
+    }
+    out += line;
+  }
+  return out;
+}
+
+class ClientErrorCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "gridcp"; }
+  std::string message(int) const override { return "server refused the request"; }
+};
+
+}  // namespace
+
+std::error_code rejected_reply_error() {
+  static const ClientErrorCategory category;
+  return {1, category};
+}
+
+ControlConnection::ControlConnection(std::unique_ptr<ControlChannel> channel, std::string label,
+                                     std::shared_ptr<spdlog::logger> log)
+    : channel_(std::move(channel)), label_(std::move(label)), log_(std::move(log)) {}
+
+Result<void> ControlConnection::send(std::string_view command) {
+  last_command_ = std::string(loggable(command));
+  log_->debug("{} C: {}", label_, last_command_);
+  return channel_->write_line(command);
+}
+
+Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
+  std::array<char, kReadChunkBytes> buffer{};
+  const auto deadline = Clock::now() + timeout;
+  while (!parser_.has_reply()) {
+    if (!pending_.empty()) {
+      auto used = parser_.feed(pending_);
+      if (!used) {
+        last_failure_ = last_command_ + ": unreadable reply (" + used.error().message() + ")";
+        last_failure_code_.reset();
+        return make_error(used.error());
+      }
+      pending_.erase(0, *used);
+      continue;
+    }
+    const auto left = deadline - Clock::now();
+    auto count = channel_->read_some(
+        buffer, left > Clock::duration::zero() ? left : Clock::duration::zero());
+    if (!count || *count == 0) {
+      const auto error = count ? make_error_code(std::errc::connection_reset) : count.error();
+      last_failure_ = last_command_ + ": no reply (" + error.message() + ")";
+      last_failure_code_.reset();
+      return make_error(error);
+    }
+    pending_.append(buffer.data(), *count);
+  }
+  auto reply = parser_.take_reply();
+  for (const auto& line : reply.lines) {
+    log_->debug("{} S: {}", label_, loggable_reply_line(line));
+  }
+  return reply;
+}
+
+Result<ParsedReply> ControlConnection::command(std::string_view command) {
+  if (auto sent = send(command); !sent) {
+    return make_error(sent.error());
+  }
+  return read_reply(command_timeout_);
+}
+
+Result<ParsedReply> ControlConnection::expect_reply(int expected_class) {
+  auto reply = read_reply(command_timeout_);
+  if (!reply) {
+    return reply;
+  }
+  if (reply->code / 100 != expected_class) {
+    note_failure(last_command_, *reply);
+    return make_error(rejected_reply_error());
+  }
+  return reply;
+}
+
+Result<ParsedReply> ControlConnection::command_expecting(std::string_view command,
+                                                         int expected_class) {
+  if (auto sent = send(command); !sent) {
+    return make_error(sent.error());
+  }
+  return expect_reply(expected_class);
+}
+
+void ControlConnection::note_failure(std::string_view command, const ParsedReply& reply,
+                                     bool transfer_began) {
+  last_failure_ = std::string(loggable(command)) + ":\n    " + join_lines(reply);
+  last_failure_code_ = transfer_began ? std::nullopt : std::optional<int>(reply.code);
+}
+
+void ControlConnection::quit() {
+  if (send("QUIT")) {
+    (void)read_reply(command_timeout_);
+  }
+  channel_->close();
+}
+
+}  // namespace gridftp::client

@@ -1,0 +1,77 @@
+// One FTP control connection as the client sees it: send a command, read whole replies (RFC 959
+// §4.2 via ReplyParser), log the dialogue. It knows nothing of transfers; Session builds on it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <spdlog/logger.h>
+
+#include "client/session/control_channel.hpp"
+#include "protocol/control/reply_parser.hpp"
+
+namespace gridftp::client {
+
+using protocol::control::ParsedReply;
+
+// Error code for a server reply that was not the one we needed (a 4xx/5xx, or a 2xx where a 1xx
+// was due). The reply text itself is kept in ControlConnection::last_failure().
+std::error_code rejected_reply_error();
+
+class ControlConnection {
+ public:
+  // `label` names the server in logs and messages ("src ftp://127.0.0.1:5811").
+  ControlConnection(std::unique_ptr<ControlChannel> channel, std::string label,
+                    std::shared_ptr<spdlog::logger> log);
+
+  // Sends one command line. The dialogue goes to the log at debug level, PASS masked.
+  Result<void> send(std::string_view command);
+  // Reads the next complete reply, whatever its code, waiting at most `timeout`.
+  // Errors: Errc::BadReply / Errc::LineTooLong from the parser, std::errc::connection_reset
+  // when the server closes mid-reply or before one, timeouts and socket errors.
+  Result<ParsedReply> read_reply(Clock::duration timeout);
+  // send() then read_reply() with the command timeout.
+  Result<ParsedReply> command(std::string_view command);
+  // Reads one reply with the command timeout and fails with rejected_reply_error() unless its
+  // first digit is `expected_class` (2 for 2xx, 3 for 3xx, …).
+  Result<ParsedReply> expect_reply(int expected_class);
+  // command() + the same check; the command goes into last_failure() on failure.
+  Result<ParsedReply> command_expecting(std::string_view command, int expected_class);
+  // Records `reply` as the reason for the current failure. `transfer_began`: it ended a transfer
+  // the server had started (its 1xx came), so it reports a broken transfer, not a refusal.
+  void note_failure(std::string_view command, const ParsedReply& reply,
+                    bool transfer_began = false);
+
+  // "RETR /x:\n    550 No such file" for the last unexpected reply, one reply line per line, or
+  // "RETR /x: no reply (…)" when the connection failed; empty if none.
+  const std::string& last_failure() const { return last_failure_; }
+  // The code of the reply behind last_failure() when that reply refused a command; nullopt when
+  // there was no reply at all, or when it ended a transfer already begun: Globus reports a
+  // dropped data connection as "500 Command failed" after its 150, and -rst must retry that.
+  std::optional<int> last_failure_code() const { return last_failure_code_; }
+  void clear_failure() {
+    last_failure_.clear();
+    last_failure_code_.reset();
+  }
+  const std::string& label() const { return label_; }
+  ControlChannel& channel() { return *channel_; }
+  const ControlChannel& channel() const { return *channel_; }
+  void set_command_timeout(Clock::duration timeout) { command_timeout_ = timeout; }
+  // Sends QUIT and reads the reply, ignoring failures: the connection is closed either way.
+  void quit();
+
+ private:
+  std::unique_ptr<ControlChannel> channel_;
+  std::string label_;
+  std::shared_ptr<spdlog::logger> log_;
+  protocol::control::ReplyParser parser_;
+  std::string pending_;                      // received bytes the parser has not consumed yet
+  std::string last_command_ = "(greeting)";  // what the next reply answers
+  std::string last_failure_;
+  std::optional<int> last_failure_code_;
+  Clock::duration command_timeout_ = std::chrono::seconds(60);
+};
+
+}  // namespace gridftp::client

@@ -1,0 +1,143 @@
+// A logged-in FTP session with one server: greeting, login (anonymous, or GSI for gsiftp://),
+// FEAT, and the per-command steps a transfer is made of (wire doc §1.2, §1.5, §3, §5.6).
+// Transfers themselves are in transfer.cpp; this file does not touch data bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/auth/gsi_credentials.hpp"
+#include "client/data/data_connection.hpp"
+#include "client/data/data_security_plan.hpp"
+#include "client/session/control_connection.hpp"
+#include "client/transfer/transfer_plan.hpp"
+#include "client/url.hpp"
+#include "protocol/control/passive_reply.hpp"
+#include "protocol/listing/listing_entry.hpp"
+
+namespace gridftp::client {
+
+struct SessionOptions {
+  Clock::duration command_timeout = std::chrono::seconds(60);
+  // Bounds each data read/write; a transfer that makes no progress this long fails.
+  Clock::duration data_timeout = std::chrono::seconds(120);
+  // Bounds the wait for a transfer's final reply when we cannot watch the data ourselves
+  // (third-party): the source sends no markers in stream mode (wire doc §1.6.3).
+  Clock::duration transfer_reply_timeout = std::chrono::hours(2);
+  // globus-url-copy sends "globus@"; any address-like string is accepted by servers.
+  std::string anonymous_password = "gridcp@";
+};
+
+class GsiControlChannel;
+class FtpsControlChannel;
+
+class Session {
+ public:
+  // Opens the control connection; `label` prefixes its dialogue and messages. gsiftp:// URLs
+  // need `gsi`, the user's credentials. Errors: connection errors, Errc::BadArgument for ftps://
+  // (no FTPS yet) and for gsiftp:// without credentials.
+  static Result<std::unique_ptr<Session>> connect(transport::asio::io_context& io, const Url& url,
+                                                  const std::string& label,
+                                                  const SessionOptions& options,
+                                                  std::shared_ptr<spdlog::logger> log,
+                                                  std::shared_ptr<const GsiCredentials> gsi = {});
+  // Reads the greeting, logs in and asks FEAT. ftp://: anonymous unless the URL names a user.
+  // gsiftp://: AUTH GSSAPI with delegation, then `USER :globus-mapping:` (or the URL's user)
+  // and an empty PASS, protected (wire doc §1.2). Errors: connection errors, Errc::BadReply,
+  // Errc::NotLoggedIn or rejected_reply_error() with the reply in control().last_failure(),
+  // those of authenticate_gsi() with more in login_failure_detail().
+  Result<void> log_in(const Url& url);
+  // Why the GSI exchange failed beyond its code (OpenSSL's reasons, a wrong host's DN).
+  const std::string& login_failure_detail() const { return login_failure_detail_; }
+
+  Session(transport::asio::io_context& io, std::unique_ptr<ControlConnection> control,
+          SessionOptions options);
+
+  bool is_gsi() const { return gsi_ != nullptr; }
+  // DCAU/PBSZ/PROT for `level` where they differ from what is in force (wire doc §1.5); does
+  // nothing on a session without GSI. Errors: rejected_reply_error() and connection errors.
+  Result<void> use_data_security(const DataSecurityLevel& level);
+  // How this session's next data connections are secured (disabled without GSI or with DCAU N).
+  DataChannelSecurity data_channel_security() const;
+
+  // True if FEAT listed `name` as a feature (first word of a line, case-insensitive).
+  bool has_feature(std::string_view name) const;
+  // TYPE I, once per session.
+  Result<void> use_binary_type();
+  // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
+  Result<void> use_extended_block_mode(bool extended);
+  // OPTS RETR Parallelism=n,n,n; sent only when n changes (wire doc §1.5).
+  Result<void> set_parallelism(unsigned streams);
+  // CKSM <alg> <offset|0> <length|-1> path → the lower-case hex digest. Errors: a refusal
+  // (rejected_reply_error()), ClientErrc::ChecksumUnavailable for an unreadable 213.
+  Result<std::string> checksum(security::DigestAlgorithm algorithm, const std::string& path,
+                               const std::optional<PartialRange>& range);
+  // Our end of the control connection: where a server can reach us for PORT/EPRT.
+  std::string local_address() const { return control_->channel().local_address(); }
+  // PASV, or EPSV when the control connection is IPv6 (wire doc §3.2). An address the server
+  // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
+  Result<protocol::control::HostPort> request_passive();
+  // request_passive() and connect to it (not yet secured: see DataConnection::secure).
+  Result<DataConnection> open_passive_data();
+  // PORT for IPv4 addresses, EPRT otherwise (third-party source side).
+  Result<void> send_port(const protocol::control::HostPort& address);
+  // SIZE; nullopt when the server will not say (no SIZE feature or a 5xx).
+  Result<std::optional<std::uint64_t>> size(const std::string& path);
+  // SIZE of each path, the commands sent back to back and the replies read after (one round trip
+  // for a -pp batch whose sizes the plan does not know). nullopt where the server gave none.
+  Result<std::vector<std::optional<std::uint64_t>>> sizes(const std::vector<std::string>& paths);
+  // MLST path → the entry's facts (wire doc §1.4); nullopt when the server says it does not exist
+  // (a 5xx) or has no MLST (then SIZE alone fills size_bytes). Errors: connection errors.
+  Result<std::optional<protocol::listing::ListingEntry>> stat(const std::string& path);
+  // MKD each missing component of `directory`, ignoring "exists" (wire doc §1.5 `-cd`).
+  Result<void> make_directories(const std::string& directory);
+  // REST <argument> (expects 350), immediately before a transfer command (wire doc §4.3).
+  // Errors: rejected_reply_error() and connection errors.
+  Result<void> restart_at(const std::string& argument);
+  // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
+  Result<ParsedReply> begin_transfer(const std::string& command);
+  // The two halves of begin_transfer(), for callers that must act between them (a MODE E put
+  // connects after sending STOR, as globus-url-copy does).
+  Result<void> send_transfer_command(const std::string& command);
+  Result<ParsedReply> expect_transfer_start();
+  // Reads past 1xx markers to the final reply and requires a 2xx, waiting at most `timeout`.
+  // Each preliminary reply (111/112 markers) goes to `on_marker` when given.
+  using MarkerCallback = std::function<void(const ParsedReply&)>;
+  Result<ParsedReply> finish_transfer(Clock::duration timeout,
+                                      const MarkerCallback& on_marker = {});
+
+  ControlConnection& control() { return *control_; }
+  const SessionOptions& options() const { return options_; }
+  transport::asio::io_context& io() { return io_; }
+
+ private:
+  Result<void> read_greeting();
+  Result<void> authenticate(const Url& url);
+  Result<void> start_ftps(const Url& url);
+  Result<void> login(const Url& url);
+  Result<void> read_features();
+
+  transport::asio::io_context& io_;
+  std::unique_ptr<ControlConnection> control_;
+  SessionOptions options_;
+  std::vector<std::string> features_;
+  std::string transfer_command_;  // for the failure message of finish_transfer()
+  // The server's 1xx for the transfer being finished has come (a failure after it is a broken
+  // transfer, worth a retry, not a refusal).
+  bool transfer_began_ = false;
+  bool binary_type_ = false;
+  bool extended_block_mode_ = false;
+  unsigned parallelism_ = 0;                      // 0: never sent
+  std::shared_ptr<const GsiCredentials> gsi_;     // null for ftp://
+  GsiControlChannel* gsi_channel_ = nullptr;      // owned by control_; null for ftp://
+  FtpsControlChannel* ftps_channel_ = nullptr;    // owned by control_; set for ftps://
+  std::shared_ptr<const FtpsDataTls> ftps_data_;  // after PROT P
+  DataSecurityState data_security_;               // GFD.20 defaults after AUTH: DCAU A, PROT C
+  std::string login_failure_detail_;
+};
+
+}  // namespace gridftp::client

@@ -1,0 +1,211 @@
+// Third-party transfers (wire doc §1.5, §1.6.3): the client drives two servers' control
+// connections; the data goes directly from source to dest.
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "client/data/mode_e_transfer.hpp"
+#include "client/transfer/transfer.hpp"
+#include "client/transfer/transfer_steps.hpp"
+#include "protocol/restart/markers.hpp"
+
+namespace gridftp::client {
+namespace {
+
+// Performance marker (wire doc §4.1); its text carries the dest's byte count.
+constexpr int kPerfMarkerCode = 112;
+
+// Both final replies of a third-party transfer, each read on its own thread (the sessions have
+// their own io_contexts). When one side fails, the other gets a short grace to report, then its
+// control connection is closed so that a transfer that can no longer finish does not hang.
+struct FinalReplies {
+  std::optional<Result<ParsedReply>> source;
+  std::optional<Result<ParsedReply>> dest;
+};
+
+FinalReplies await_final_replies(Session& source, Session& dest, Clock::duration timeout,
+                                 const Session::MarkerCallback& on_dest_marker) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  FinalReplies replies;
+  const auto watch = [&](Session& session, std::optional<Result<ParsedReply>>& slot,
+                         const Session::MarkerCallback& on_marker) {
+    auto reply = session.finish_transfer(timeout, on_marker);
+    std::lock_guard lock(mutex);
+    slot.emplace(std::move(reply));
+    changed.notify_all();
+  };
+  std::thread source_thread(watch, std::ref(source), std::ref(replies.source),
+                            Session::MarkerCallback{});
+  std::thread dest_thread(watch, std::ref(dest), std::ref(replies.dest), on_dest_marker);
+  {
+    std::unique_lock lock(mutex);
+    const auto failed = [&] {
+      return (replies.source && !*replies.source) || (replies.dest && !*replies.dest);
+    };
+    const auto both = [&] { return replies.source && replies.dest; };
+    changed.wait(lock, [&] { return both() || failed(); });
+    if (!both() && !changed.wait_for(lock, std::chrono::seconds(5), both)) {
+      for (auto [session, slot] : {std::pair{&source, &replies.source}, {&dest, &replies.dest}}) {
+        if (!*slot) {
+          // Runs inside that thread's read (its io_context), never beside it.
+          transport::asio::post(session->io(), [session] { session->control().channel().close(); });
+        }
+      }
+    }
+  }
+  source_thread.join();
+  dest_thread.join();
+  return replies;
+}
+
+// -rst: the REST argument that resumes this transfer on both servers, if an earlier attempt left
+// something to resume from (restart_state.hpp). Partial (-off/-len) transfers start over.
+Result<std::optional<std::string>> resume_argument(Session& dest, const std::string& dest_path,
+                                                   const TransferOptions& options,
+                                                   std::optional<std::uint64_t> size_bytes) {
+  const RestartState* restart = options.restart;
+  if (restart == nullptr || !restart->resume || options.range.is_partial()) {
+    return std::optional<std::string>{};
+  }
+  if (options.parallelism) {
+    return restart_argument(true, restart->dest_ranges);
+  }
+  if (!restart->dest_store_began) {
+    return std::optional<std::string>{};
+  }
+  auto held = dest.size(dest_path);
+  if (!held) {
+    return make_error(held.error());
+  }
+  if (!*held || **held == 0 || (size_bytes && **held >= *size_bytes)) {
+    return std::optional<std::string>{};
+  }
+  protocol::restart::ByteRangeSet present;
+  present.insert(0, **held);
+  return restart_argument(false, present);
+}
+
+// What a dest reply during the transfer tells us: progress (112), confirmed ranges (111), and
+// that the STOR began (1xx), which makes the dest's partial file ours to resume.
+void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
+                     std::uint64_t& marker_bytes) {
+  if (reply.code == kPerfMarkerCode) {
+    if (const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines)) {
+      marker_bytes = *bytes;
+      if (options.on_progress) {
+        options.on_progress(*bytes);
+      }
+    }
+    return;
+  }
+  if (options.restart == nullptr) {
+    return;
+  }
+  if (record_range_marker(reply, *options.restart)) {
+    return;
+  }
+  options.restart->dest_store_began = true;
+}
+
+}  // namespace
+
+Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
+                                       Session& dest, const std::string& dest_path,
+                                       const TransferOptions& options) {
+  const auto start = Clock::now();
+  if (auto prepared = prepare_session(source, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  // guc asks CKSM before SIZE; only -off without -len needs the size first.
+  auto range = resolve_range(options.range, std::nullopt);
+  std::optional<std::uint64_t> size_bytes;
+  Result<std::optional<std::string>> expected = std::optional<std::string>{};
+  if (range) {
+    expected = source_checksum(&source, source_path, *range, options);
+  }
+  // A known -off/-len window gives ALLO its length, so guc sends no SIZE then.
+  const bool window_known = range && range->has_value();
+  if (expected && !window_known && source.has_feature("SIZE")) {
+    auto size = source.size(source_path);
+    if (!size) {
+      return make_error(size.error());
+    }
+    size_bytes = *size;
+  }
+  if (!range && expected) {
+    range = resolve_range(options.range, size_bytes);
+    if (range) {
+      expected = source_checksum(&source, source_path, *range, options);
+    }
+  }
+  if (!range || !expected) {
+    return make_error(range ? expected.error() : range.error());
+  }
+  if (auto prepared = prepare_session(dest, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  // Dest is always passive and source always active (wire doc §1.5).
+  auto address = dest.request_passive();
+  if (!address) {
+    return make_error(address.error());
+  }
+  if (auto allocated = send_allocate(dest, allocation_bytes(size_bytes, *range)); !allocated) {
+    return make_error(allocated.error());
+  }
+  auto resume = resume_argument(dest, dest_path, options, size_bytes);
+  if (!resume) {
+    return make_error(resume.error());
+  }
+  // What the dest already held: a resumed file counts only what moves in this attempt.
+  std::uint64_t held_before = 0;
+  if (*resume) {
+    auto held =
+        protocol::restart::parse_range_list(options.parallelism ? **resume : "0-" + **resume);
+    held_before = held ? held->covered_bytes() : 0;
+  }
+  // The same list goes to both servers, right before their transfer commands (wire doc §4.3).
+  if (*resume) {
+    if (auto restarted = dest.restart_at(**resume); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
+  // The dest answers STOR only once the source has connected, so its replies are read last.
+  if (auto sent = dest.send_transfer_command(store_command(dest_path, *range)); !sent) {
+    return make_error(sent.error());
+  }
+  if (options.parallelism) {
+    if (auto set = source.set_parallelism(*options.parallelism); !set) {
+      return make_error(set.error());
+    }
+  }
+  if (auto ported = source.send_port(*address); !ported) {
+    return make_error(ported.error());
+  }
+  if (*resume) {
+    if (auto restarted = source.restart_at(**resume); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
+  if (auto sent = source.send_transfer_command(retrieve_command(source_path, *range)); !sent) {
+    return make_error(sent.error());
+  }
+  std::uint64_t marker_bytes = 0;
+  auto replies = await_final_replies(
+      source, dest, source.options().transfer_reply_timeout,
+      [&](const ParsedReply& reply) { note_dest_reply(reply, options, marker_bytes); });
+  for (auto* reply : {&*replies.source, &*replies.dest}) {
+    if (!*reply) {
+      return make_error(reply->error());
+    }
+  }
+  if (auto verified = verify_remote(dest, dest_path, *range, *expected, options); !verified) {
+    return make_error(verified.error());
+  }
+  std::uint64_t bytes = *range ? (*range)->length : size_bytes.value_or(marker_bytes);
+  bytes = bytes > held_before ? bytes - held_before : 0;
+  return TransferStats{bytes, Clock::now() - start};
+}
+
+}  // namespace gridftp::client

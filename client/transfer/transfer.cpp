@@ -1,0 +1,376 @@
+#include "client/transfer/transfer.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "client/data/mode_e_transfer.hpp"
+#include "client/report/progress_ticker.hpp"
+#include "client/storage/checksum_check.hpp"
+#include "client/storage/local_source.hpp"
+#include "client/storage/staged_file.hpp"
+#include "client/transfer/transfer_steps.hpp"
+#include "protocol/core/errors.hpp"
+
+namespace gridftp::client {
+namespace {
+
+// Large enough to keep a loopback stream busy, small enough to stay off the heap's slow path.
+constexpr std::size_t kChunkBytes = 256 * 1024;
+// A listing bigger than this is almost certainly not a listing; stop reading.
+constexpr std::size_t kMaxListingBytes = 64 * 1024 * 1024;
+
+// Reads the data connection to its end into `sink(bytes)`; returns the byte count.
+template <typename Sink>
+Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
+  std::vector<char> buffer(kChunkBytes);
+  std::uint64_t total = 0;
+  for (;;) {
+    auto count = data.read_some(buffer);
+    if (!count) {
+      return make_error(count.error());
+    }
+    if (*count == 0) {
+      return total;
+    }
+    if (auto written = sink(std::string_view(buffer.data(), *count)); !written) {
+      return make_error(written.error());
+    }
+    total += *count;
+  }
+}
+
+template <typename T>
+Result<T> fail_with_server_reason(Session& session, std::error_code error) {
+  return make_error(with_server_reason(session, error));
+}
+
+// -off alone needs the size to turn into an ERET length; otherwise no SIZE is sent.
+Result<std::optional<PartialRange>> remote_range(Session& session, const std::string& path,
+                                                 const RangeRequest& request) {
+  std::optional<std::uint64_t> size_bytes;
+  if (request.offset && !request.length) {
+    auto size = session.size(path);
+    if (!size) {
+      return make_error(size.error());
+    }
+    size_bytes = *size;
+  }
+  return resolve_range(request, size_bytes);
+}
+
+// Stream-mode body of a get: the bytes arrive in order from the local offset on.
+Result<std::uint64_t> receive_stream(Session& session, const std::string& command,
+                                     const StagedFile& staged, std::uint64_t local_offset,
+                                     const std::optional<std::string>& rest,
+                                     ProgressTicker& progress) {
+  auto data = session.open_passive_data();
+  if (!data) {
+    return make_error(data.error());
+  }
+  // REST goes right before the transfer command (RFC 3659 §5.3); a resumed get starts there.
+  if (rest) {
+    if (auto restarted = session.restart_at(*rest); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
+    return make_error(begun.error());
+  }
+  std::uint64_t position = local_offset;
+  auto bytes = drain(*data, [&](std::string_view chunk) {
+    auto written = staged.write_at(position, chunk);
+    position += chunk.size();
+    progress.add(chunk.size(), Clock::now());
+    return written;
+  });
+  data->close();
+  if (!bytes) {
+    return fail_with_server_reason<std::uint64_t>(session, bytes.error());
+  }
+  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
+    return make_error(done.error());
+  }
+  return bytes;
+}
+
+// Stream-mode body of a put: `length` bytes from the local offset.
+Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const std::string& command,
+                                  std::optional<std::uint64_t> allocate_bytes,
+                                  std::uint64_t local_offset, std::uint64_t length,
+                                  ProgressTicker& progress) {
+  auto data = session.open_passive_data();
+  if (!data) {
+    return make_error(data.error());
+  }
+  if (auto allocated = send_allocate(session, allocate_bytes); !allocated) {
+    return make_error(allocated.error());
+  }
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
+    return make_error(begun.error());
+  }
+  std::vector<char> buffer(kChunkBytes);
+  std::uint64_t total = 0;
+  while (total < length) {
+    const auto count =
+        static_cast<std::size_t>(std::min<std::uint64_t>(length - total, buffer.size()));
+    auto chunk = std::span(buffer.data(), count);
+    auto sent = source.read_at(local_offset + total, chunk);
+    if (sent) {
+      sent = data->write_all(std::string_view(chunk.data(), chunk.size()));
+    }
+    if (!sent) {
+      data->close();
+      return fail_with_server_reason<std::uint64_t>(session, sent.error());
+    }
+    total += count;
+    progress.add(count, Clock::now());
+  }
+  if (auto finished = data->finish_upload(); !finished) {
+    data->close();
+    return fail_with_server_reason<std::uint64_t>(session, finished.error());
+  }
+  auto done = session.finish_transfer(session.options().data_timeout);
+  data->close();
+  if (!done) {
+    return make_error(done.error());
+  }
+  return total;
+}
+
+}  // namespace
+
+namespace {
+
+// A get retried under -rst picks up the partial file of the failed attempt. In stream mode its
+// size is the count of bytes that arrived in order, and REST n asks the server for the rest (RFC
+// 3659); in MODE E the attempts recorded which ranges they wrote, and REST lists them (wire doc
+// §4.3). `held_bytes` is what the partial file already holds.
+struct GetResume {
+  std::optional<std::string> rest;
+  std::uint64_t held_bytes = 0;
+};
+
+Result<StagedFile> staged_for_get(const std::string& local_path, const TransferOptions& options,
+                                  bool resumable, GetResume& resume) {
+  resume = {};
+  const bool resuming = resumable && options.restart != nullptr && options.restart->resume;
+  if (!resuming && options.restart != nullptr) {
+    options.restart->local_ranges = {};  // a fresh staged file holds nothing yet
+  }
+  auto staged = resuming ? StagedFile::reopen(local_path) : StagedFile::create(local_path);
+  if (!staged || !resuming) {
+    return staged;
+  }
+  if (options.parallelism) {
+    resume.rest = restart_argument(true, options.restart->local_ranges);
+    resume.held_bytes = options.restart->local_ranges.covered_bytes();
+    return staged;
+  }
+  auto held = staged->size_bytes();
+  if (!held) {
+    return make_error(held.error());
+  }
+  resume.held_bytes = *held;
+  resume.rest = *held > 0 ? std::optional<std::string>(std::to_string(*held)) : std::nullopt;
+  return staged;
+}
+
+}  // namespace
+
+Result<TransferStats> get_file(Session& session, const std::string& remote_path,
+                               const std::string& local_path, const TransferOptions& options) {
+  const auto start = Clock::now();
+  if (auto prepared = prepare_session(session, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  auto range = remote_range(session, remote_path, options.range);
+  if (!range) {
+    return make_error(range.error());
+  }
+  auto expected = source_checksum(&session, remote_path, *range, options);
+  if (!expected) {
+    return make_error(expected.error());
+  }
+  const bool resumable = !range->has_value();
+  GetResume resume;
+  auto staged = staged_for_get(local_path, options, resumable, resume);
+  if (!staged) {
+    return make_error(staged.error());
+  }
+  if (options.restart != nullptr && options.restart->keep_partial && resumable) {
+    staged->keep_for_resume();
+  }
+  // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5). MODE E
+  // blocks carry their file offsets, so a resumed get still writes them from 0.
+  const std::uint64_t stream_offset = *range ? (*range)->offset : resume.held_bytes;
+  const std::uint64_t local_offset =
+      options.parallelism ? (*range ? (*range)->offset : 0) : stream_offset;
+  const auto command = retrieve_command(remote_path, *range);
+  // Progress counts the whole file: a resumed get starts from what was already here.
+  const auto held = resume.held_bytes;
+  ProgressTicker progress(options.on_progress
+                              ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+                                  options.on_progress(bytes + held);
+                                })
+                              : ProgressTicker::Report{});
+  auto* written =
+      options.restart != nullptr && resumable ? &options.restart->local_ranges : nullptr;
+  auto bytes = options.parallelism
+                   ? receive_mode_e(session, *staged,
+                                    ModeEReceiveRequest{command, *options.parallelism, local_offset,
+                                                        resume.rest, written},
+                                    progress)
+                   : receive_stream(session, command, *staged, local_offset, resume.rest, progress);
+  if (!bytes) {
+    return make_error(bytes.error());
+  }
+  if (*expected) {
+    auto local = local_file_checksum(staged->temporary_path(), *options.verify_checksum, *range);
+    auto same = local ? compare_checksums(**expected, *local) : make_error(local.error());
+    if (!same) {
+      return make_error(same.error());  // the staged file is removed, never renamed into place
+    }
+  }
+  if (auto committed = staged->commit(); !committed) {
+    return make_error(committed.error());
+  }
+  return TransferStats{*bytes, Clock::now() - start};
+}
+
+Result<TransferStats> put_file(Session& session, const std::string& local_path,
+                               const std::string& remote_path, const TransferOptions& options) {
+  const auto start = Clock::now();
+  auto source = LocalSource::open(local_path);
+  if (!source) {
+    return make_error(source.error());
+  }
+  auto range = resolve_range(options.range, source->size_bytes());
+  if (!range) {
+    return make_error(range.error());
+  }
+  const std::uint64_t local_offset = *range ? (*range)->offset : 0;
+  const std::uint64_t available =
+      source->size_bytes() > local_offset ? source->size_bytes() - local_offset : 0;
+  const std::uint64_t length = *range ? std::min((*range)->length, available) : available;
+  auto expected = source_checksum(nullptr, local_path, *range, options);
+  if (!expected) {
+    return make_error(expected.error());
+  }
+  if (auto prepared = prepare_session(session, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  const auto command = store_command(remote_path, *range);
+  const auto allocate = allocation_bytes(source->size_bytes(), *range);
+  // Progress counts the whole file: a resumed MODE E put starts from what the receiver confirmed.
+  const bool resumes = options.parallelism && !range->has_value() && options.restart != nullptr &&
+                       options.restart->resume;
+  const auto held = resumes ? options.restart->dest_ranges.covered_bytes() : 0;
+  ProgressTicker progress(options.on_progress
+                              ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
+                                  options.on_progress(bytes + held);
+                                })
+                              : ProgressTicker::Report{});
+  auto bytes =
+      options.parallelism
+          ? send_mode_e(session, *source,
+                        ModeESendRequest{command, allocate, *options.parallelism,
+                                         options.block_size_bytes, local_offset, length, &progress,
+                                         range->has_value() ? nullptr : options.restart})
+          : send_stream(session, *source, command, allocate, local_offset, length, progress);
+  if (!bytes) {
+    return make_error(bytes.error());
+  }
+  if (auto verified = verify_remote(session, remote_path, *range, *expected, options); !verified) {
+    return make_error(verified.error());
+  }
+  return TransferStats{*bytes, Clock::now() - start};
+}
+
+Result<TransferStats> copy_local_file(const std::string& source_path,
+                                      const std::string& dest_path) {
+  const auto start = Clock::now();
+  auto source = LocalSource::open(source_path);
+  if (!source) {
+    return make_error(source.error());
+  }
+  auto staged = StagedFile::create(dest_path);
+  if (!staged) {
+    return make_error(staged.error());
+  }
+  std::vector<char> buffer(kChunkBytes);
+  std::uint64_t total = 0;
+  for (;;) {
+    auto count = source->read(buffer);
+    if (!count) {
+      return make_error(count.error());
+    }
+    if (*count == 0) {
+      break;
+    }
+    if (auto written = staged->write(std::string_view(buffer.data(), *count)); !written) {
+      return make_error(written.error());
+    }
+    total += *count;
+  }
+  if (auto committed = staged->commit(); !committed) {
+    return make_error(committed.error());
+  }
+  return TransferStats{total, Clock::now() - start};
+}
+
+Result<std::vector<protocol::listing::ListingEntry>> list_directory(
+    Session& session, const std::string& path, const DataSecurityLevel& data_security) {
+  const bool machine_listing = session.has_feature("MLST");
+  // Globus converts LF to CRLF in TYPE A even when the line already ends in CRLF, giving CR CR LF;
+  // globus-url-copy lists in TYPE I too.
+  if (auto typed = session.use_binary_type(); !typed) {
+    return make_error(typed.error());
+  }
+  if (auto secured = session.use_data_security(data_security); !secured) {
+    return make_error(secured.error());
+  }
+  auto data = session.open_passive_data();
+  if (!data) {
+    return make_error(data.error());
+  }
+  const auto command = (machine_listing ? "MLSD " : "NLST ") + path;
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
+    return make_error(begun.error());
+  }
+  std::string body;
+  auto bytes = drain(*data, [&](std::string_view chunk) -> Result<void> {
+    if (body.size() + chunk.size() > kMaxListingBytes) {
+      return make_error(make_error_code(std::errc::file_too_large));
+    }
+    body.append(chunk);
+    return {};
+  });
+  data->close();
+  if (!bytes) {
+    return fail_with_server_reason<std::vector<protocol::listing::ListingEntry>>(session,
+                                                                                 bytes.error());
+  }
+  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
+    return make_error(done.error());
+  }
+  std::vector<protocol::listing::ListingEntry> entries;
+  for (const auto line : protocol::listing::split_listing_lines(body)) {
+    if (!machine_listing) {
+      entries.push_back(protocol::listing::ListingEntry{std::string(line), false, false,
+                                                        std::nullopt, std::nullopt});
+      continue;
+    }
+    auto entry = protocol::listing::parse_mlsd_line(line);
+    if (!entry) {
+      return make_error(entry.error());
+    }
+    if (!entry->is_self_or_parent) {
+      entries.push_back(std::move(*entry));
+    }
+  }
+  return entries;
+}
+
+}  // namespace gridftp::client

@@ -1,0 +1,87 @@
+#include "client/transfer/transfer_plan.hpp"
+
+#include <algorithm>
+
+#include "client/client_errors.hpp"
+
+namespace gridftp::client {
+
+Result<std::optional<PartialRange>> resolve_range(const RangeRequest& request,
+                                                  std::optional<std::uint64_t> size_bytes) {
+  if (!request.is_partial()) {
+    return std::optional<PartialRange>{};
+  }
+  const std::uint64_t offset = request.offset.value_or(0);
+  if (request.length) {
+    return std::optional<PartialRange>{PartialRange{offset, *request.length}};
+  }
+  if (!size_bytes) {
+    return make_error(make_error_code(ClientErrc::UnknownSize));
+  }
+  const std::uint64_t length = *size_bytes > offset ? *size_bytes - offset : 0;
+  return std::optional<PartialRange>{PartialRange{offset, length}};
+}
+
+std::string retrieve_command(const std::string& path, const std::optional<PartialRange>& range) {
+  if (!range) {
+    return "RETR " + path;
+  }
+  return "ERET P " + std::to_string(range->offset) + ' ' + std::to_string(range->length) + ' ' +
+         path;
+}
+
+std::string store_command(const std::string& path, const std::optional<PartialRange>& range) {
+  if (!range) {
+    return "STOR " + path;
+  }
+  return "ESTO A " + std::to_string(range->offset) + ' ' + path;
+}
+
+std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_bytes,
+                                              const std::optional<PartialRange>& range) {
+  if (!range) {
+    return size_bytes;
+  }
+  if (!size_bytes) {
+    return range->length;
+  }
+  // A window that runs past the end of the file carries only the bytes up to the end; a larger
+  // ALLO would make the receiver (gridftpd) fail the upload as short.
+  const std::uint64_t available = *size_bytes > range->offset ? *size_bytes - range->offset : 0;
+  return std::min(range->length, available);
+}
+
+std::string parallelism_command(unsigned streams) {
+  const auto n = std::to_string(streams);
+  return "OPTS RETR Parallelism=" + n + ',' + n + ',' + n + ';';
+}
+
+std::string checksum_command(security::DigestAlgorithm algorithm, const std::string& path,
+                             const std::optional<PartialRange>& range) {
+  const std::string extent =
+      range ? std::to_string(range->offset) + ' ' + std::to_string(range->length)
+            : std::string("0 -1");
+  return "CKSM " + std::string(security::digest_algorithm_name(algorithm)) + ' ' + extent + ' ' +
+         path;
+}
+
+Result<std::string> parse_checksum_reply(std::string_view text) {
+  const auto first = text.find_first_not_of(' ');
+  if (first == std::string_view::npos) {
+    return make_error(make_error_code(ClientErrc::ChecksumUnavailable));
+  }
+  text.remove_prefix(first);
+  text = text.substr(0, text.find_first_of(" \r\n"));
+  std::string hex(text);
+  std::transform(hex.begin(), hex.end(), hex.begin(),
+                 [](char c) { return (c >= 'A' && c <= 'F') ? static_cast<char>(c + 32) : c; });
+  const bool is_hex = std::all_of(hex.begin(), hex.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+  if (!is_hex) {
+    return make_error(make_error_code(ClientErrc::ChecksumUnavailable));
+  }
+  return hex;
+}
+
+}  // namespace gridftp::client
