@@ -29,7 +29,7 @@ Result<void> send_bytes(transport::asio::io_context& io, transport::tcp::socket&
 
 // Hands whole records from the front of `pending` to the handshake, sending what it answers,
 // until it completes or needs more bytes. Whole records only: under PROT C the peer's raw data
-// may follow the flag record in the same read (wire doc §5.7).
+// may follow the flag record in the same read (docs/WIRE.md §5.7).
 Result<void> feed_whole_records(GsiHandshake& handshake, std::string& pending,
                                 transport::asio::io_context& io, transport::tcp::socket& socket,
                                 Clock::duration timeout) {
@@ -145,7 +145,7 @@ Result<void> DataSocket::run_ftps_handshake(const FtpsDataTls& ftps, security::T
 Result<void> DataSocket::run_handshake(const DataChannelSecurity& security, security::TlsRole role,
                                        Clock::duration timeout) {
   security::GsiOptions options;
-  // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (wire doc §5.7).
+  // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (docs/WIRE.md §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
   const bool initiator = role == security::TlsRole::Client;
   auto handshake = GsiHandshake::create(
@@ -259,7 +259,7 @@ Result<std::size_t> DataSocket::read_tls(std::span<char> buffer, Clock::duration
     }
     auto count = read_some_with_deadline(io_, socket_, space, timeout);
     if (!count || *count == 0) {
-      return count;  // Globus sends no close_notify: FIN ends the stream (wire doc §6 table)
+      return count;  // Globus sends no close_notify: FIN ends the stream (docs/WIRE.md §5.7)
     }
     engine_->commit_input(*count);
   }

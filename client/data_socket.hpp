@@ -1,5 +1,5 @@
 // One data connection's byte stream: a TCP socket, and on gsiftp with DCAU the GSI handshake
-// that authenticates it (wire doc §5.7). Under PROT S/P the bytes then travel in TLS records;
+// that authenticates it (docs/WIRE.md §5.7). Under PROT S/P the bytes then travel in TLS records;
 // under PROT C the handshake's TLS is dropped and bytes go raw on the same socket. Blocking
 // calls with deadlines, one thread per socket (timed_io). Not a MODE E codec.
 #pragma once

@@ -1,5 +1,5 @@
 // One data connection as a byte stream: plain TCP, or TLS records over it (PROT S/P), with the
-// GSI data-channel handshake that DCAU A/S runs first (wire doc §5.7). MODE E streams and
+// GSI data-channel handshake that DCAU A/S runs first (docs/WIRE.md §5.7). MODE E streams and
 // stream-mode transfers read and write through it; clear links keep sendfile available.
 #pragma once
 

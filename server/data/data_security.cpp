@@ -37,7 +37,7 @@ transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link,
                                                     const DataSecurity& security,
                                                     bool we_connected) {
   security::GsiOptions options;
-  // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
+  // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (docs/WIRE.md §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
   options.require_peer_certificate = !security.ftps;
   const bool client = we_connected && !security.ftps;
