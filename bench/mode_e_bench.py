@@ -4,7 +4,7 @@
 1. Memory-to-memory third-party transfers, as the published GridFTP studies run them:
        globus-url-copy -p N -len SIZE ftp://S/dev/zero ftp://S/dev/null
    (ERET P 0 SIZE on the source, ESTO A 0 on the destination; source and destination are the
-   same server process, as in ../shared/docs/peers.md), at -p 1, 4 and 8, against the iperf3
+   same server process), at -p 1, 4 and 8, against the iperf3
    loopback ceiling with the same stream count.
    gridftpd is confined to its root, so its root is a tmpfs directory holding its own
    /dev/zero and /dev/null device nodes (mknod c 1 5 / c 1 3); Globus uses the real ones.

@@ -1,4 +1,4 @@
-// GSI delegation (wire doc §5.2): the acceptor sends a certificate request for a fresh key, the
+// GSI delegation (docs/WIRE.md §5.2): the acceptor sends a certificate request for a fresh key, the
 // initiator answers with an RFC 3820 proxy it signs over that key, and the acceptor assembles the
 // delegated credential. Pure message building and checking; the TLS stream is the caller's.
 #pragma once

@@ -1,5 +1,5 @@
 // Finds where the first DER object (tag, length, contents) in a buffer ends, so a reader of an
-// unframed byte stream (GSI delegation, wire doc §5.2) knows when a whole object has arrived.
+// unframed byte stream (GSI delegation, docs/WIRE.md §5.2) knows when a whole object has arrived.
 // X.690 definite-length encoding only; it does not look inside the contents.
 #pragma once
 

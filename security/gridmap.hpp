@@ -1,5 +1,5 @@
-// The gridmap file (wire doc §5.5, after Globus gss_assist/gridmap.c): which Grid identities may
-// log in as which local accounts. Parsing is pure; matching uses same_identity().
+// The gridmap file (docs/WIRE.md §5.5, after Globus gss_assist/gridmap.c): which Grid identities
+// may log in as which local accounts. Parsing is pure; matching uses same_identity().
 #pragma once
 
 #include <cstddef>

@@ -3,11 +3,11 @@
 // in ADAT lines) and each data connection (bytes on a socket): callers feed what the peer sent
 // and send back what step() returns, until complete().
 //
-// After the TLS handshake, GSI adds the "post-handshake rule" (wire doc §5.1): if the acceptor has
-// nothing left to send it writes one application byte 0x00, which the initiator reads and drops;
-// then the initiator writes a flag byte, 'D' (delegation follows) or '0'. On 'D' the acceptor
-// sends a DER certificate request and the initiator answers with a DER proxy certificate signed
-// over it (§5.2). Data channels under PROT S/P skip all of it ("SSL-compatible" contexts).
+// After the TLS handshake, GSI adds the "post-handshake rule" (docs/WIRE.md §5.1): if the acceptor
+// has nothing left to send it writes one application byte 0x00, which the initiator reads and
+// drops; then the initiator writes a flag byte, 'D' (delegation follows) or '0'. On 'D' the
+// acceptor sends a DER certificate request and the initiator answers with a DER proxy certificate
+// signed over it (§5.2). Data channels under PROT S/P skip all of it ("SSL-compatible" contexts).
 #pragma once
 
 #include <optional>
@@ -92,7 +92,7 @@ class GsiHandshake final : public Handshake {
   std::optional<Credential> delegated_;
 };
 
-// Control-channel protection after 235 (wire doc §5.3): each command and each reply line is one
+// Control-channel protection after 235 (docs/WIRE.md §5.3): each command and each reply line is one
 // TLS application record, base64 in ENC/MIC and 631/632 lines. These work on any completed engine.
 Result<std::string> wrap_record(TlsEngine& engine, std::string_view plain);
 Result<std::string> unwrap_records(TlsEngine& engine, std::span<const char> token);

@@ -1,4 +1,4 @@
-// Does a GSI server's certificate name the host we meant to reach (wire doc §5.4)? Globus's
+// Does a GSI server's certificate name the host we meant to reach (docs/WIRE.md §5.4)? Globus's
 // default (STRICT_RFC2818) takes the CN as "<host>" or "host/<host>" when there is no SAN. Pure:
 // it works on the slash DN GsiHandshake reports; SAN dNSNames are not visible at this level.
 #pragma once

@@ -1,6 +1,6 @@
 // Recognises proxy certificates (RFC 3820, the GT3 draft and legacy GT2 "CN=proxy") and checks
 // the proxy rules OpenSSL does not check for all three kinds. Not a chain verifier: trust_store
-// does that; wire doc §5.4 lists the kinds.
+// does that; docs/WIRE.md §5.4 lists the kinds.
 #pragma once
 
 #include <string>

@@ -21,7 +21,7 @@ Result<SslCtxPtr> base_context(TlsRole role) {
       SSL_CTX_new(role == TlsRole::Server ? TLS_server_method() : TLS_client_method()));
   if (!context) return make_error(openssl_error());
   SSL_CTX_set_min_proto_version(context.get(), TLS1_2_VERSION);
-  // No tickets and no renegotiation keep GSI token exchanges in lockstep (wire doc §5.1).
+  // No tickets and no renegotiation keep GSI token exchanges in lockstep (docs/WIRE.md §5.1).
   SSL_CTX_set_options(context.get(),
                       SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_num_tickets(context.get(), 0);

@@ -1,5 +1,5 @@
 // The TLS configurations gridftpd and gridcp use, one function each, so every channel's
-// versions, ciphers and verification rules are decided here and nowhere else (wire doc §5.8).
+// versions, ciphers and verification rules are decided here and nowhere else (docs/WIRE.md §5.8).
 #pragma once
 
 #include "protocol/core/result.hpp"

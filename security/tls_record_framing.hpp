@@ -1,5 +1,5 @@
 // Where the first TLS record in a byte buffer ends (RFC 8446 §5.1: type, version, 16-bit length).
-// A GSI "clear" data channel (PROT C with DCAU, wire doc §5.7) drops TLS right after the flag
+// A GSI "clear" data channel (PROT C with DCAU, docs/WIRE.md §5.7) drops TLS right after the flag
 // record, and the peer's raw MODE E bytes may follow in the same read, so the handshake must be
 // fed whole records only. Pure.
 #pragma once

@@ -1,5 +1,6 @@
 // Trust anchors from a Globus CA directory (X509_CERT_DIR: <hash>.N CAs, <hash>.rN CRLs) and
-// verification of a peer's chain, proxies included. Wire doc §5.4; not the TLS handshake itself.
+// verification of a peer's chain, proxies included. docs/WIRE.md §5.4; not the TLS handshake
+// itself.
 #pragma once
 
 #include <filesystem>

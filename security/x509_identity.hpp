@@ -1,5 +1,5 @@
 // Grid identities: the OpenSSL "oneline" slash form of a DN, the identity of a (proxy) chain, and
-// Globus's DN comparison (wire doc §5.4). Not a verifier: call these on verified chains only.
+// Globus's DN comparison (docs/WIRE.md §5.4). Not a verifier: call these on verified chains only.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // One secured-or-clear connection as a byte stream: plain TCP, or TLS records over it (PROT S/P,
-// FTPS), after the handshake that DCAU A/S or FTPS runs first (wire doc §5.7). gridftpd's MODE E
-// and stream-mode data connections, gridcp's data connections and gridcp's FTPS control
+// FTPS), after the handshake that DCAU A/S or FTPS runs first (docs/WIRE.md §5.7). gridftpd's MODE
+// E and stream-mode data connections, gridcp's data connections and gridcp's FTPS control
 // connection all read and write through it; clear links keep sendfile available.
 #pragma once
 

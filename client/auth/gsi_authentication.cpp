@@ -10,7 +10,7 @@ namespace {
 constexpr int kAuthAccepted = 334;  // "Using authentication type; ADAT must follow."
 constexpr int kAuthContinue = 335;  // "ADAT=<token>": more to exchange
 constexpr int kAuthDone = 235;      // "GSSAPI Authentication successful." (ADAT= possible)
-// TLS 1.3 with delegation takes four rounds (wire doc §5.1); anything far beyond is a loop.
+// TLS 1.3 with delegation takes four rounds (docs/WIRE.md §5.1); anything far beyond is a loop.
 constexpr int kMaxRounds = 16;
 constexpr std::string_view kTokenTag = "ADAT=";
 

@@ -1,4 +1,4 @@
-// The GSI login exchange of a gsiftp:// control connection (wire doc §5.1, RFC 2228): AUTH
+// The GSI login exchange of a gsiftp:// control connection (docs/WIRE.md §5.1, RFC 2228): AUTH
 // GSSAPI, then ADAT tokens until 235, as initiator with delegation (the server needs the
 // delegated proxy for DCAU A). The server's certificate must name the URL's host (§5.4). Not
 // the USER/PASS that follows, nor the wrapping of later lines (gsi_control_channel).

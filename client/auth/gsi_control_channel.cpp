@@ -32,7 +32,7 @@ Result<void> GsiControlChannel::write_line(std::string_view line) {
   if (!token) {
     return make_error(token.error());
   }
-  // MIC only with a NULL cipher; the Globus server unwraps either (wire doc §5.3).
+  // MIC only with a NULL cipher; the Globus server unwraps either (docs/WIRE.md §5.3).
   const char* prefix = engine_->encrypts() ? "ENC " : "MIC ";
   return inner_->write_line(prefix + protocol::encode_base64(*token));
 }

@@ -1,4 +1,4 @@
-// ControlChannel for gsiftp:// (wire doc §5.3): clear text until the GSI exchange is done
+// ControlChannel for gsiftp:// (docs/WIRE.md §5.3): clear text until the GSI exchange is done
 // (greeting, AUTH GSSAPI, ADAT), then every command goes out as `ENC <base64 TLS record>` and
 // every reply line arrives as `632 <base64>` (631 with a NULL cipher), unwrapped in order into
 // plain reply text for the parser above. The exchange itself is gsi_authentication's job.

@@ -104,7 +104,7 @@ Result<std::shared_ptr<const GsiCredentials>> GsiCredentials::from_credential(
   loaded->control_context_ = std::move(*control);
   for (const auto role : kRoles) {
     for (const auto protection : kProtections) {
-      // PROT S as Globus does it: TLS 1.3 where both sides offer it (wire doc §5.8).
+      // PROT S as Globus does it: TLS 1.3 where both sides offer it (docs/WIRE.md §5.8).
       auto context = security::make_gsi_data_context(loaded->credential_, loaded->trust_.get(),
                                                      role, protection, false);
       if (!context) {

@@ -1,5 +1,5 @@
-// The user's GSI credential as gridcp uses it for gsiftp:// (wire doc §5.4): the proxy found the
-// Globus way (X509_USER_PROXY, /tmp/x509up_u<uid>, ~/.globus), the trusted CAs of
+// The user's GSI credential as gridcp uses it for gsiftp:// (docs/WIRE.md §5.4): the proxy found
+// the Globus way (X509_USER_PROXY, /tmp/x509up_u<uid>, ~/.globus), the trusted CAs of
 // X509_CERT_DIR, and the TLS contexts built from them for the control channel and for each
 // kind of data connection. Loaded once per run and shared, read-only, by every thread.
 #pragma once
@@ -31,7 +31,7 @@ class GsiCredentials {
   const std::string& identity() const { return identity_; }
   // GSI control channel, TLS client side.
   SSL_CTX* control_context() const { return control_context_.get(); }
-  // A data connection's context: we are the TLS client when we connect (wire doc §5.7).
+  // A data connection's context: we are the TLS client when we connect (docs/WIRE.md §5.7).
   SSL_CTX* data_context(security::TlsRole role, security::DataProtection protection) const;
 
  private:

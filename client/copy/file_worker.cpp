@@ -17,7 +17,7 @@ using Role = SessionPool::Role;
 // Progress reports per file, at most this often (the observer contract: a few per second).
 constexpr auto kProgressInterval = std::chrono::milliseconds(250);
 
-// A checksum for -sync-level 3 comparisons; guc's default algorithm (wire doc §1.5).
+// A checksum for -sync-level 3 comparisons; guc's default algorithm (docs/WIRE.md §1.5).
 constexpr auto kSyncDigest = security::DigestAlgorithm::Md5;
 
 enum class Kind { Local, Get, Put, ThirdParty };

@@ -17,7 +17,7 @@ constexpr int kPerfMarkerCode = 112;
 constexpr auto kFailureGrace = std::chrono::seconds(2);
 
 // MODE E with cached connections needs no per-file address commands; the first file of a fresh
-// pair of sessions sets them up: dest PASV, source OPTS RETR and PORT (wire doc §1.5).
+// pair of sessions sets them up: dest PASV, source OPTS RETR and PORT (docs/WIRE.md §1.5).
 Result<void> prime(Session& source, Session& dest, const TransferOptions& options) {
   if (auto prepared = prepare_session(source, options); !prepared) {
     return prepared;

@@ -1,7 +1,7 @@
 // -pp for third-party transfers, as globus-url-copy pipelines them (observed with -dbg, GCT 6.2):
 // MODE E on both servers, one PASV/PORT pair, then every file's STOR to the dest and RETR to the
 // source sent back to back without waiting, the data connections cached at EOD and reused by
-// each next file (reply 125, wire doc §2.5). Replies are read on two threads, one per server.
+// each next file (reply 125, docs/WIRE.md §2.5). Replies are read on two threads, one per server.
 #pragma once
 
 #include <cstddef>

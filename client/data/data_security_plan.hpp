@@ -1,6 +1,6 @@
 // Which DCAU, PBSZ and PROT commands a gsiftp session needs before its next data connection, as
-// globus-url-copy sends them (wire doc §1.5, §5.6): nothing for the defaults after AUTH (DCAU A,
-// PROT C) except PBSZ, `DCAU N` for -nodcau, `PROT S`/`PROT P` for -dcsafe/-dcpriv; a setting
+// globus-url-copy sends them (docs/WIRE.md §1.5, §5.6): nothing for the defaults after AUTH (DCAU
+// A, PROT C) except PBSZ, `DCAU N` for -nodcau, `PROT S`/`PROT P` for -dcsafe/-dcpriv; a setting
 // already in force is not sent again. Pure; Session sends them.
 #pragma once
 

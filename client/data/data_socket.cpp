@@ -32,7 +32,7 @@ Result<std::unique_ptr<security::Handshake>> make_ftps_handshake(const FtpsDataT
 Result<std::unique_ptr<security::Handshake>> make_gsi_handshake(const DataChannelSecurity& security,
                                                                 security::TlsRole role) {
   security::GsiOptions options;
-  // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (wire doc §5.7).
+  // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (docs/WIRE.md §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
   auto handshake = security::GsiHandshake::create(
       security.credentials->data_context(role, security.protection),
@@ -79,7 +79,7 @@ Result<void> DataSocket::secure(const DataChannelSecurity& security, security::T
 transport::awaitable<Result<std::size_t>> DataSocket::read_once(std::span<char> buffer) {
   boost::system::error_code ec;
   const auto count = co_await link_.read_some(socket_, buffer, ec);
-  // FIN or close_notify: the end of the stream (Globus sends no close_notify, wire doc §6).
+  // FIN or close_notify: the end of the stream (Globus sends no close_notify, docs/WIRE.md §5.7).
   if (ec == asio::error::eof) co_return std::size_t{0};
   if (ec) co_return make_error(transport::to_error_code(ec));
   co_return count;

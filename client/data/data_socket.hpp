@@ -1,6 +1,7 @@
 // One data connection of gridcp: a TCP socket and the transport::DataLink gridftpd uses too (the
-// DCAU or FTPS handshake, then clear bytes or TLS records; wire doc §5.7), behind blocking calls
-// with deadlines for gridcp's one-thread-per-socket model (run_with_timeout). Not a MODE E codec.
+// DCAU or FTPS handshake, then clear bytes or TLS records; docs/WIRE.md §5.7), behind blocking
+// calls with deadlines for gridcp's one-thread-per-socket model (run_with_timeout). Not a MODE E
+// codec.
 #pragma once
 
 #include <memory>

@@ -152,7 +152,7 @@ void ModeEReceiver::read_loop(Stream& stream) {
   protocol::mode_e::BlockDecoder decoder;
   bool saw_eod = false;
   const auto handle = [&](const DecoderEvent& event) { return on_event(event, saw_eod); };
-  // The sender connected, so it is the TLS client and we the server (wire doc §5.7).
+  // The sender connected, so it is the TLS client and we the server (docs/WIRE.md §5.7).
   if (auto secured = stream.data.secure(security_, security::TlsRole::Server, stall_timeout_);
       !secured) {
     finish(secured.error());

@@ -1,8 +1,8 @@
-// The passive, receiving side of a MODE E get (wire doc §2.1, §2.3): listens for the server's
+// The passive, receiving side of a MODE E get (docs/WIRE.md §2.1, §2.3): listens for the server's
 // data connections, runs one thread per connection with blocking reads under a deadline, decodes
 // blocks and hands each payload to a thread-safe writer at its offset. It keeps accepting until
 // the EOF's count of EODs has arrived, since connections may come after the EOF header. On
-// gsiftp with DCAU each connection is secured first, we being the TLS server (wire doc §5.7).
+// gsiftp with DCAU each connection is secured first, we being the TLS server (docs/WIRE.md §5.7).
 #pragma once
 
 #include <condition_variable>

@@ -1,9 +1,9 @@
-// The active, sending side of a MODE E put (wire doc §2.1, §2.3, §2.4): opens N connections to
+// The active, sending side of a MODE E put (docs/WIRE.md §2.1, §2.3, §2.4): opens N connections to
 // the server's passive address; N threads pull blocks from one BlockPlanner, read each with
 // pread into their own reused buffer and send header + payload; then every connection gets an
 // EOD, and exactly one gets EOF|EOD with the count N. Connections stay open until close(), after
 // the server's 226. On gsiftp with DCAU each connection is secured first, we being the TLS
-// client (wire doc §5.7).
+// client (docs/WIRE.md §5.7).
 #pragma once
 
 #include <condition_variable>

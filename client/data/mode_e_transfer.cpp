@@ -73,7 +73,7 @@ Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
   if (!receiver) {
     return make_error(receiver.error());
   }
-  // In MODE E the sender connects: the server gets PORT even for a get (wire doc §2.1).
+  // In MODE E the sender connects: the server gets PORT even for a get (docs/WIRE.md §2.1).
   if (auto ported = session.send_port((*receiver)->address()); !ported) {
     return make_error(ported.error());
   }
@@ -109,7 +109,7 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
   } else if (restart != nullptr) {
     restart->dest_ranges = {};
   }
-  // In MODE E the receiver is passive (wire doc §2.1).
+  // In MODE E the receiver is passive (docs/WIRE.md §2.1).
   auto address = session.request_passive();
   if (!address) {
     return make_error(address.error());
@@ -144,7 +144,7 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
     return make_error(with_server_reason(session, sent.error(), record_ranges));
   }
   auto done = session.finish_transfer(session.options().data_timeout, record_ranges);
-  // Our FIN comes after the 226, as globus-url-copy's does (wire doc §2.5).
+  // Our FIN comes after the 226, as globus-url-copy's does (docs/WIRE.md §2.5).
   (*sender)->close();
   if (!done) {
     return make_error(done.error());

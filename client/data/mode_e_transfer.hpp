@@ -1,4 +1,4 @@
-// The data phase of MODE E get and put once the session is in TYPE I and MODE E (wire doc §1.5,
+// The data phase of MODE E get and put once the session is in TYPE I and MODE E (docs/WIRE.md §1.5,
 // §2.1): who listens, in which order the commands go, and how the control replies and the data
 // threads are waited for. Internal to transfer.cpp.
 #pragma once
@@ -53,7 +53,7 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
 std::error_code with_server_reason(Session& session, std::error_code error,
                                    const Session::MarkerCallback& on_marker = {});
 
-// A receiver's 111 range marker (wire doc §4.2) goes into restart.dest_ranges, for a -rst
+// A receiver's 111 range marker (docs/WIRE.md §4.2) goes into restart.dest_ranges, for a -rst
 // resume. Returns whether `reply` was one (a malformed one is ignored but still counted).
 bool record_range_marker(const ParsedReply& reply, RestartState& restart);
 

@@ -1,5 +1,5 @@
 // The byte pipe under a control connection: plain TCP, a GSI channel over it (ENC/632 wrapping,
-// wire doc §5.3) or an FTPS one (RFC 4217 TLS), without the reply and command logic above
+// docs/WIRE.md §5.3) or an FTPS one (RFC 4217 TLS), without the reply and command logic above
 // knowing which. Not a data channel.
 #pragma once
 

@@ -20,10 +20,10 @@ constexpr int kPositiveIntermediate = 3;
 // RFC 959 §4.2: "120 Service ready in nnn minutes" precedes the real greeting.
 constexpr int kServiceReadySoon = 120;
 constexpr int kSizeReply = 213;
-// Replies that mean "the directory is already there": Globus says 553 (wire doc §1.1); other
+// Replies that mean "the directory is already there": Globus says 553 (docs/WIRE.md §1.1); other
 // servers say 550 or 521 (RFC 959 allows both for MKD).
 constexpr std::array kDirectoryExistsCodes{521, 550, 553};
-// The Globus client asks the gridmap for the DN's default account (wire doc §1.2, §5.5).
+// The Globus client asks the gridmap for the DN's default account (docs/WIRE.md §1.2, §5.5).
 constexpr const char* kGsiMappedUser = ":globus-mapping:";
 
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -402,7 +402,7 @@ Result<std::optional<protocol::listing::ListingEntry>> Session::stat(const std::
 }
 
 Result<void> Session::make_directories(const std::string& directory) {
-  // Try the whole path first; only walk from the root when that fails (wire doc §1.5 `-cd`).
+  // Try the whole path first; only walk from the root when that fails (docs/WIRE.md §1.5 `-cd`).
   auto whole = control_->command("MKD " + directory);
   if (!whole) {
     return make_error(whole.error());

@@ -1,5 +1,5 @@
 // A logged-in FTP session with one server: greeting, login (anonymous, or GSI for gsiftp://),
-// FEAT, and the per-command steps a transfer is made of (wire doc §1.2, §1.5, §3, §5.6).
+// FEAT, and the per-command steps a transfer is made of (docs/WIRE.md §1.2, §1.5, §3, §5.6).
 // Transfers themselves are in transfer.cpp; this file does not touch data bytes.
 #pragma once
 
@@ -26,7 +26,7 @@ struct SessionOptions {
   // Bounds each data read/write; a transfer that makes no progress this long fails.
   Clock::duration data_timeout = std::chrono::seconds(120);
   // Bounds the wait for a transfer's final reply when we cannot watch the data ourselves
-  // (third-party): the source sends no markers in stream mode (wire doc §1.6.3).
+  // (third-party): the source sends no markers in stream mode (docs/WIRE.md §1.6.3).
   Clock::duration transfer_reply_timeout = std::chrono::hours(2);
   // globus-url-copy sends "globus@"; any address-like string is accepted by servers.
   std::string anonymous_password = "gridcp@";
@@ -47,7 +47,7 @@ class Session {
                                                   std::shared_ptr<const GsiCredentials> gsi = {});
   // Reads the greeting, logs in and asks FEAT. ftp://: anonymous unless the URL names a user.
   // gsiftp://: AUTH GSSAPI with delegation, then `USER :globus-mapping:` (or the URL's user)
-  // and an empty PASS, protected (wire doc §1.2). Errors: connection errors, Errc::BadReply,
+  // and an empty PASS, protected (docs/WIRE.md §1.2). Errors: connection errors, Errc::BadReply,
   // Errc::NotLoggedIn or rejected_reply_error() with the reply in control().last_failure(),
   // those of authenticate_gsi() with more in login_failure_detail().
   Result<void> log_in(const Url& url);
@@ -58,7 +58,7 @@ class Session {
           SessionOptions options);
 
   bool is_gsi() const { return gsi_ != nullptr; }
-  // DCAU/PBSZ/PROT for `level` where they differ from what is in force (wire doc §1.5); does
+  // DCAU/PBSZ/PROT for `level` where they differ from what is in force (docs/WIRE.md §1.5); does
   // nothing on a session without GSI. Errors: rejected_reply_error() and connection errors.
   Result<void> use_data_security(const DataSecurityLevel& level);
   // How this session's next data connections are secured (disabled without GSI or with DCAU N).
@@ -70,7 +70,7 @@ class Session {
   Result<void> use_binary_type();
   // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
   Result<void> use_extended_block_mode(bool extended);
-  // OPTS RETR Parallelism=n,n,n; sent only when n changes (wire doc §1.5).
+  // OPTS RETR Parallelism=n,n,n; sent only when n changes (docs/WIRE.md §1.5).
   Result<void> set_parallelism(unsigned streams);
   // CKSM <alg> <offset|0> <length|-1> path → the lower-case hex digest. Errors: a refusal
   // (rejected_reply_error()), ClientErrc::ChecksumUnavailable for an unreadable 213.
@@ -78,7 +78,7 @@ class Session {
                                const std::optional<PartialRange>& range);
   // Our end of the control connection: where a server can reach us for PORT/EPRT.
   std::string local_address() const { return control_->channel().local_address(); }
-  // PASV, or EPSV when the control connection is IPv6 (wire doc §3.2). An address the server
+  // PASV, or EPSV when the control connection is IPv6 (docs/WIRE.md §3.2). An address the server
   // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
   Result<protocol::control::HostPort> request_passive();
   // request_passive() and connect to it (not yet secured: see DataConnection::secure).
@@ -90,12 +90,12 @@ class Session {
   // SIZE of each path, the commands sent back to back and the replies read after (one round trip
   // for a -pp batch whose sizes the plan does not know). nullopt where the server gave none.
   Result<std::vector<std::optional<std::uint64_t>>> sizes(const std::vector<std::string>& paths);
-  // MLST path → the entry's facts (wire doc §1.4); nullopt when the server says it does not exist
-  // (a 5xx) or has no MLST (then SIZE alone fills size_bytes). Errors: connection errors.
+  // MLST path → the entry's facts (docs/WIRE.md §1.4); nullopt when the server says it does not
+  // exist (a 5xx) or has no MLST (then SIZE alone fills size_bytes). Errors: connection errors.
   Result<std::optional<protocol::listing::ListingEntry>> stat(const std::string& path);
-  // MKD each missing component of `directory`, ignoring "exists" (wire doc §1.5 `-cd`).
+  // MKD each missing component of `directory`, ignoring "exists" (docs/WIRE.md §1.5 `-cd`).
   Result<void> make_directories(const std::string& directory);
-  // REST <argument> (expects 350), immediately before a transfer command (wire doc §4.3).
+  // REST <argument> (expects 350), immediately before a transfer command (docs/WIRE.md §4.3).
   // Errors: rejected_reply_error() and connection errors.
   Result<void> restart_at(const std::string& argument);
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.

@@ -1,4 +1,4 @@
-// -verify-checksum (wire doc §1.5): digests of a local file range, and the comparison of the
+// -verify-checksum (docs/WIRE.md §1.5): digests of a local file range, and the comparison of the
 // source's digest with the destination's. The CKSM command itself is Session::checksum().
 #pragma once
 

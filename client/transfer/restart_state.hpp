@@ -1,5 +1,5 @@
 // -rst: what one attempt at a file leaves for the next, so that a failed file resumes instead of
-// starting over (wire doc §4.2, §4.3): the bytes the receiver confirmed (111 range markers in
+// starting over (docs/WIRE.md §4.2, §4.3): the bytes the receiver confirmed (111 range markers in
 // MODE E, the local partial file's size in stream mode) become a REST before the transfer command.
 // The transfers fill it in; the engine keeps it across attempts. The REST rule itself is pure.
 #pragma once
@@ -20,7 +20,7 @@ struct RestartState {
   // Third-party MODE E: the ranges the destination confirmed in its 111 markers, all attempts.
   protocol::restart::ByteRangeSet dest_ranges;
   // MODE E get: the wire ranges written to the kept partial file, all attempts. Blocks arrive out
-  // of order on several streams, so a size says nothing; REST sends this list (wire doc §4.3).
+  // of order on several streams, so a size says nothing; REST sends this list (docs/WIRE.md §4.3).
   protocol::restart::ByteRangeSet local_ranges;
   // Third-party / put: an earlier attempt's STOR got its 1xx, so what the destination holds under
   // that name was written by this run (STOR truncates), and its size may be resumed from.

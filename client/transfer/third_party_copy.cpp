@@ -1,4 +1,4 @@
-// Third-party transfers (wire doc §1.5, §1.6.3): the client drives two servers' control
+// Third-party transfers (docs/WIRE.md §1.5, §1.6.3): the client drives two servers' control
 // connections; the data goes directly from source to dest.
 #include <condition_variable>
 #include <mutex>
@@ -13,7 +13,7 @@
 namespace gridftp::client {
 namespace {
 
-// Performance marker (wire doc §4.1); its text carries the dest's byte count.
+// Performance marker (docs/WIRE.md §4.1); its text carries the dest's byte count.
 constexpr int kPerfMarkerCode = 112;
 
 // Both final replies of a third-party transfer, each read on its own thread (the sessions have
@@ -146,7 +146,7 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto prepared = prepare_session(dest, options); !prepared) {
     return make_error(prepared.error());
   }
-  // Dest is always passive and source always active (wire doc §1.5).
+  // Dest is always passive and source always active (docs/WIRE.md §1.5).
   auto address = dest.request_passive();
   if (!address) {
     return make_error(address.error());
@@ -165,7 +165,7 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
         protocol::restart::parse_range_list(options.parallelism ? **resume : "0-" + **resume);
     held_before = held ? held->covered_bytes() : 0;
   }
-  // The same list goes to both servers, right before their transfer commands (wire doc §4.3).
+  // The same list goes to both servers, right before their transfer commands (docs/WIRE.md §4.3).
   if (*resume) {
     if (auto restarted = dest.restart_at(**resume); !restarted) {
       return make_error(restarted.error());

@@ -145,7 +145,7 @@ namespace {
 
 // A get retried under -rst picks up the partial file of the failed attempt. In stream mode its
 // size is the count of bytes that arrived in order, and REST n asks the server for the rest (RFC
-// 3659); in MODE E the attempts recorded which ranges they wrote, and REST lists them (wire doc
+// 3659); in MODE E the attempts recorded which ranges they wrote, and REST lists them (docs/WIRE.md
 // §4.3). `held_bytes` is what the partial file already holds.
 struct GetResume {
   std::optional<std::string> rest;
@@ -202,7 +202,7 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   if (options.restart != nullptr && options.restart->keep_partial && resumable) {
     staged->keep_for_resume();
   }
-  // guc writes an -off/-len window at its own offset in the local file (wire doc §1.5). MODE E
+  // guc writes an -off/-len window at its own offset in the local file (docs/WIRE.md §1.5). MODE E
   // blocks carry their file offsets, so a resumed get still writes them from 0.
   const std::uint64_t stream_offset = *range ? (*range)->offset : resume.held_bytes;
   const std::uint64_t local_offset =

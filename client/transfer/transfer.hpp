@@ -1,7 +1,7 @@
-// File transfers as globus-url-copy runs them (wire doc §1.5): get, put and third-party in stream
-// mode or, with -p, in MODE E; -off/-len as ERET/ESTO; -verify-checksum. Also directory listing
-// and the local copy. Each call is one file; the choice of which to run is the copy engine's
-// (file_worker). The MODE E data movers are mode_e_receiver and mode_e_sender.
+// File transfers as globus-url-copy runs them (docs/WIRE.md §1.5): get, put and third-party in
+// stream mode or, with -p, in MODE E; -off/-len as ERET/ESTO; -verify-checksum. Also directory
+// listing and the local copy. Each call is one file; the choice of which to run is the copy
+// engine's (file_worker). The MODE E data movers are mode_e_receiver and mode_e_sender.
 #pragma once
 
 #include <cstdint>
@@ -61,7 +61,7 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
 
 // Source SIZE; dest (MODE E) PASV + ALLO + STOR/ESTO; source (MODE E, OPTS RETR) PORT/EPRT with
 // the dest's address + RETR/ERET; then both final replies, each awaited on its own thread so a
-// failure on either side is seen at once (wire doc §1.1, §1.6.3).
+// failure on either side is seen at once (docs/WIRE.md §1.1, §1.6.3).
 Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
                                        Session& dest, const std::string& dest_path,
                                        const TransferOptions& options);

@@ -1,6 +1,6 @@
-// What gridcp says to the servers for one file, as globus-url-copy says it (wire doc §1.5, §2.6):
-// RETR or ERET, STOR or ESTO, ALLO, OPTS RETR, CKSM, and how -off/-len resolve against a size.
-// Pure: strings and numbers only; sending them is transfer.cpp's job.
+// What gridcp says to the servers for one file, as globus-url-copy says it (docs/WIRE.md §1.5,
+// §2.6): RETR or ERET, STOR or ESTO, ALLO, OPTS RETR, CKSM, and how -off/-len resolve against a
+// size. Pure: strings and numbers only; sending them is transfer.cpp's job.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace gridftp::client {
 
-// guc's default -bs: the block size of the MODE E blocks a client sends (wire doc §2.4).
+// guc's default -bs: the block size of the MODE E blocks a client sends (docs/WIRE.md §2.4).
 inline constexpr std::uint64_t kDefaultBlockSizeBytes = 1024 * 1024;
 
 // The bytes [offset, offset + length) of the source file (-off/-len).

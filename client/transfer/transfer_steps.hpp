@@ -1,4 +1,4 @@
-// Steps that get, put and third-party transfers share (wire doc §1.5): preparing TYPE, MODE and
+// Steps that get, put and third-party transfers share (docs/WIRE.md §1.5): preparing TYPE, MODE and
 // the data-channel security, starting a stream-mode transfer on a (secured) connection, and the
 // -verify-checksum digests before and after. Internal to the transfer files.
 #pragma once
@@ -12,14 +12,14 @@
 
 namespace gridftp::client {
 
-// TYPE I, then MODE E or S, then DCAU/PBSZ/PROT on gsiftp (wire doc §1.5: TYPE → MODE →
+// TYPE I, then MODE E or S, then DCAU/PBSZ/PROT on gsiftp (docs/WIRE.md §1.5: TYPE → MODE →
 // CKSM/SIZE → … → DCAU → PBSZ → PROT → PASV/PORT).
 Result<void> prepare_session(Session& session, const TransferOptions& options);
 
 // Sends `command` (RETR, STOR, MLSD, …) for a stream-mode transfer on `data` and waits for its
 // 1xx. On a secured session the data handshake runs meanwhile on its own thread: a Globus server
-// starts it only once the command is in (wire doc §5.7), and a refusal must not leave us waiting
-// for a handshake that never comes. Errors: those of Session::begin_transfer and
+// starts it only once the command is in (docs/WIRE.md §5.7), and a refusal must not leave us
+// waiting for a handshake that never comes. Errors: those of Session::begin_transfer and
 // DataConnection::secure.
 Result<ParsedReply> begin_stream_transfer(Session& session, DataConnection& data,
                                           const std::string& command);

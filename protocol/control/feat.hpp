@@ -1,5 +1,5 @@
 // The FEAT reply (RFC 2389) and the HELP command list. The labels the Globus client reacts to
-// are in gridftp-wire.md §1.3; a label appears here only when the server implements it.
+// are in docs/WIRE.md §1.3; a label appears here only when the server implements it.
 #pragma once
 
 #include "protocol/control/reply.hpp"

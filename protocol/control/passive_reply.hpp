@@ -1,5 +1,5 @@
 // The client's side of the data-address exchange: parsing of the passive replies (227 PASV, 229
-// EPSV) and formatting of the PORT and EPRT arguments (RFC 959 §4.1.2, RFC 2428, wire doc §3).
+// EPSV) and formatting of the PORT and EPRT arguments (RFC 959 §4.1.2, RFC 2428, docs/WIRE.md §3).
 // Pure; built on the codec the server uses (host_port). `address` is empty when an EPSV reply left
 // it out (plain RFC 2428): the control connection's peer is meant.
 #pragma once
@@ -19,9 +19,9 @@ namespace gridftp::protocol::control {
 Result<HostPort> parse_pasv_reply(std::string_view text);
 
 // Parses the text of a 229 reply, "Entering Extended Passive Mode (|||port|)", also the Globus
-// form with an address "(|2|::1|port|)" (wire doc §3.1). Errors: Errc::BadHostPort for a missing
-// or malformed "(dddd)" group or a port outside 1..65535; Errc::UnsupportedAddressFamily for a
-// protocol other than 1 or 2.
+// form with an address "(|2|::1|port|)" (docs/WIRE.md §3.1). Errors: Errc::BadHostPort for a
+// missing or malformed "(dddd)" group or a port outside 1..65535; Errc::UnsupportedAddressFamily
+// for a protocol other than 1 or 2.
 Result<HostPort> parse_epsv_reply(std::string_view text);
 
 // "h1,h2,h3,h4,p1,p2" for the client's PORT. Errors: Errc::BadHostPort when the address is not

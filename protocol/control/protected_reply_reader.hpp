@@ -1,7 +1,8 @@
 // Splits what a GSI server sends on a protected control channel into lines (RFC 2228 §4: "631",
-// "632", "633" carry one base64 token each, as "632-" on all but the last line of a reply; wire
-// doc §5.3). Pure: it decodes base64 but does not unwrap TLS; the channel does that in order.
-// Lines without a protection code (Globus sends some 530s in the clear) pass through as text.
+// "632", "633" carry one base64 token each, as "632-" on all but the last line of a reply;
+// docs/WIRE.md §5.3). Pure: it decodes base64 but does not unwrap TLS; the channel does that in
+// order. Lines without a protection code (Globus sends some 530s in the clear) pass through as
+// text.
 #pragma once
 
 #include <cstddef>

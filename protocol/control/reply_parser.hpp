@@ -1,5 +1,5 @@
-// Client-side, incremental parser for FTP replies (RFC 959 §4.2, wire doc §1.1). It does no I/O:
-// the caller feeds received bytes and takes complete replies. Not the server's reply formatter
+// Client-side, incremental parser for FTP replies (RFC 959 §4.2, docs/WIRE.md §1.1). It does no
+// I/O: the caller feeds received bytes and takes complete replies. Not the server's reply formatter
 // (protocol/control/reply.hpp).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Arguments of `OPTS RETR` (GFD.20 "OPTS RETR"; wire doc §1.4): "Parallelism=4,4,4;",
+// Arguments of `OPTS RETR` (GFD.20 "OPTS RETR"; docs/WIRE.md §1.4): "Parallelism=4,4,4;",
 // "StripeLayout=Blocked;BlockSize=1048576;", "markers=5;". Parsing only; applying the options to
 // a session is the server's job.
 #pragma once

@@ -1,5 +1,5 @@
 // Formatting of directory listings: MLSD/MLST fact lines (RFC 3659 §7, with Globus's UNIX.* facts
-// as observed in gridftp-wire.md §1.4), `ls -l` style LIST lines, and MDTM times. Pure: no stat(),
+// as observed in docs/WIRE.md §1.4), `ls -l` style LIST lines, and MDTM times. Pure: no stat(),
 // no clock, no time zone; the caller fills FileFacts and passes `now`.
 #pragma once
 

@@ -23,7 +23,7 @@ struct ListingEntry {
   std::string display_name() const;
 };
 
-// Parses "fact=value;fact=value; name" (wire doc §1.4). Facts are matched case-insensitively;
+// Parses "fact=value;fact=value; name" (docs/WIRE.md §1.4). Facts are matched case-insensitively;
 // the name keeps any spaces. Errors: Errc::BadReply when there is no "; " before a non-empty name
 // or a fact lacks '='.
 Result<ListingEntry> parse_mlsd_line(std::string_view line);

@@ -1,6 +1,6 @@
-// Incremental MODE E decoder for ONE data connection (GFD.20 "Extended Block Mode"; wire doc §2.3).
-// It turns bytes into Data/Eof/Eod/Close events without copying payload; it does not count EODs
-// across connections (eod_tracker does) and does no I/O.
+// Incremental MODE E decoder for ONE data connection (GFD.20 "Extended Block Mode"; docs/WIRE.md
+// §2.3). It turns bytes into Data/Eof/Eod/Close events without copying payload; it does not count
+// EODs across connections (eod_tracker does) and does no I/O.
 #pragma once
 
 #include <array>

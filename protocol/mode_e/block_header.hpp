@@ -11,7 +11,7 @@ namespace gridftp::protocol::mode_e {
 
 inline constexpr std::size_t kHeaderBytes = 17;
 
-// Descriptor flags (GFD.20; wire doc §2.2).
+// Descriptor flags (GFD.20; docs/WIRE.md §2.2).
 inline constexpr std::uint8_t kDescriptorEor = 0x80;      // end of record (legacy, unused)
 inline constexpr std::uint8_t kDescriptorEof = 0x40;      // offset carries the EOD count
 inline constexpr std::uint8_t kDescriptorErr = 0x20;      // data in this block is suspect

@@ -1,6 +1,6 @@
 // Sender-side MODE E work list: cuts the byte ranges still to send (a file's [start, end) minus the
-// REST ranges the receiver already holds; wire doc §2.6) into blocks that parallel streams pull one
-// at a time, so a fast stream simply takes more blocks. It does no I/O and sends no EOD/EOF.
+// REST ranges the receiver already holds; docs/WIRE.md §2.6) into blocks that parallel streams pull
+// one at a time, so a fast stream simply takes more blocks. It does no I/O and sends no EOD/EOF.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Receiver-side EOD accounting for one transfer to one receiver stripe (GFD.20; wire doc §2.3):
+// Receiver-side EOD accounting for one transfer to one receiver stripe (GFD.20; docs/WIRE.md §2.3):
 // the transfer is complete when an EOF has announced N and N EODs have arrived, whichever comes
 // first. It counts events from every connection's BlockDecoder; it reads no bytes itself.
 #pragma once

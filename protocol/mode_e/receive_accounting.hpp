@@ -1,7 +1,7 @@
-// Receive-side bookkeeping of one MODE E transfer across all its data connections (GFD.20; wire
-// doc §2.3): EOD/EOF counting (EodTracker), the byte ranges that arrived, the connection limit,
-// and what a connection closing early means. Pure and single-threaded: the receiver serialises
-// calls. Decoding bytes is BlockDecoder's job; writing them is the caller's.
+// Receive-side bookkeeping of one MODE E transfer across all its data connections (GFD.20;
+// docs/WIRE.md §2.3): EOD/EOF counting (EodTracker), the byte ranges that arrived, the connection
+// limit, and what a connection closing early means. Pure and single-threaded: the receiver
+// serialises calls. Decoding bytes is BlockDecoder's job; writing them is the caller's.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // A set of half-open byte ranges [start, end) kept sorted and merged, with the MODE E REST /
-// range-marker list form "0-4980736,5242880-6000000" (wire doc §4.2, §4.3; Globus parses it the
+// range-marker list form "0-4980736,5242880-6000000" (docs/WIRE.md §4.2, §4.3; Globus parses it the
 // same way: length = end - start). Tracks what a receiver holds; it does not know file sizes.
 #pragma once
 

@@ -1,6 +1,7 @@
 // Text of the GridFTP restart (111 "Range Marker") and performance (112 "Perf Marker") replies,
-// byte-exact as globus-gridftp-server 13.24 writes them (wire doc §4.1, §4.2), and the client-side
-// parsers for both. Reply codes and CRLF framing belong to the caller (reply_formatter).
+// byte-exact as globus-gridftp-server 13.24 writes them (docs/WIRE.md §4.1, §4.2), and the
+// client-side parsers for both. Reply codes and CRLF framing belong to the caller
+// (reply_formatter).
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@ namespace gridftp::server {
 namespace {
 
 // FTPS (RFC 4217 §7): we are the TLS server whichever side connects; GSI: the side that
-// connected is the TLS client (wire doc §5.7).
+// connected is the TLS client (docs/WIRE.md §5.7).
 bool client_side(const DataSecurity& security, bool we_connected) {
   return we_connected && !security.ftps;
 }
@@ -68,7 +68,7 @@ transport::awaitable<Result<void>> secure_data_link(transport::DataLink& link,
                                                     bool we_connected) {
   auto handshake = make_data_handshake(security, we_connected);
   if (!handshake) co_return make_error(handshake.error());
-  // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (wire doc §5.7).
+  // PROT S/P contexts are "SSL-compatible": no GSI bytes after the handshake (docs/WIRE.md §5.7).
   const bool keep_tls = security.ftps || security.protection != security::DataProtection::Clear;
   auto done = co_await link.handshake(socket, std::move(*handshake),
                                       client_side(security, we_connected), keep_tls);

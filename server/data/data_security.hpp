@@ -1,4 +1,4 @@
-// What DCAU and PROT demand of a session's next data connections (wire doc §5.6/5.7): the TLS
+// What DCAU and PROT demand of a session's next data connections (docs/WIRE.md §5.6, §5.7): the TLS
 // contexts built from the delegated credential, the protection level, and whose identity the
 // peer must prove. Built once per DCAU/PROT setting and shared by every stream of a transfer.
 #pragma once

@@ -1,7 +1,7 @@
-// One MODE E data connection's work (GFD.20 extended block mode; wire doc §2.3). A sender stream
-// pulls blocks from the transfer's shared planner until none are left, then ends with EOD (one
-// stream per receiver stripe sends EOF|EOD with the connection count). A receiver stream decodes
-// blocks and writes each where its offset says, until its EOD. Each runs on its own strand.
+// One MODE E data connection's work (GFD.20 extended block mode; docs/WIRE.md §2.3). A sender
+// stream pulls blocks from the transfer's shared planner until none are left, then ends with EOD
+// (one stream per receiver stripe sends EOF|EOD with the connection count). A receiver stream
+// decodes blocks and writes each where its offset says, until its EOD. Each runs on its own strand.
 #pragma once
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// MODE E transfers for a session (GFD.20; wire doc §2): the sending side connects
+// MODE E transfers for a session (GFD.20; docs/WIRE.md §2): the sending side connects
 // `parallelism` streams to each active address and they pull blocks from one planner; the
 // receiving side keeps accepting on its passive listener until EOF accounting completes, sending
 // 112 perf and 111 range markers meanwhile. Streams run on their sockets' data loops; this

@@ -1,7 +1,7 @@
 """Hostile MODE E data channels against gridftpd (issue acceptance 6).
 
 A raw client logs in, sends `TYPE I`, `MODE E`, `PASV`, `STOR incoming/<name>`, connects to the
-passive port itself and writes extended-block headers by hand (docs/gridftp-wire.md §2.2, §2.3).
+passive port itself and writes extended-block headers by hand (docs/WIRE.md §2.2, §2.3).
 Each broken stream must end in an error reply (4xx/5xx, never 226), must leave no file under the
 target name (a hidden `.gridftpd-part.*` file is tolerated on disk only if listings do not show
 it) and must leave the server serving new sessions. [timeouts] data_seconds = 3, so cases that

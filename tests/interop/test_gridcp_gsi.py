@@ -4,8 +4,8 @@ with -nodcau, -dcsafe, -dcpriv, using X509_USER_PROXY").
 The throwaway PKI of tests/support/test_pki.py gives the CA directory, a `localhost` host
 certificate for the server and an RFC 3820 user proxy; gridcp finds it through X509_USER_PROXY
 and the CAs through X509_CERT_DIR (pki.client_env). gridcp logs in with AUTH GSSAPI/ADAT,
-delegates, and sends `USER :globus-mapping:` / `PASS ` wrapped in ENC (docs/gridftp-wire.md 1.2,
-5.1-5.3).
+delegates, and sends `USER :globus-mapping:` / `PASS ` wrapped in ENC (docs/WIRE.md §1.2,
+§5.1-§5.3).
 
 Covered, all byte-identical by SHA-256 on a 5 MiB + 7 B file:
   * get and put at each data-channel level -- `-nodcau` (DCAU N), the default (DCAU A, PROT C:

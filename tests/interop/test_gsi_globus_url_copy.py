@@ -3,7 +3,7 @@
 A throwaway PKI (tests/support/test_pki.py) gives a CA in X509_CERT_DIR layout, a host
 certificate for `localhost`, RFC 3820 user proxies from grid-proxy-init and a gridmap
 (Test User -> gftest, Other User -> gftest2). globus-url-copy authenticates with AUTH GSSAPI/ADAT,
-delegates, and logs in as `:globus-mapping:` (docs/gridftp-wire.md 1.6.4, 5).
+delegates, and logs in as `:globus-mapping:` (docs/WIRE.md §1.6.4, §5).
 
 Covered, all byte-identical by SHA-256 on a 5 MiB + 7 B file:
   * get and put at each data-channel security level -- `-nodcau` (DCAU N), the default (DCAU A,
@@ -28,7 +28,7 @@ from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, file_url,
 GUC = "globus-url-copy"
 SIZE = 5 * MIB + 7
 PARALLELISM = (1, 4)
-# Data-channel security levels as globus-url-copy options (docs/gridftp-wire.md 1.5, 5.6):
+# Data-channel security levels as globus-url-copy options (docs/WIRE.md §1.5, §5.6):
 # -nodcau sends DCAU N; no flag leaves DCAU A with PROT C; -dcsafe sends PROT S; -dcpriv PROT P.
 LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
 

@@ -2,7 +2,7 @@
 
 globus-url-copy drives both servers: the destination gets `PASV`, `ALLO`, `STOR`, the source
 gets `OPTS RETR Parallelism=4,4,4;`, `PORT <dest addr>`, `RETR` and connects 4 times to the
-destination (docs/gridftp-wire.md §1.5, §2.1). Three pairings: gridftpd -> gridftpd,
+destination (docs/WIRE.md §1.5, §2.1). Three pairings: gridftpd -> gridftpd,
 gridftpd -> globus-gridftp-server and globus-gridftp-server -> gridftpd; the bytes that land
 must be identical to the source.
 """

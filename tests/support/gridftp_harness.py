@@ -742,7 +742,7 @@ class RawControl:
 
 class GsiControl(RawControl):
     """RawControl that logs in with GSI the way globus-url-copy does on the control channel
-    (docs/gridftp-wire.md 5.1, 5.3): `AUTH GSSAPI`, the TLS handshake carried base64 in
+    (docs/WIRE.md §5.1, §5.3): `AUTH GSSAPI`, the TLS handshake carried base64 in
     `ADAT`/`335 ADAT=` lines, the GSI post-handshake bytes, then every command wrapped as
     `ENC <b64>` and every `632` reply line unwrapped. Python's ssl on memory BIOs is the
     initiator. It delegates only when asked (flag 'D', the request signed by openssl as
@@ -821,7 +821,7 @@ class GsiControl(RawControl):
 
     def _delegate(self, obj: ssl.SSLObject, proxy: str) -> tuple[int, str, bytes]:
         """Flag 'D', then the acceptor's DER certificate request comes back (in one or more
-        335 replies); we answer with the signed proxy certificate (wire doc 5.4)."""
+        335 replies); we answer with the signed proxy certificate (docs/WIRE.md §5.4)."""
         from test_pki import sign_delegation_request
         obj.write(b"D")
         token = self._out.read()

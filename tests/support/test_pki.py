@@ -391,7 +391,7 @@ if __name__ == "__main__":
 def sign_delegation_request(request_der: bytes, proxy: str) -> bytes:
     """What a delegating GSI initiator does with the acceptor's certificate request: signs it
     with the proxy's key into a proxy certificate whose subject is the proxy's own subject plus
-    CN=<serial> (wire doc 5.4), with the extensions grid-proxy-init -rfc uses. Returns DER."""
+    CN=<serial> (docs/WIRE.md §5.4), with the extensions grid-proxy-init -rfc uses. Returns DER."""
     import random
     import tempfile
     with tempfile.TemporaryDirectory(prefix="gsi-delegation-") as work:

@@ -9,7 +9,7 @@ It starts a private server on 127.0.0.1 (anonymous access mapped to the local us
 created with `useradd -m gftest` if missing), serves one deterministic file
 (byte i = (i * 7 + 3) % 251) from a 0755 temp dir, and runs two get sessions, each with a raw
 control socket and a Python listener for the data connections (PORT, so the server is the
-active MODE E sender, wire doc §2.1):
+active MODE E sender, docs/WIRE.md §2.1):
 
   1. TYPE I, MODE E, OPTS RETR Parallelism=4,4,4;, PORT, RETR <path>
         -> globus_retr_p4_conn{N}.bin
@@ -21,7 +21,7 @@ connection. The control transcript is printed (and written to --log FILE if give
 be pasted into README.md. The server is stopped at the end.
 
 A data connection is finished when the server closes it, or, since Globus leaves MODE E
-connections idle at EOD for reuse (wire doc §2.5), when the transfer's 226 has arrived, the
+connections idle at EOD for reuse (docs/WIRE.md §2.5), when the transfer's 226 has arrived, the
 number of accepted connections equals the announced EOF count, and every connection's bytes
 end on a block boundary after an EOD header. Then we close our side.
 """

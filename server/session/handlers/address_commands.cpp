@@ -163,7 +163,8 @@ transport::awaitable<void> ControlSession::on_spor(const std::string& argument) 
 
 transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
   if (argument.find('-') != std::string::npos) {
-    // MODE E form (wire doc §4.3): the ranges already at the receiver, "0-4980736,5242880-6000000".
+    // MODE E form (docs/WIRE.md §4.3): the ranges already at the receiver,
+    // "0-4980736,5242880-6000000".
     auto ranges = protocol::restart::parse_range_list(argument);
     if (!ranges) {
       send(rc::kParameterSyntaxError, "bad parameter.");

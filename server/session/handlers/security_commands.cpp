@@ -1,5 +1,5 @@
 // AUTH, ADAT, ENC/MIC, PBSZ, PROT, DCAU: the control channel's security (RFC 2228 with Globus's
-// GSI mechanism, wire doc §5) and the data channels' protection settings.
+// GSI mechanism, docs/WIRE.md §5) and the data channels' protection settings.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -256,7 +256,7 @@ std::string ControlSession::security_label() const {
 }
 
 transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
-  // Echoed as Globus does; TLS caps records at 16 KiB whatever the client asks (wire doc §5.6).
+  // Echoed as Globus does; TLS caps records at 16 KiB whatever the client asks (docs/WIRE.md §5.6).
   send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
   co_return;
 }

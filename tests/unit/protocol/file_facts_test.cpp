@@ -18,7 +18,7 @@ constexpr std::int64_t kNov22Afternoon = 1'795'355'100;      // 2026-11-22 13:45
 constexpr std::int64_t kMay2025 = 1'746'086'700;             // 2025-05-01 08:05:00 UTC
 constexpr std::int64_t kLastSecondOf9999 = 253'402'300'799;  // 9999-12-31 23:59:59 UTC
 
-// The file from the observed Globus MLSD line in gridftp-wire.md §1.4.
+// The file from the observed Globus MLSD line in docs/WIRE.md §1.4.
 FileFacts globus_example_file() {
   FileFacts facts;
   facts.name = "a.txt";
@@ -89,7 +89,7 @@ TEST_CASE("parse_mdtm rejects malformed or impossible times", "[listing]") {
 }
 
 TEST_CASE("format_mlsx_line writes the facts in Globus's order and layout", "[listing]") {
-  // gridftp-wire.md §1.4, observed from Globus 13.24. Only Perm differs: Globus writes "awr" for a
+  // docs/WIRE.md §1.4, observed from Globus 13.24. Only Perm differs: Globus writes "awr" for a
   // writable file, we write RFC 3659's full writable set "adfw" and then "r".
   const std::string globus =
       "Type=file;Modify=20261122013752;Size=2;Perm=awr;UNIX.mode=0666;UNIX.owner=gftest;"

@@ -9,7 +9,7 @@ using gridftp::protocol::listing::parse_mlsd_line;
 using gridftp::protocol::listing::split_listing_lines;
 
 TEST_CASE("parse_mlsd_line reads a Globus file line", "[client][listing]") {
-  // Byte-exact from globus-gridftp-server 13.24, wire doc §1.4.
+  // Byte-exact from globus-gridftp-server 13.24, docs/WIRE.md §1.4.
   const auto entry = parse_mlsd_line(
       "Type=file;Modify=20261122013752;Size=2;Perm=awr;UNIX.mode=0666;UNIX.owner=gftest;"
       "UNIX.uid=1001;UNIX.group=gftest;UNIX.gid=1001;Unique=fe00-98c00b; a.txt");

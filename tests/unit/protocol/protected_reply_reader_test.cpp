@@ -28,7 +28,7 @@ std::vector<ProtectedLine> feed_all(ProtectedReplyReader& reader,
 }  // namespace
 
 TEST_CASE("ProtectedReplyReader decodes a multi-line 632 reply split at any byte", "[gsi]") {
-  // Wire doc §5.3: one token per reply line, "632-" on all but the last.
+  // docs/WIRE.md §5.3: one token per reply line, "632-" on all but the last.
   const std::string wire = "632-" + encode_base64("tok-one") + "\r\n632-" +
                            encode_base64("tok-two") + "\r\n632 " + encode_base64("tok-3") + "\r\n";
   const auto cut = static_cast<std::size_t>(GENERATE_COPY(range(std::size_t{0}, wire.size())));

@@ -39,7 +39,7 @@ FeedOutcome feed_all(ReplyParser& parser, const std::vector<std::string_view>& c
   return outcome;
 }
 
-// Globus' FEAT reply, shortened; wire doc §1.3.
+// Globus' FEAT reply, shortened; docs/WIRE.md §1.3.
 constexpr std::string_view kFeat =
     "211-Extensions supported\r\n"
     " CKSM MD5:10;ADLER32:10;SHA1:10;SHA256:11;SHA512:12;\r\n"

@@ -18,7 +18,7 @@ Gridmap parsed(std::string_view text) {
   return std::move(*gridmap);
 }
 
-TEST_CASE("parse_gridmap reads the wire doc's example", "[security][gridmap]") {
+TEST_CASE("parse_gridmap reads the example of docs/WIRE.md 5.5", "[security][gridmap]") {
   const Gridmap gridmap = parsed(
       "# comment\n"
       "\"/O=Grid/OU=Test/CN=Test User\" gftest\n"

@@ -15,7 +15,7 @@ TEST_CASE("last_common_name takes the last CN of a slash DN", "[gsi]") {
 }
 
 TEST_CASE("certificate_names_host accepts <host> and host/<host> only", "[gsi]") {
-  // Wire doc §5.4: CN=localhost works for gsiftp://localhost.
+  // docs/WIRE.md §5.4: the last CN names the host, as "<host>" or "host/<host>".
   CHECK(certificate_names_host("/O=Grid/OU=Test/CN=localhost", "localhost"));
   CHECK(certificate_names_host("/O=Grid/OU=Test/CN=LocalHost", "localhost"));
   CHECK(certificate_names_host("/O=Grid/CN=host/gridftp.example.org", "gridftp.example.org"));

@@ -22,7 +22,7 @@ std::string record(unsigned char type, std::size_t payload_bytes) {
 }  // namespace
 
 TEST_CASE("first_tls_record_length waits for the whole record", "[tls]") {
-  // The 23-byte app-data record that carries a GSI flag byte under TLS 1.3 (wire doc §5.1).
+  // The 23-byte app-data record that carries a GSI flag byte under TLS 1.3 (docs/WIRE.md §5.1).
   const auto flag = record(23, 18);
   const auto cut = static_cast<std::size_t>(GENERATE(range(0, 23)));
   auto partial = first_tls_record_length(std::string_view(flag).substr(0, cut));

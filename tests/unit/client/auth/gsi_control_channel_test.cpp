@@ -1,6 +1,6 @@
 // GsiControlChannel between ControlConnection and a scripted server that wraps each reply line
 // with a real GSI acceptor (in memory, no sockets): ENC commands, 632/632- replies unwrapped and
-// parsed as one reply, clear 530s passed through, forged tokens refused (wire doc §5.3).
+// parsed as one reply, clear 530s passed through, forged tokens refused (docs/WIRE.md §5.3).
 #include "client/auth/gsi_control_channel.hpp"
 
 #include <cstring>

@@ -12,7 +12,7 @@ using gridftp::security::DataProtection;
 using Commands = std::vector<std::string>;
 
 TEST_CASE("gsiftp defaults send only PBSZ, once", "[gsi]") {
-  // Wire doc §1.5: "gsiftp default: PBSZ 1048576 ... No DCAU (A is the default), no PROT".
+  // docs/WIRE.md §1.5: on gsiftp defaults only PBSZ 1048576; DCAU A and PROT C are in force.
   DataSecurityState state;
   CHECK(data_security_commands(state, DataSecurityLevel{}) == Commands{"PBSZ 1048576"});
   CHECK(data_security_commands(state, DataSecurityLevel{}).empty());

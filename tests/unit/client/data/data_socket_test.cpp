@@ -1,5 +1,5 @@
 // DataSocket's GSI data-channel handshake between two of our own ends over loopback TCP, one
-// thread each (wire doc §5.7): PROT C drops TLS after the flag and the bytes right behind it
+// thread each (docs/WIRE.md §5.7): PROT C drops TLS after the flag and the bytes right behind it
 // survive; PROT S/P carry the bytes in TLS; DCAU A refuses a peer with another identity.
 #include "client/data/data_socket.hpp"
 

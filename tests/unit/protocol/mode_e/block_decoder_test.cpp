@@ -195,7 +195,7 @@ TEST_CASE("BlockDecoder decodes a reused connection one byte at a time", "[mode_
 }
 
 TEST_CASE("BlockDecoder replays the observed -p 4 get streams", "[mode_e]") {
-  // Wire doc §2.4: server sender, 3,000,000 bytes, 256 KiB blocks, EOF+EOD on conn4.
+  // docs/WIRE.md §2.4: server sender, 3,000,000 bytes, 256 KiB blocks, EOF+EOD on conn4.
   const std::vector<std::string> connections{
       block(kData, 262144, 0) + block(kData, 262144, 262144) + block(kData, 262144, 1310720) +
           block(kData, 262144, 2359296) + block(kEod, 0, 0),
@@ -241,7 +241,7 @@ TEST_CASE("BlockDecoder replays the observed -p 4 get streams", "[mode_e]") {
 }
 
 TEST_CASE("BlockDecoder replays the observed -p 4 put streams", "[mode_e]") {
-  // Wire doc §2.4: client sender, 1 MiB blocks, EOF+EOD first on conn1, bare EODs elsewhere.
+  // docs/WIRE.md §2.4: client sender, 1 MiB blocks, EOF+EOD first on conn1, bare EODs elsewhere.
   const auto conn1 =
       block(kData, 1048576, 0) + block(kData, 1048576, 1048576) + block(kEofEod, 0, 4);
   const auto conn2 = block(kData, 902848, 2097152) + block(kEod, 0, 0);
@@ -257,7 +257,7 @@ TEST_CASE("BlockDecoder replays the observed -p 4 put streams", "[mode_e]") {
 }
 
 TEST_CASE("BlockDecoder replays the observed 5-transfer reuse stream", "[mode_e]") {
-  // Wire doc §2.4, conn1 of `-r -fast -p 2`: [MLSD] 00 788 @0, 08 | [a.txt] 48 off=2 |
+  // docs/WIRE.md §2.4, conn1 of `-r -fast -p 2`: [MLSD] 00 788 @0, 08 | [a.txt] 48 off=2 |
   // [c.bin] 00 @0, 00 @524288, 08 | [MLSD sub] 48 off=2 | [b.txt] 00 2 @0, 08
   const auto wire = block(kData, 788, 0) + block(kEod, 0, 0) + block(kEofEod, 0, 2) +
                     block(kData, 262144, 0) + block(kData, 262144, 524288) + block(kEod, 0, 0) +

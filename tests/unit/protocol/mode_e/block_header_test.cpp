@@ -24,7 +24,7 @@ TEST_CASE("MODE E descriptor flags have the GFD.20 values", "[mode_e]") {
 }
 
 TEST_CASE("encode_header writes the observed EOF+EOD header for 4 connections", "[mode_e]") {
-  // Wire doc §2.2: 48 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 04.
+  // docs/WIRE.md §2.2: 48 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 04.
   const std::array<std::uint8_t, 17> expected{0x48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4};
   const BlockHeader header{.descriptors = 0x48, .count = 0, .offset = 4};
   CHECK(encode_header(header) == expected);
@@ -44,7 +44,7 @@ TEST_CASE("encode_header is big-endian in both 64-bit fields", "[mode_e]") {
 }
 
 TEST_CASE("encode_header writes an observed 256 KiB data block header", "[mode_e]") {
-  // Wire doc §2.4: "00 262144 @1310720".
+  // docs/WIRE.md §2.4: "00 262144 @1310720".
   const auto bytes = encode_header({.descriptors = 0, .count = 262144, .offset = 1310720});
   const std::array<std::uint8_t, 17> expected{0, 0, 0, 0, 0, 0,    0x04, 0x00, 0x00,
                                               0, 0, 0, 0, 0, 0x14, 0x00, 0x00};

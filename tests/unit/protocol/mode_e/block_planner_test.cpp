@@ -29,7 +29,7 @@ std::vector<Block> drain(BlockPlanner& planner) {
 }  // namespace
 
 TEST_CASE("BlockPlanner cuts the observed -p 4 get into 256 KiB blocks", "[mode_e]") {
-  // Wire doc §2.4: 3,000,000 bytes -> 11 full blocks and 116416 @2883584.
+  // docs/WIRE.md §2.4: 3,000,000 bytes -> 11 full blocks and 116416 @2883584.
   auto planner = BlockPlanner::for_restart(0, 3000000, ByteRangeSet{}, 262144);
   REQUIRE(planner);
   CHECK(planner->remaining_bytes() == 3000000);
@@ -43,7 +43,8 @@ TEST_CASE("BlockPlanner cuts the observed -p 4 get into 256 KiB blocks", "[mode_
 }
 
 TEST_CASE("BlockPlanner skips the REST ranges the receiver holds", "[mode_e]") {
-  // Wire doc §2.6: after REST 0-4980736 Globus sent blocks at 4980736, 5242880, 5505024, 5767168.
+  // docs/WIRE.md §2.6: after REST 0-4980736 Globus sent blocks at 4980736, 5242880, 5505024,
+  // 5767168.
   const auto present = parse_range_list("0-4980736");
   REQUIRE(present);
   auto planner = BlockPlanner::for_restart(0, 6000000, *present, 262144);

@@ -11,7 +11,7 @@ using gridftp::protocol::mode_e::EodTracker;
 using gridftp::protocol::mode_e::Errc;
 
 TEST_CASE("EodTracker completes when EOF+EOD arrives last (observed get)", "[mode_e]") {
-  // Wire doc §2.4 get: conns 1-3 send 08, conn4 sends 48 off=4 (decoded as Eof then Eod).
+  // docs/WIRE.md §2.4 get: conns 1-3 send 08, conn4 sends 48 off=4 (decoded as Eof then Eod).
   EodTracker tracker;
   REQUIRE(tracker.on_data());
   for (int i = 0; i < 3; ++i) {
@@ -27,7 +27,7 @@ TEST_CASE("EodTracker completes when EOF+EOD arrives last (observed get)", "[mod
 }
 
 TEST_CASE("EodTracker waits for EODs after an early EOF (observed put)", "[mode_e]") {
-  // Wire doc §2.4 put: conn1 sends 48 off=4 first; three bare EODs follow on other connections.
+  // docs/WIRE.md §2.4 put: conn1 sends 48 off=4 first; three bare EODs follow on other connections.
   EodTracker tracker;
   REQUIRE(tracker.on_data());
   REQUIRE(tracker.on_eof(4));

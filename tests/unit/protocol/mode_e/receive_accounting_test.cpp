@@ -64,7 +64,7 @@ gridftp::Result<bool> feed(ReceiveAccounting& accounting, std::string& file,
 
 TEST_CASE("ReceiveAccounting completes the observed 4-stream put at any split",
           "[client][mode_e]") {
-  // wire doc §2.4, put -p 4, scaled down: blocks of 4 bytes, 10 bytes in all.
+  // docs/WIRE.md §2.4, put -p 4, scaled down: blocks of 4 bytes, 10 bytes in all.
   const std::vector<std::string> streams{block(0, "0123") + block(4, "4567") + header(0x48, 0, 4),
                                          block(8, "89") + header(0x08, 0, 0), header(0x08, 0, 0),
                                          header(0x08, 0, 0)};

@@ -27,7 +27,7 @@ TEST_CASE("format_range_marker_text writes the observed 111 text", "[restart]") 
 }
 
 TEST_CASE("perf_marker_lines writes the observed 112 lines byte for byte", "[restart]") {
-  // Wire doc §4.1 (server 13.24): two spaces after "Timestamp:".
+  // docs/WIRE.md §4.1 (server 13.24): two spaces after "Timestamp:".
   CHECK(perf_marker_lines(17953115123, 0, 3000000, 1) ==
         Lines{"Perf Marker", " Timestamp:  1795311512.3", " Stripe Index: 0",
               " Stripe Bytes Transferred: 3000000", " Total Stripe Count: 1", "End."});
