@@ -22,6 +22,7 @@
 #include "server/session/reply_writer.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
+#include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
 
@@ -96,20 +97,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_adat(const std::string& argument);
 
  private:
-  // What a running transfer needs; lives in the transfer coroutine's frame.
-  struct TransferJob {
-    std::string command;
-    std::string path;
-    std::optional<storage::UniqueFd> source = {};      // RETR/ERET
-    std::shared_ptr<storage::Upload> upload = {};      // STOR/APPE/ESTO
-    std::optional<std::string> listing = {};           // LIST/NLST/MLSD
-    std::uint64_t offset = 0;                          // stream REST, or ERET's file offset
-    std::uint64_t length = UINT64_MAX;                 // bytes to send (ERET), to EOF by default
-    std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
-    std::optional<protocol::restart::ByteRangeSet> present =
-        {};  // MODE E REST: ranges already there
-  };
-
   transport::awaitable<void> read_commands();
   // A line off the wire: unwrapped first when the control channel is protected (RFC 2228).
   transport::awaitable<void> execute(const std::string& line);
@@ -156,12 +143,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
-  // The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
-  struct MarkerTimer {
-    explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
-    asio::steady_timer timer;
-    bool done = false;
-  };
+  struct MarkerTimer;  // session_mode_e.cpp
   transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared,
                                           std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();

@@ -32,6 +32,13 @@ std::int64_t now_tenths() {
 
 }  // namespace
 
+// The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
+struct ControlSession::MarkerTimer {
+  explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
+  asio::steady_timer timer;
+  bool done = false;
+};
+
 void ControlSession::close_data_streams() {
   for (const auto& stream : data_streams_) {
     asio::post(stream->executor, [stream] {
