@@ -1,7 +1,6 @@
 #include "server/session/control_session.hpp"
 
 #include <array>
-#include <iterator>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -25,10 +24,10 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
       services_(services),
       id_(id),
       log_(services.log),
+      replies_(socket_),
       data_channel_(socket_.get_executor(), services.data_loops, services.config.listen),
       transfer_done_(socket_.get_executor()),
-      idle_timer_(socket_.get_executor()),
-      replies_drained_(socket_.get_executor()) {}
+      idle_timer_(socket_.get_executor()) {}
 
 ControlSession::~ControlSession() { leave_registry(); }
 
@@ -75,7 +74,7 @@ transport::awaitable<void> ControlSession::run() {
   }
   data_channel_.cancel();
   // The last replies (221 after QUIT, 421 at shutdown) may still be on their way out.
-  co_await wait_for_replies(std::chrono::seconds(10));
+  co_await replies_.wait_until_drained(std::chrono::seconds(10));
   closed_ = true;
   idle_timer_.cancel();
   // An ended session stops counting now, not when its last coroutine lets go of the object.
@@ -85,7 +84,7 @@ transport::awaitable<void> ControlSession::run() {
 
 void ControlSession::request_close() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
-    if (self->close_when_drained_) return;
+    if (self->replies_.is_closing()) return;
     self->abort_requested_ = true;
     boost::system::error_code ignored;
     if (self->data_socket_) self->data_socket_->close(ignored);
@@ -99,16 +98,16 @@ transport::awaitable<void> ControlSession::read_commands() {
   protocol::control::LineReader reader(services_.config.limits.max_command_line_bytes);
   std::array<char, 4096> buffer{};
   std::vector<protocol::control::LineEvent> events;
-  while (!close_when_drained_) {
+  while (!replies_.is_closing()) {
     boost::system::error_code ec;
     const auto got = co_await socket_.async_read_some(asio::buffer(buffer),
                                                       asio::redirect_error(use_awaitable, ec));
     if (ec) co_return;
     events.clear();
-    if (ftps_) {
+    if (security_.ftps) {
       auto plain = ftps_decrypt({buffer.data(), got});
       if (!plain) {
-        log_->warn("{} TLS on the control channel failed: {}", tag(), ftps_->last_error());
+        log_->warn("{} TLS on the control channel failed: {}", tag(), security_.ftps->last_error());
         co_return;
       }
       reader.feed(*plain, events);
@@ -124,13 +123,13 @@ transport::awaitable<void> ControlSession::read_commands() {
         continue;
       }
       co_await execute(event.line);
-      if (close_when_drained_) co_return;
+      if (replies_.is_closing()) co_return;
     }
   }
 }
 
 transport::awaitable<void> ControlSession::execute(const std::string& line) {
-  if (!protected_) {
+  if (!security_.gsi_protected) {
     co_await execute_plain(line);
     co_return;
   }
@@ -157,7 +156,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
   if (transfer_active_ && !protocol::control::runs_during_transfer(verb))
     co_await wait_for_transfer();
-  if (security_required() && !protected_ && !ftps_ &&
+  if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {
     send(rc::kNotLoggedIn, services_.gsi != nullptr ? "Must perform GSSAPI authentication."
                                                     : "TLS required: use AUTH TLS first.");
@@ -167,8 +166,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
     send_error(allowed.error());
     co_return;
   }
-  // RNTO must follow RNFR directly (RFC 959 §4.1.3); anything else forgets the pending rename.
-  if (verb != protocol::control::Verb::Rnto) rename_from_.reset();
+  settings_.before_command(verb);
   const auto handler = handler_for(verb);
   if (handler == nullptr) {
     send(rc::kNotImplemented, "Command not implemented.");
@@ -181,24 +179,22 @@ void ControlSession::send(Reply reply) {
   if (log_->should_log(spdlog::level::debug))
     log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);
-  if (ftps_) {
-    auto records = security::wrap_record(*ftps_, formatted);
+  if (security_.ftps) {
+    auto records = security::wrap_record(*security_.ftps, formatted);
     if (!records) {
       close_after_replies();
       return;
     }
     formatted = std::move(*records);
-  } else if (protected_) {
+  } else if (security_.gsi_protected) {
     formatted = protect_reply(formatted);
   }
-  outgoing_.push_back(std::move(formatted));
-  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+  start_drain_if_needed(replies_.queue(std::move(formatted)));
 }
 
 void ControlSession::queue_raw(std::string bytes) {
   if (bytes.empty()) return;
-  outgoing_.push_back(std::move(bytes));
-  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+  start_drain_if_needed(replies_.queue(std::move(bytes)));
 }
 
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
@@ -207,53 +203,16 @@ void ControlSession::send_error(std::error_code ec) {
   send(protocol::control::reply_for_error(ec));
 }
 
+void ControlSession::start_drain_if_needed(bool needed) {
+  if (needed) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+}
+
 transport::awaitable<void> ControlSession::drain_replies() {
-  if (writing_) co_return;
-  const auto self = shared_from_this();
-  writing_ = true;
-  std::vector<std::string> batch;
-  std::vector<asio::const_buffer> buffers;
-  while (!outgoing_.empty()) {
-    // All that is queued goes out in one write: a STOR's closing 112, 111 and 226 make one
-    // segment and one wake-up of the client, not three (thousands of small files add up).
-    batch.assign(std::make_move_iterator(outgoing_.begin()),
-                 std::make_move_iterator(outgoing_.end()));
-    outgoing_.clear();
-    buffers.clear();
-    for (const auto& text : batch) buffers.push_back(asio::buffer(text));
-    boost::system::error_code ec;
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
-    if (ec) {
-      outgoing_.clear();
-      break;
-    }
-  }
-  writing_ = false;
-  replies_drained_.cancel();
-  if (close_when_drained_) {
-    boost::system::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-  }
+  const auto self = shared_from_this();  // the writer's socket is ours
+  co_await replies_.drain();
 }
 
-transport::awaitable<void> ControlSession::wait_for_replies(std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while ((writing_ || !outgoing_.empty()) && std::chrono::steady_clock::now() < deadline) {
-    replies_drained_.expires_at(deadline);
-    boost::system::error_code ec;
-    co_await replies_drained_.async_wait(asio::redirect_error(use_awaitable, ec));
-  }
-  if (writing_ || !outgoing_.empty()) {  // a peer that stopped reading: give up on the rest
-    boost::system::error_code ignored;
-    socket_.close(ignored);
-  }
-}
-
-void ControlSession::close_after_replies() {
-  close_when_drained_ = true;
-  if (!writing_) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
-}
+void ControlSession::close_after_replies() { start_drain_if_needed(replies_.close_after_drain()); }
 
 void ControlSession::touch_idle() {
   const auto& timeouts = services_.config.timeouts;
@@ -264,11 +223,11 @@ void ControlSession::touch_idle() {
 
 transport::awaitable<void> ControlSession::watch_idle() {
   const auto self = shared_from_this();
-  while (!closed_ && !close_when_drained_) {
+  while (!closed_ && !replies_.is_closing()) {
     idle_timer_.expires_at(idle_expiry_);
     boost::system::error_code ec;
     co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
-    if (closed_ || close_when_drained_) co_return;
+    if (closed_ || replies_.is_closing()) co_return;
     if (transfer_active_) {
       touch_idle();  // a moving transfer is activity; the data deadline guards stalls
       continue;
@@ -283,7 +242,8 @@ transport::awaitable<void> ControlSession::watch_idle() {
 }
 
 std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
-  auto path = protocol::control::resolve_virtual_path(cwd_, argument.empty() ? "." : argument);
+  auto path =
+      protocol::control::resolve_virtual_path(settings_.cwd, argument.empty() ? "." : argument);
   if (!path) {
     send_error(path.error());
     return std::nullopt;

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,14 +13,17 @@
 #include "protocol/control/reply.hpp"
 #include "protocol/control/session_rules.hpp"
 #include "protocol/restart/byte_range_set.hpp"
-#include "security/gsi_handshake.hpp"
-#include "security/tls_contexts.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/data/data_channel.hpp"
 #include "server/data/mode_e_streams.hpp"
 #include "server/data/stream_transfer.hpp"
 #include "server/logging/transfer_log.hpp"
+#include "server/session/control_security.hpp"
+#include "server/session/reply_writer.hpp"
 #include "server/session/session_services.hpp"
+#include "server/session/stream_cache.hpp"
+#include "server/session/transfer_job.hpp"
+#include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
 
 namespace gridftp::server {
@@ -95,20 +97,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_adat(const std::string& argument);
 
  private:
-  // What a running transfer needs; lives in the transfer coroutine's frame.
-  struct TransferJob {
-    std::string command;
-    std::string path;
-    std::optional<storage::UniqueFd> source = {};      // RETR/ERET
-    std::shared_ptr<storage::Upload> upload = {};      // STOR/APPE/ESTO
-    std::optional<std::string> listing = {};           // LIST/NLST/MLSD
-    std::uint64_t offset = 0;                          // stream REST, or ERET's file offset
-    std::uint64_t length = UINT64_MAX;                 // bytes to send (ERET), to EOF by default
-    std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
-    std::optional<protocol::restart::ByteRangeSet> present =
-        {};  // MODE E REST: ranges already there
-  };
-
   transport::awaitable<void> read_commands();
   // A line off the wire: unwrapped first when the control channel is protected (RFC 2228).
   transport::awaitable<void> execute(const std::string& line);
@@ -129,13 +117,15 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> watch_idle();
   void touch_idle();
 
-  // Replies leave in the order queued; the first sender drains the queue for everyone.
+  // Replies leave in the order queued (ReplyWriter); send() formats and, once the control
+  // channel is protected, wraps them first.
   void send(protocol::control::Reply reply);
   void send(int code, std::string text);
   void send_error(std::error_code ec);
+  // Starts the writer when queue() or close_after_drain() says none is running.
+  void start_drain_if_needed(bool needed);
   transport::awaitable<void> drain_replies();
   void close_after_replies();
-  transport::awaitable<void> wait_for_replies(std::chrono::seconds limit);
 
   // Resolves a client path against the cwd; on failure sends the reply and returns nullopt.
   std::optional<std::string> resolve_or_reply(const std::string& argument);
@@ -153,18 +143,12 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
-  // The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
-  struct MarkerTimer {
-    explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
-    asio::steady_timer timer;
-    bool done = false;
-  };
+  struct MarkerTimer;  // session_mode_e.cpp
   transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared,
                                           std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
   void close_data_streams();
-  void drop_cached_streams();
   bool can_reuse_streams(bool sending) const;
   asio::any_io_executor stream_executor(std::size_t index);
   void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
@@ -192,10 +176,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::shared_ptr<spdlog::logger> log_;
   bool entered_registry_ = false;
 
-  // Replies.
-  std::deque<std::string> outgoing_;
-  bool writing_ = false;
-  bool close_when_drained_ = false;
+  ReplyWriter replies_;
 
   // Login.
   protocol::control::LoginPhase phase_ = protocol::control::LoginPhase::AwaitingUser;
@@ -204,34 +185,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::optional<storage::PosixStorage> storage_;
   bool counted_login_ = false;
 
-  // Control-channel security: the GSI exchange while ADATs arrive, then (protected_) the engine
-  // that unwraps every ENC/MIC command and wraps every reply line as 632/631.
-  std::optional<security::GsiHandshake> gsi_;
-  bool protected_ = false;
-  // FTPS (AUTH TLS): TLS straight on the control socket; commands and replies are plain lines
-  // inside it. Set once the 234 is queued.
-  std::optional<security::TlsEngine> ftps_;
-  std::string peer_dn_;
-  std::optional<security::Credential> delegated_;
-  // Data-channel security (DCAU, PROT): A after AUTH GSSAPI, as GFD.20 says.
-  char dcau_ = 'N';
-  std::string dcau_subject_;
-  security::DataProtection protection_ = security::DataProtection::Clear;
-  std::shared_ptr<const DataSecurity> data_security_;  // built on first use per setting
-  std::vector<std::string> transfer_links_;            // each data connection's TLS, for the log
-  std::string security_label() const;
-
-  // Per-transfer settings.
-  std::string cwd_ = "/";
-  bool ascii_ = true;  // RFC 959 default is TYPE A
-  std::uint64_t restart_offset_ = 0;
-  std::optional<protocol::restart::ByteRangeSet> restart_ranges_;  // MODE E REST range list
-  bool mode_e_ = false;
-  std::uint64_t esto_offset_ = 0;
-  unsigned parallelism_ = 1;     // OPTS RETR Parallelism, streams per stripe we open
-  unsigned marker_seconds_ = 5;  // TREV PERF/RESTART: 111/112 period while receiving
-  std::optional<std::uint64_t> allocated_bytes_;  // ALLO: the size the client announced
-  std::optional<std::string> rename_from_;
+  ControlSecurity security_;
+  TransferSettings settings_;
   DataChannel data_channel_;
 
   // The running transfer, if any.
@@ -239,13 +194,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool abort_requested_ = false;
   std::shared_ptr<tcp::socket> data_socket_;
   std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
-  // MODE E connections left idle at EOD by the last transfer, reusable by the next one in the
-  // same direction until PASV/PORT/MODE changes (GFD.20 connection caching; reply 125).
-  enum class CachedDirection { None, Sending, Receiving };
-  std::vector<DataStreamPtr> cached_streams_;
-  CachedDirection cached_direction_ = CachedDirection::None;
-  std::size_t streams_used_ = 0;  // connections the last MODE E transfer used                 //
-                                  // MODE E connections of the running transfer
+  std::vector<std::string> transfer_links_;  // each data connection's TLS, for the log
+  StreamCache stream_cache_;
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
   TransferProgress progress_;
   asio::steady_timer transfer_done_;
@@ -253,9 +203,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;
-  // Cancelled when the reply writer goes idle, so run() ends only after the last reply left
-  // (a session process exits when run() returns).
-  asio::steady_timer replies_drained_;
   std::chrono::steady_clock::time_point idle_expiry_;
   bool closed_ = false;
 };

@@ -32,6 +32,13 @@ std::int64_t now_tenths() {
 
 }  // namespace
 
+// The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
+struct ControlSession::MarkerTimer {
+  explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
+  asio::steady_timer timer;
+  bool done = false;
+};
+
 void ControlSession::close_data_streams() {
   for (const auto& stream : data_streams_) {
     asio::post(stream->executor, [stream] {
@@ -43,13 +50,6 @@ void ControlSession::close_data_streams() {
   if (stream_acceptor_) stream_acceptor_->close(ignored);
 }
 
-void ControlSession::drop_cached_streams() {
-  boost::system::error_code ignored;
-  for (const auto& stream : cached_streams_) stream->socket->close(ignored);
-  cached_streams_.clear();
-  cached_direction_ = CachedDirection::None;
-}
-
 asio::any_io_executor ControlSession::stream_executor(std::size_t index) {
   // A stream runs on the loop its socket's reactor belongs to: any other executor would take a
   // hand-off between threads on every read and write.
@@ -57,8 +57,7 @@ asio::any_io_executor ControlSession::stream_executor(std::size_t index) {
 }
 
 bool ControlSession::can_reuse_streams(bool sending) const {
-  if (!mode_e_ || data_channel_.is_configured() || cached_streams_.empty()) return false;
-  return cached_direction_ == (sending ? CachedDirection::Sending : CachedDirection::Receiving);
+  return stream_cache_.can_reuse(sending, settings_.mode_e, data_channel_.is_configured());
 }
 
 void ControlSession::send_perf_marker() {
@@ -77,11 +76,11 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   if (!security) co_return make_error(security.error());
   // Reused connections keep their stripe grouping: all of them went to the one cached peer.
   const bool reuse = can_reuse_streams(true);
-  const auto per_peer = reuse ? static_cast<unsigned>(cached_streams_.size()) : parallelism_;
+  const auto per_peer = reuse ? static_cast<unsigned>(stream_cache_.size()) : settings_.parallelism;
   if (reuse) {
-    data_streams_ = std::exchange(cached_streams_, {});
+    data_streams_ = stream_cache_.take();
   } else {
-    drop_cached_streams();
+    stream_cache_.drop();
     auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
     if (!sockets)
       co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
@@ -89,8 +88,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
     for (auto& socket : *sockets)
       data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
   }
-  cached_direction_ = CachedDirection::None;
-  streams_used_ = data_streams_.size();
+  stream_cache_.set_streams_used(data_streams_.size());
 
   std::shared_ptr<const std::string> text;
   if (job.listing) text = std::make_shared<const std::string>(std::move(*job.listing));
@@ -120,8 +118,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   auto outcome = co_await group.wait();
   for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
   if (outcome && !abort_requested_) {
-    cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next RETR
-    cached_direction_ = CachedDirection::Sending;
+    // Idle at EOD: reusable by the next RETR.
+    stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Sending);
   } else {
     close_data_streams();
     data_streams_.clear();
@@ -133,7 +131,7 @@ transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<Receiver
                                                         std::shared_ptr<MarkerTimer> markers) {
   const auto self = shared_from_this();
   while (!markers->done) {
-    markers->timer.expires_after(std::chrono::seconds(marker_seconds_));
+    markers->timer.expires_after(std::chrono::seconds(settings_.marker_seconds));
     boost::system::error_code ec;
     co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
     if (markers->done) break;
@@ -147,9 +145,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   auto security = data_security();
   if (!security) co_return make_error(security.error());
   const bool reuse = can_reuse_streams(false);
-  if (!reuse) drop_cached_streams();
-  auto reused = std::exchange(cached_streams_, {});
-  cached_direction_ = CachedDirection::None;
+  if (!reuse) stream_cache_.drop();
+  auto reused = stream_cache_.take();
   stream_acceptor_ = reuse ? nullptr : data_channel_.take_acceptor();
   // With reused connections nothing new is expected, so a closed listener stands in.
   const auto acceptor =
@@ -209,7 +206,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;
   for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
-  streams_used_ = data_streams_.size();
+  stream_cache_.set_streams_used(data_streams_.size());
   markers->done = true;
   markers->timer.cancel();  // else each of thousands of small files leaves a timer waiting
   if (stream_acceptor_) {
@@ -220,8 +217,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   if (outcome && !shared->is_complete())
     outcome = make_error(error_code_for(Condition::TransferFailed));
   if (outcome && !abort_requested_) {
-    cached_streams_ = std::exchange(data_streams_, {});  // idle at EOD: reusable by the next STOR
-    cached_direction_ = CachedDirection::Receiving;
+    // Idle at EOD: reusable by the next STOR.
+    stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Receiving);
   } else {
     close_data_streams();
     data_streams_.clear();

@@ -16,7 +16,7 @@ namespace rc = protocol::control::reply_code;
 using transport::use_awaitable;
 
 bool ControlSession::require_data_channel_or_reply() {
-  if (data_channel_.is_configured() || (mode_e_ && !cached_streams_.empty())) return true;
+  if (data_channel_.is_configured() || (settings_.mode_e && !stream_cache_.is_empty())) return true;
   send(rc::kCannotOpenData, "Use PORT or PASV first.");
   return false;
 }
@@ -44,11 +44,11 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   if (can_reuse_streams(!job.upload)) {
     send(rc::kDataAlreadyOpen, "Beginning transfer; reusing existing data connection.");
   } else {
-    const char* type = ascii_ ? "ASCII" : "BINARY";
-    send(rc::kFileStatusOk, std::string("Opening ") + type + " mode data connection.");
+    send(rc::kFileStatusOk,
+         std::string("Opening ") + settings_.type_name() + " mode data connection.");
   }
   Result<void> outcome;
-  if (mode_e_) {
+  if (settings_.mode_e) {
     // if/else, not ?: — GCC 12 miscompiles co_await inside a conditional expression.
     if (job.upload) {
       outcome = co_await receive_mode_e(job);
@@ -96,11 +96,11 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
   }
   transfer_links_.push_back(link.describe());
   if (job.upload)
-    co_return co_await receive_into(socket, link, *job.upload, ascii_, timeout, progress_);
+    co_return co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
   Result<void> sent;
   if (job.source) {
-    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length, ascii_,
-                              timeout, progress_);
+    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length,
+                              settings_.ascii, timeout, progress_);
   } else {
     sent = co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
   }
@@ -113,7 +113,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
-  if (job.expected_bytes && !ascii_ && progress_.bytes < *job.expected_bytes) {
+  if (job.expected_bytes && !settings_.ascii && progress_.bytes < *job.expected_bytes) {
     log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command, progress_.bytes,
                *job.expected_bytes);
     return make_error(error_code_for(Condition::TransferFailed));
@@ -141,10 +141,12 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.command = job.command;
   record.path = job.path;
   record.bytes = progress_.bytes;
-  record.streams = mode_e_ ? std::max<unsigned>(1, static_cast<unsigned>(streams_used_)) : 1;
-  record.mode = mode_e_ ? 'E' : 'S';
+  record.streams = settings_.mode_e
+                       ? std::max<unsigned>(1, static_cast<unsigned>(stream_cache_.streams_used()))
+                       : 1;
+  record.mode = settings_.mode_e ? 'E' : 'S';
   record.duration = elapsed;
-  record.security = security_label();
+  record.security = security_.label();
   for (const auto& link : transfer_links_)
     record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
   record.ok = outcome.has_value();

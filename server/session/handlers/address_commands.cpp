@@ -38,7 +38,7 @@ asio::ip::address ControlSession::data_address() const {
 }
 
 transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   const auto address = data_address();
   if (!address.is_v4()) {
     send(rc::kNetworkProtocolNotSupported, "Network protocol not supported; use EPSV.");
@@ -56,7 +56,7 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   if (argument == "ALL" || argument == "all") {
     send(rc::kCommandOk, "EPSV ALL Successful.");
     co_return;
@@ -83,7 +83,7 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_port(const std::string& argument) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_port_argument(argument);
   boost::system::error_code ec;
   const auto address =
@@ -97,7 +97,7 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_eprt_argument(argument);
   if (!host_port) {
     send_error(host_port.error());
@@ -114,7 +114,7 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_spas(const std::string&) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   // GFD.20 striped passive: a single-stripe server answers with one address line.
   const auto address = data_address();
   const auto endpoint = data_channel_.listen_passive(address);
@@ -132,7 +132,7 @@ transport::awaitable<void> ControlSession::on_spas(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_spor(const std::string& argument) {
-  drop_cached_streams();  // a new address means new connections (GFD.20 caching ends)
+  stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   // GFD.20: space-separated host-ports, each in PORT or EPRT form; one stripe per address.
   std::vector<tcp::endpoint> peers;
   std::size_t start = 0;
@@ -170,8 +170,7 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
       send(rc::kParameterSyntaxError, "bad parameter.");
       co_return;
     }
-    restart_ranges_ = std::move(*ranges);
-    restart_offset_ = 0;
+    settings_.restart_with(std::move(*ranges));
     send(rc::kPendingFurtherInfo, "Restart Marker OK. Send STORE or RETR to initiate transfer.");
     co_return;
   }
@@ -182,8 +181,7 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Bad REST parameter.");
     co_return;
   }
-  restart_offset_ = offset;
-  restart_ranges_.reset();
+  settings_.restart_at(offset);
   send(rc::kPendingFurtherInfo,
        "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }

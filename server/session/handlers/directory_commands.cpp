@@ -43,17 +43,17 @@ transport::awaitable<void> ControlSession::on_cwd(const std::string& argument) {
       run_on_path(argument.empty() ? "/" : argument,
                   [](auto& storage, const auto& p) { return storage.check_directory(p); });
   if (!path) co_return;
-  cwd_ = *path;
+  settings_.cwd = *path;
   send(rc::kFileActionOk, "CWD command successful.");
 }
 
 transport::awaitable<void> ControlSession::on_cdup(const std::string&) {
   // At the root CDUP stays at the root, as most servers do, rather than failing.
-  co_await on_cwd(cwd_ == "/" ? "/" : "..");
+  co_await on_cwd(settings_.cwd == "/" ? "/" : "..");
 }
 
 transport::awaitable<void> ControlSession::on_pwd(const std::string&) {
-  send(rc::kPathCreated, quoted_path(cwd_) + " is current directory.");
+  send(rc::kPathCreated, quoted_path(settings_.cwd) + " is current directory.");
   co_return;
 }
 
@@ -87,18 +87,18 @@ transport::awaitable<void> ControlSession::on_rnfr(const std::string& argument) 
     return storage.check_writable(p);
   });
   if (!path) co_return;
-  rename_from_ = *path;
+  settings_.rename_from = *path;
   send(rc::kPendingFurtherInfo, "File exists, ready for destination name.");
 }
 
 transport::awaitable<void> ControlSession::on_rnto(const std::string& argument) {
   if (!check_storage_or_reply()) co_return;
-  if (!rename_from_) {
+  if (!settings_.rename_from) {
     send_error(error_code_for(Condition::BadSequence));
     co_return;
   }
-  const auto from = std::move(*rename_from_);
-  rename_from_.reset();
+  const auto from = std::move(*settings_.rename_from);
+  settings_.rename_from.reset();
   const auto to = resolve_or_reply(argument);
   if (!to) co_return;
   if (auto ok = storage_->rename(from, *to); !ok) {

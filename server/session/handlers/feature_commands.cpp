@@ -46,7 +46,7 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
       send(rc::kParameterSyntaxError, "Bad OPTS RETR parameters.");
       co_return;
     }
-    if (retr->parallelism) parallelism_ = *retr->parallelism;
+    if (retr->parallelism) settings_.parallelism = *retr->parallelism;
     send(rc::kCommandOk, "OPTS Command Successful.");
   } else if (option.starts_with("MLST ")) {
     send(rc::kCommandOk,
@@ -82,7 +82,7 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
   }
   std::vector<std::string> lines{"GridFTP server status."};
   lines.push_back(" Logged in as " + (user_ ? user_->name : std::string("(nobody)")));
-  lines.push_back(std::string(" TYPE: ") + (ascii_ ? "ASCII" : "BINARY") +
+  lines.push_back(std::string(" TYPE: ") + settings_.type_name() +
                   ", STRUcture: File, Mode: Stream");
   if (transfer_active_) {
     lines.push_back(" Transfer in progress: " + std::to_string(progress_.bytes) + " bytes moved");
@@ -112,10 +112,10 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
 transport::awaitable<void> ControlSession::on_type(const std::string& argument) {
   const auto type = protocol::ascii_upper(argument);
   if (type == "I" || type == "L 8" || type == "L8") {
-    ascii_ = false;
+    settings_.ascii = false;
     send(rc::kCommandOk, "Type set to I.");
   } else if (type == "A" || type == "A N") {
-    ascii_ = true;
+    settings_.ascii = true;
     send(rc::kCommandOk, "Type set to A.");
   } else {
     send(rc::kParameterNotImplemented, "Type " + argument.substr(0, 16) + " not supported.");
@@ -126,8 +126,8 @@ transport::awaitable<void> ControlSession::on_type(const std::string& argument) 
 transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
   const auto mode = protocol::ascii_upper(argument);
   if (mode == "S" || mode == "E") {
-    if (mode_e_ != (mode == "E")) drop_cached_streams();
-    mode_e_ = mode == "E";
+    if (settings_.mode_e != (mode == "E")) stream_cache_.drop();
+    settings_.mode_e = mode == "E";
     send(rc::kCommandOk, "Mode set to " + mode + ".");
   } else {
     send(rc::kParameterNotImplemented,
@@ -151,7 +151,7 @@ transport::awaitable<void> ControlSession::on_allo(const std::string& argument) 
   std::uint64_t bytes = 0;
   const auto* end = argument.data() + argument.size();
   const auto [ptr, ec] = std::from_chars(argument.data(), end, bytes);
-  if (ec == std::errc() && (ptr == end || *ptr == ' ')) allocated_bytes_ = bytes;
+  if (ec == std::errc() && (ptr == end || *ptr == ' ')) settings_.allocated_bytes = bytes;
   send(rc::kCommandOk, "ALLO command successful.");
   co_return;
 }
@@ -186,7 +186,7 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
     send(rc::kParameterSyntaxError, "TREV RESTART|PERF <seconds>.");
     co_return;
   }
-  marker_seconds_ = seconds;
+  settings_.marker_seconds = seconds;
   send(rc::kCommandOk, "Command Successful.");
 }
 

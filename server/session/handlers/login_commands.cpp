@@ -41,7 +41,8 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     send(rc::kSuperfluous, "Already logged in.");
     co_return;
   }
-  if (protected_) {  // GSI: the certificate authenticated; the gridmap decides the account
+  if (security_
+          .gsi_protected) {  // GSI: the certificate authenticated; the gridmap decides the account
     co_await gsi_login(argument);
     co_return;
   }

@@ -39,14 +39,14 @@ bool ControlSession::security_required() const {
 }
 
 Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
-  auto plain = security::unwrap_records(*ftps_, received);
-  queue_raw(ftps_->take_output());  // handshake flights (TLS 1.3 answers them inside read)
+  auto plain = security::unwrap_records(*security_.ftps, received);
+  queue_raw(security_.ftps->take_output());  // handshake flights (TLS 1.3 answers them inside read)
   return plain;
 }
 
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
   const auto mechanism = protocol::ascii_upper(argument);
-  if (protected_ || gsi_ || ftps_) {
+  if (security_.has_exchange()) {
     send(rc::kBadSequence, "Security exchange already done or in progress.");
     co_return;
   }
@@ -58,7 +58,8 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
       co_return;
     }
     send(rc::kSecurityExchangeDone, "Using authentication type TLS; begin the TLS handshake.");
-    ftps_.emplace(std::move(*engine));  // after the 234 is queued: it goes out in the clear
+    // After the 234 is queued: it goes out in the clear.
+    security_.ftps.emplace(std::move(*engine));
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
@@ -75,14 +76,14 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
     send_error(handshake.error());
     co_return;
   }
-  gsi_.emplace(std::move(*handshake));
+  security_.gsi.emplace(std::move(*handshake));
   send(rc::kSecurityDataNeeded, "Using authentication type; ADAT must follow.");
 }
 
 void ControlSession::fail_authentication(const std::error_code& ec, std::string detail) {
   log_->warn("{} GSI authentication failed: {}{}{}", tag(), ec.message(),
              detail.empty() ? "" : ": ", detail);
-  gsi_.reset();
+  security_.gsi.reset();
   protocol::control::Reply reply{rc::kNotLoggedIn,
                                  {"Authentication failed: " + ec.message() + "."}};
   if (!detail.empty()) reply.lines.push_back(detail);
@@ -91,12 +92,12 @@ void ControlSession::fail_authentication(const std::error_code& ec, std::string 
 }
 
 transport::awaitable<void> ControlSession::on_adat(const std::string& argument) {
-  if (protected_) {
+  if (security_.gsi_protected) {
     send(rc::kBadSequence, "Security exchange already done.");
     co_return;
   }
-  if (!gsi_ || argument.empty()) {  // as Globus answers both
-    gsi_.reset();
+  if (!security_.gsi || argument.empty()) {  // as Globus answers both
+    security_.gsi.reset();
     send(rc::kNotLoggedIn, "Must perform GSSAPI authentication.");
     co_return;
   }
@@ -105,30 +106,29 @@ transport::awaitable<void> ControlSession::on_adat(const std::string& argument) 
     fail_authentication(token.error(), "ADAT argument is not base64");
     co_return;
   }
-  const auto step = co_await asio::co_spawn(
-      services_.blocking_pool, step_handshake(&*gsi_, std::move(*token)), transport::use_awaitable);
+  const auto step = co_await asio::co_spawn(services_.blocking_pool,
+                                            step_handshake(&*security_.gsi, std::move(*token)),
+                                            transport::use_awaitable);
   if (step.error) {
-    fail_authentication(step.error, gsi_->engine().last_error());
+    fail_authentication(step.error, security_.gsi->engine().last_error());
     co_return;
   }
   const std::string* reply = &step.token;
-  if (!gsi_->complete()) {
+  if (!security_.gsi->complete()) {
     // An empty token means a record is still incomplete: Globus answers the same way.
     send(rc::kSecurityDataContinue, "ADAT=" + protocol::encode_base64(*reply));
     co_return;
   }
-  peer_dn_ = gsi_->peer_identity();
-  delegated_ = gsi_->take_delegated_credential();
-  dcau_ = 'A';  // GFD.20: the default once the session is authenticated
-  log_->info("{} GSI authenticated dn=\"{}\" delegated={} tls={} cipher={}", tag(), peer_dn_,
-             delegated_ ? "yes" : "no", gsi_->engine().protocol_version(),
-             gsi_->engine().cipher_name());
+  security_.finish_gsi();
+  log_->info("{} GSI authenticated dn=\"{}\" delegated={} tls={} cipher={}", tag(),
+             security_.peer_dn, security_.delegated ? "yes" : "no",
+             security_.gsi->engine().protocol_version(), security_.gsi->engine().cipher_name());
   if (reply->empty()) {
     send(rc::kSecurityExchangeComplete, "GSSAPI Authentication successful.");
   } else {
     send(rc::kSecurityExchangeComplete, "ADAT=" + protocol::encode_base64(*reply));
   }
-  protected_ = true;  // after the 235 is queued: it goes out in the clear
+  security_.gsi_protected = true;  // after the 235 is queued: it goes out in the clear
 }
 
 transport::awaitable<void> ControlSession::execute_protected(
@@ -139,18 +139,19 @@ transport::awaitable<void> ControlSession::execute_protected(
     co_return;
   }
   auto plain = security::unwrap_records(
-      gsi_->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
+      security_.gsi->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
   if (!plain) {
     // The TLS stream is broken (bad MAC, replay, truncation): nothing after it can be trusted.
-    log_->warn("{} protected command failed verification: {}", tag(), gsi_->engine().last_error());
-    protected_ = false;  // the reply cannot be wrapped any more
+    log_->warn("{} protected command failed verification: {}", tag(),
+               security_.gsi->engine().last_error());
+    security_.gsi_protected = false;  // the reply cannot be wrapped any more
     send(rc::kIntegrityCheckFailed, "Failed to verify protected command; closing.");
     close_after_replies();
     co_return;
   }
   // One token may carry several CRLF-terminated commands; an unterminated tail is one too.
   std::string_view rest(*plain);
-  while (!rest.empty() && !close_when_drained_) {
+  while (!rest.empty() && !replies_.is_closing()) {
     const auto end = rest.find('\n');
     std::string line(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
@@ -160,7 +161,7 @@ transport::awaitable<void> ControlSession::execute_protected(
 }
 
 std::string ControlSession::protect_reply(const std::string& formatted) {
-  const bool encrypts = gsi_->engine().encrypts();
+  const bool encrypts = security_.gsi->engine().encrypts();
   const std::string code = std::to_string(encrypts ? rc::kPrivateReply : rc::kSafeReply);
   std::string out;
   std::string_view rest(formatted);
@@ -168,7 +169,7 @@ std::string ControlSession::protect_reply(const std::string& formatted) {
     const auto end = rest.find('\n');
     const auto line = rest.substr(0, end == std::string_view::npos ? rest.size() : end + 1);
     rest.remove_prefix(line.size());
-    auto token = security::wrap_record(gsi_->engine(), line);
+    auto token = security::wrap_record(security_.gsi->engine(), line);
     if (!token) {
       log_->error("{} cannot wrap reply: {}", tag(), token.error().message());
       close_after_replies();
@@ -182,12 +183,12 @@ std::string ControlSession::protect_reply(const std::string& formatted) {
 transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   const std::string user = pending_user_;
   phase_ = LoginPhase::AwaitingUser;
-  auto context = auth::map_gsi_user(*services_.gsi, peer_dn_, user);
+  auto context = auth::map_gsi_user(*services_.gsi, security_.peer_dn, user);
   if (!context) {
-    log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), peer_dn_, user);
+    log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), security_.peer_dn, user);
     send(protocol::control::Reply{
         rc::kNotLoggedIn,
-        {"Login incorrect. : Gridmap lookup failure: Could not map " + peer_dn_, "End."}});
+        {"Login incorrect. : Gridmap lookup failure: Could not map " + security_.peer_dn, "End."}});
     co_return;
   }
   if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
@@ -215,44 +216,36 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   user_ = std::move(*context);
   phase_ = LoginPhase::LoggedIn;
   touch_idle();
-  log_->info("{} login user={} dn=\"{}\"", tag(), user_->name, peer_dn_);
+  log_->info("{} login user={} dn=\"{}\"", tag(), user_->name, security_.peer_dn);
   send(rc::kLoggedIn, "User " + user_->name + " logged in.");
 }
 
 Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
-  if (ftps_) {
-    if (protection_ == security::DataProtection::Clear)
+  if (security_.ftps) {
+    if (security_.protection == security::DataProtection::Clear)
       return std::shared_ptr<const DataSecurity>{};
-    if (!data_security_) data_security_ = make_ftps_data_security(services_.ftps);
-    return data_security_;
+    if (!security_.data_security) security_.data_security = make_ftps_data_security(services_.ftps);
+    return security_.data_security;
   }
-  if (dcau_ == 'N') {
-    if (protection_ != security::DataProtection::Clear)
+  if (security_.dcau == 'N') {
+    if (security_.protection != security::DataProtection::Clear)
       return make_error(error_code_for(Condition::ProtectionRequired));
     return std::shared_ptr<const DataSecurity>{};
   }
-  if (data_security_) return data_security_;
-  if (!delegated_ || services_.gsi == nullptr) {
+  if (security_.data_security) return security_.data_security;
+  if (!security_.delegated || services_.gsi == nullptr) {
     // Globus fails the same way: DCAU A/S authenticate with the credential the client delegated.
     log_->warn("{} DCAU {} needs a delegated credential; the client did not delegate", tag(),
-               dcau_);
+               security_.dcau);
     return make_error(error_code_for(Condition::DataConnection));
   }
-  auto made = make_data_security(*delegated_, services_.gsi->trust.get(), protection_,
-                                 services_.gsi->config.integrity_only_safe,
-                                 dcau_ == 'A' ? security::identity(*delegated_) : dcau_subject_);
+  auto made = make_data_security(
+      *security_.delegated, services_.gsi->trust.get(), security_.protection,
+      services_.gsi->config.integrity_only_safe,
+      security_.dcau == 'A' ? security::identity(*security_.delegated) : security_.dcau_subject);
   if (!made) return make_error(made.error());
-  data_security_ = *made;
-  return data_security_;
-}
-
-std::string ControlSession::security_label() const {
-  const char* prot = protection_ == security::DataProtection::Private ? "P"
-                     : protection_ == security::DataProtection::Safe  ? "S"
-                                                                      : "C";
-  if (ftps_) return std::string("ftps prot=") + prot;
-  if (!protected_) return "none";
-  return std::string("dcau=") + dcau_ + " prot=" + prot;
+  security_.data_security = *made;
+  return security_.data_security;
 }
 
 transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
@@ -263,12 +256,13 @@ transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) 
 
 transport::awaitable<void> ControlSession::on_prot(const std::string& argument) {
   const auto level = protocol::ascii_upper(argument);
+  auto protection = security::DataProtection::Clear;
   if (level == "C") {
-    protection_ = security::DataProtection::Clear;
-  } else if (level == "P" && ftps_) {
-    protection_ = security::DataProtection::Private;
-  } else if ((level == "S" || level == "P") && protected_) {
-    protection_ = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
+    protection = security::DataProtection::Clear;
+  } else if (level == "P" && security_.ftps) {
+    protection = security::DataProtection::Private;
+  } else if ((level == "S" || level == "P") && security_.gsi_protected) {
+    protection = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
   } else if (level == "S" || level == "P") {
     send_error(error_code_for(Condition::ProtectionRequired));  // no security exchange, no keys
     co_return;
@@ -276,24 +270,22 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
     send(rc::kProtectionLevelDenied, "Protection level " + level.substr(0, 8) + " not supported.");
     co_return;
   }
-  drop_cached_streams();  // cached connections were set up at the old level
-  data_security_.reset();
+  stream_cache_.drop();  // cached connections were set up at the old level
+  security_.set_protection(protection);
   send(rc::kCommandOk, "Protection level set to " + level + ".");
 }
 
 transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
   const auto mode = protocol::ascii_upper(argument.substr(0, 1));
+  std::string subject;
   if (mode == "N") {
-    dcau_ = 'N';
-  } else if ((mode == "A" || mode == "S") && protected_) {
-    std::string subject =
-        mode == "S" ? argument.substr(std::min<std::size_t>(argument.size(), 2)) : "";
+    // Clear data channels: no identity to check.
+  } else if ((mode == "A" || mode == "S") && security_.gsi_protected) {
+    if (mode == "S") subject = argument.substr(std::min<std::size_t>(argument.size(), 2));
     if (mode == "S" && subject.empty()) {
       send(rc::kParameterSyntaxError, "DCAU S needs a subject.");
       co_return;
     }
-    dcau_ = mode[0];
-    dcau_subject_ = std::move(subject);
   } else if (mode == "A" || mode == "S") {
     send(rc::kParameterNotImplemented, "DCAU " + mode + " needs a GSI session.");
     co_return;
@@ -301,8 +293,8 @@ transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Bad DCAU mode.");
     co_return;
   }
-  drop_cached_streams();
-  data_security_.reset();
+  stream_cache_.drop();  // cached connections authenticated under the old mode
+  security_.set_dcau(mode[0], std::move(subject));
   send(rc::kCommandOk, "DCAU " + mode + ".");
 }
 

@@ -36,7 +36,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
                                                           std::uint64_t length,
                                                           const char* command) {
   if (!check_storage_or_reply()) co_return;
-  auto present = std::exchange(restart_ranges_, std::nullopt);
+  auto present = settings_.take_restart_ranges();
   const auto path = resolve_or_reply(path_argument);
   if (!path) co_return;
   auto fd = storage_->open_for_read(*path);
@@ -45,7 +45,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
-  if (mode_e_ && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings_.mode_e && !data_channel_.is_active() && !can_reuse_streams(true)) {
     // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
     send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
@@ -54,7 +54,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
   if (const auto size = storage::regular_file_size(fd->get())) {
     offset = std::min(offset, *size);
     length = std::min(length, *size - offset);
-  } else if (length == UINT64_MAX && mode_e_) {
+  } else if (length == UINT64_MAX && settings_.mode_e) {
     send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
     co_return;
   }
@@ -67,7 +67,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
 }
 
 transport::awaitable<void> ControlSession::on_retr(const std::string& argument) {
-  const auto offset = std::exchange(restart_offset_, 0);
+  const auto offset = settings_.take_restart_offset();
   co_await begin_retrieve(argument, offset, UINT64_MAX, "RETR");
 }
 
@@ -81,7 +81,7 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
          "ERET supports only the P module: ERET P <offset> <length> <path>.");
     co_return;
   }
-  restart_offset_ = 0;
+  settings_.restart_offset = 0;  // ERET carries its own offset
   co_await begin_retrieve(argument.substr(static_cast<std::size_t>(consumed)), offset, length,
                           "ERET");
 }
@@ -90,12 +90,12 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                                                         storage::UploadMode mode,
                                                         const char* command) {
   if (!check_storage_or_reply()) co_return;
-  auto offset = std::exchange(restart_offset_, 0);
-  auto present = std::exchange(restart_ranges_, std::nullopt);
+  auto offset = settings_.take_restart_offset();
+  auto present = settings_.take_restart_ranges();
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (mode_e_ && !data_channel_.is_passive() && !can_reuse_streams(false)) {
+  if (settings_.mode_e && !data_channel_.is_passive() && !can_reuse_streams(false)) {
     send(rc::kBadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
   }
@@ -103,9 +103,9 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   // A MODE E restart adds the missing ranges to the partial file the failed attempt left.
   if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::ContinuePartial;
   if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO")
-    offset = esto_offset_;
+    offset = settings_.esto_offset;
   // MODE E uploads can be restarted (REST ranges), so their partial file outlives a failure.
-  auto upload = storage_->begin_upload(*path, mode, offset, mode_e_);
+  auto upload = storage_->begin_upload(*path, mode, offset, settings_.mode_e);
   if (!upload) {
     send_error(upload.error());
     co_return;
@@ -114,7 +114,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                              .path = *path,
                              .upload = std::make_shared<storage::Upload>(std::move(*upload)),
                              .offset = offset,
-                             .expected_bytes = std::exchange(allocated_bytes_, std::nullopt)});
+                             .expected_bytes = settings_.take_allocated_bytes()});
 }
 
 transport::awaitable<void> ControlSession::on_stor(const std::string& argument) {
@@ -134,7 +134,7 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
     send(rc::kParameterSyntaxError, "ESTO supports only the A module: ESTO A <offset> <path>.");
     co_return;
   }
-  esto_offset_ = offset;
+  settings_.esto_offset = offset;
   co_await begin_upload(argument.substr(static_cast<std::size_t>(consumed)),
                         storage::UploadMode::InPlace, "ESTO");
 }
@@ -181,14 +181,14 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
 transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
   if (!check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (mode_e_ && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings_.mode_e && !data_channel_.is_active() && !can_reuse_streams(true)) {
     send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
   auto listing = build_listing(argument, verb);
   if (!listing) co_return;
   start_transfer(TransferJob{.command = std::string(protocol::control::verb_name(verb)),
-                             .path = cwd_,
+                             .path = settings_.cwd,
                              .listing = std::move(listing)});
 }
 

@@ -1,0 +1,39 @@
+// Writes a control connection's replies in the order queued, one write at a time, and closes the
+// connection once they are out when asked to. Formatting and RFC 2228/FTPS wrapping happen before
+// (ControlSession::send); this sees only finished bytes. Runs on the session strand.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "server/session/reply_queue.hpp"
+#include "transport/asio.hpp"
+
+namespace gridftp::server {
+
+class ReplyWriter {
+ public:
+  explicit ReplyWriter(transport::tcp::socket& socket);
+
+  // Queues finished bytes. True when the caller must start drain(): the caller owns the
+  // coroutine so that it can keep the session alive while the write is in flight.
+  bool queue(std::string bytes) { return queue_.push(std::move(bytes)); }
+  // After the queue drains, shut the socket down. True when the caller must start drain().
+  bool close_after_drain() { return queue_.close_when_drained(); }
+  bool is_closing() const { return queue_.is_closing(); }
+
+  // Writes until the queue is empty; returns at once if another drain() is running.
+  transport::awaitable<void> drain();
+  // Waits until every queued reply left, at most `limit`; a peer that stopped reading by then
+  // loses the rest and its connection.
+  transport::awaitable<void> wait_until_drained(std::chrono::seconds limit);
+
+ private:
+  transport::tcp::socket& socket_;
+  ReplyQueue queue_;
+  // Cancelled whenever a drain ends, to wake wait_until_drained (so a session process exits only
+  // after its last reply left).
+  transport::asio::steady_timer drained_;
+};
+
+}  // namespace gridftp::server
