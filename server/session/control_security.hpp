@@ -1,5 +1,5 @@
 // What secures one session: the control channel (GSI after AUTH GSSAPI/ADAT, or FTPS after
-// AUTH TLS; RFC 2228, RFC 4217, wire doc §5) and the DCAU/PROT settings its data channels use.
+// AUTH TLS; RFC 2228, RFC 4217, docs/WIRE.md §5) and the DCAU/PROT settings its data channels use.
 // State and the small rules over it; the commands that drive it live in security_commands.cpp.
 #pragma once
 

@@ -39,14 +39,17 @@ TEST_CASE("A stopped stall watch leaves the socket alone", "[data]") {
   CHECK(stall_or(*deadline, aborted) == aborted);
 }
 
-TEST_CASE("Data socket errors map to transfer conditions", "[data]") {
+TEST_CASE("A data connection lost mid-transfer is 426, never a file error", "[data]") {
   asio::io_context io;
   transport::Deadline idle(io.get_executor());  // never started: not a stall
-  CHECK(data_socket_error(asio::error::operation_aborted, idle) ==
-        error_code_for(Condition::TransferAborted));
-  CHECK(data_socket_error(asio::error::connection_reset, idle) ==
-        error_code_for(Condition::DataConnection));
-  CHECK(data_socket_error(asio::error::eof, idle) == error_code_for(Condition::DataConnection));
+  const auto aborted = error_code_for(Condition::TransferAborted);
+  CHECK(data_socket_error(asio::error::operation_aborted, idle) == aborted);
+  CHECK(data_socket_error(asio::error::connection_reset, idle) == aborted);
+  CHECK(data_socket_error(asio::error::broken_pipe, idle) == aborted);
+  // eof's value is errno 2: read as an errno it would be "550 No such file".
+  CHECK(data_socket_error(asio::error::eof, idle) == aborted);
+  CHECK(data_socket_error(asio::error::eof, idle) != Condition::NotFound);
+  CHECK_FALSE(data_socket_error({}, idle));
 }
 
 }  // namespace
