@@ -1,15 +1,15 @@
 #include "client/auth/gsi_authentication.hpp"
 
+#include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "security/gsi_handshake.hpp"
 #include "security/host_name_check.hpp"
 
 namespace gridftp::client {
+
+namespace rc = protocol::control::reply_code;
 namespace {
 
-constexpr int kAuthAccepted = 334;  // "Using authentication type; ADAT must follow."
-constexpr int kAuthContinue = 335;  // "ADAT=<token>": more to exchange
-constexpr int kAuthDone = 235;      // "GSSAPI Authentication successful." (ADAT= possible)
 // TLS 1.3 with delegation takes four rounds (docs/WIRE.md §5.1); anything far beyond is a loop.
 constexpr int kMaxRounds = 16;
 constexpr std::string_view kTokenTag = "ADAT=";
@@ -80,7 +80,7 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
   if (!auth) {
     return make_error(auth.error());
   }
-  if (auth->code != kAuthAccepted) {
+  if (auth->code != rc::kSecurityDataNeeded) {
     control.note_failure("AUTH GSSAPI", *auth);
     return make_error(rejected_reply_error());
   }
@@ -113,17 +113,17 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
     if (!reply) {
       return fail(reply.error());
     }
-    if (reply->code != kAuthContinue && reply->code != kAuthDone) {
+    if (reply->code != rc::kSecurityDataContinue && reply->code != rc::kSecurityExchangeComplete) {
       control.note_failure("ADAT", *reply);
       return fail(rejected_reply_error());
     }
     const auto received = reply_token(*reply);
-    if (!received || (reply->code == kAuthContinue && received->empty())) {
+    if (!received || (reply->code == rc::kSecurityDataContinue && received->empty())) {
       control.note_failure("ADAT", *reply);
       return fail(make_error_code(GsiLoginErrc::MissingToken));
     }
     token = received->empty() ? Result<std::string>(std::string()) : handshake->step(*received);
-    if (reply->code == kAuthDone) {
+    if (reply->code == rc::kSecurityExchangeComplete) {
       if (!token || !handshake->complete() || !token->empty()) {
         return fail(token ? make_error_code(GsiLoginErrc::Unfinished) : token.error());
       }

@@ -6,12 +6,14 @@
 #include <thread>
 
 #include "client/transfer/transfer_steps.hpp"
+#include "protocol/control/reply_codes.hpp"
 #include "protocol/restart/markers.hpp"
 
 namespace gridftp::client {
+
+namespace rc = protocol::control::reply_code;
 namespace {
 
-constexpr int kPerfMarkerCode = 112;
 // After one server fails, the other gets this long to report before its connection is closed:
 // its transfer can no longer finish, and the files are sent again on fresh sessions anyway.
 constexpr auto kFailureGrace = std::chrono::seconds(2);
@@ -70,7 +72,7 @@ void read_finals(Session& session, std::size_t count, ReaderState& state, bool i
     Session::MarkerCallback on_marker;
     if (is_dest && on_dest_marker) {
       on_marker = [&, index](const ParsedReply& reply) {
-        if (reply.code != kPerfMarkerCode) {
+        if (reply.code != rc::kPerfMarker) {
           return;
         }
         if (const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines)) {

@@ -4,13 +4,14 @@
 
 #include "client/data/mode_e_receiver.hpp"
 #include "client/data/mode_e_sender.hpp"
+#include "protocol/control/reply_codes.hpp"
 #include "protocol/restart/markers.hpp"
 
 namespace gridftp::client {
 
-namespace {
+namespace rc = protocol::control::reply_code;
 
-constexpr int kRangeMarkerCode = 111;
+namespace {
 
 // The receiver's range markers during a put, kept for a -rst resume.
 Session::MarkerCallback range_recorder(RestartState* restart) {
@@ -23,7 +24,7 @@ Session::MarkerCallback range_recorder(RestartState* restart) {
 }  // namespace
 
 bool record_range_marker(const ParsedReply& reply, RestartState& restart) {
-  if (reply.code != kRangeMarkerCode) {
+  if (reply.code != rc::kRestartMarker) {
     return false;
   }
   if (reply.lines.empty()) {

@@ -8,13 +8,15 @@
 #include "client/data/mode_e_transfer.hpp"
 #include "client/transfer/transfer.hpp"
 #include "client/transfer/transfer_steps.hpp"
+#include "protocol/control/reply_codes.hpp"
 #include "protocol/restart/markers.hpp"
 
 namespace gridftp::client {
+
+namespace rc = protocol::control::reply_code;
 namespace {
 
 // Performance marker (docs/WIRE.md §4.1); its text carries the dest's byte count.
-constexpr int kPerfMarkerCode = 112;
 
 // Both final replies of a third-party transfer, each read on its own thread (the sessions have
 // their own io_contexts). When one side fails, the other gets a short grace to report, then its
@@ -91,7 +93,7 @@ Result<std::optional<std::string>> resume_argument(Session& dest, const std::str
 // that the STOR began (1xx), which makes the dest's partial file ours to resume.
 void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
                      std::uint64_t& marker_bytes) {
-  if (reply.code == kPerfMarkerCode) {
+  if (reply.code == rc::kPerfMarker) {
     if (const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines)) {
       marker_bytes = *bytes;
       if (options.on_progress) {

@@ -4,8 +4,9 @@
 
 namespace gridftp::protocol::control::reply_code {
 
-constexpr int kRestartMarker = 111;  // GFD.20 range marker
-constexpr int kPerfMarker = 112;     // GFD.20 performance marker
+constexpr int kRestartMarker = 111;     // GFD.20 range marker
+constexpr int kPerfMarker = 112;        // GFD.20 performance marker
+constexpr int kServiceReadySoon = 120;  // RFC 959: precedes the real greeting
 constexpr int kDataAlreadyOpen = 125;
 constexpr int kFileStatusOk = 150;
 constexpr int kCommandOk = 200;
@@ -40,6 +41,7 @@ constexpr int kParameterSyntaxError = 501;
 constexpr int kNotImplemented = 502;
 constexpr int kBadSequence = 503;
 constexpr int kParameterNotImplemented = 504;
+constexpr int kDirectoryAlreadyExists = 521;  // RFC 959 MKD, as some servers say it
 constexpr int kNetworkProtocolNotSupported = 522;
 constexpr int kNotLoggedIn = 530;
 constexpr int kProtectionDenied = 533;      // cleartext command on a protected channel
@@ -51,5 +53,9 @@ constexpr int kPrivateReply = 632;  // an ENC-wrapped reply line
 constexpr int kPageTypeUnknown = 551;
 constexpr int kExceededStorage = 552;
 constexpr int kFileNameNotAllowed = 553;
+
+// RFC 959 §4.2 reply classes: the first digit of a code.
+constexpr int kClassPositiveCompletion = 2;
+constexpr int kClassPositiveIntermediate = 3;
 
 }  // namespace gridftp::protocol::control::reply_code

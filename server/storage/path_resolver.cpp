@@ -17,7 +17,7 @@ std::error_code last_errno() { return {errno, std::generic_category()}; }
 
 int openat2_beneath(int dir_fd, const char* relative, int flags, unsigned mode) {
   open_how how{};
-  how.flags = static_cast<std::uint64_t>(flags) | O_CLOEXEC;
+  how.flags = static_cast<std::uint64_t>(static_cast<unsigned>(flags | O_CLOEXEC));
   how.mode = (flags & O_CREAT) != 0 ? mode : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   long fd = 0;

@@ -1,6 +1,6 @@
 """globus-url-copy (GCT 6.2) against gridftpd over ftp:// (anonymous, stream mode).
 
-Without -p or security flags globus-url-copy stays in stream mode (docs/peers.md), so this
+Without -p or security flags globus-url-copy stays in stream mode (docs/PEERS.md), so this
 covers gets and puts of 0 B, 1 B, 1 MiB+1 and 256 MiB, -list and -cd.
 """
 

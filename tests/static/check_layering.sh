@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Layering check: fails (exit 1, one "file:line: reason: include" per violation) when a module
-# includes something its layer may not see. The rules are style.md's "Dependency direction".
+# includes something its layer may not see. The rules are docs/ARCHITECTURE.md's "Modules" table.
 # Usage: check_layering.sh <repo_root>
 set -euo pipefail
 

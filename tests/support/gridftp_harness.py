@@ -80,7 +80,7 @@ def require_tool(name: str) -> str:
                                   else None)
     if not path:
         raise AssertionError(f"required peer tool {name!r} is not installed (not on PATH); "
-                             "install it (see docs/peers.md) -- this is a failure, not a skip")
+                             "install it (see docs/PEERS.md) -- this is a failure, not a skip")
     return path
 
 

@@ -1,5 +1,5 @@
 """A throwaway PKI for the GSI tests (Python standard library + the `openssl` CLI +
-`grid-proxy-init`; docs/peers.md "GSI").
+`grid-proxy-init`; docs/PEERS.md "The throwaway PKI").
 
 make_test_pki(base_dir) builds, under base_dir:
   certificates/          X509_CERT_DIR layout: <hash>.0 (the CA), <hash>.signing_policy,
@@ -303,7 +303,7 @@ def _gridmap_line(dn: str, account: str) -> str:
 def _build(base_dir: str, account: str, other_account: str) -> TestPki:
     for tool in ("openssl", "grid-proxy-init"):
         if not shutil.which(tool):
-            raise PkiError(f"required tool {tool!r} is not installed (see docs/peers.md); "
+            raise PkiError(f"required tool {tool!r} is not installed (see docs/PEERS.md); "
                            "this is a failure, not a skip")
     ensure_account(account)
     ensure_account(other_account)

@@ -9,6 +9,7 @@
 #include "protocol/core/text_case.hpp"
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
+#include "transport/handshake_driver.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -40,7 +41,7 @@ bool ControlSession::security_required() const {
 
 Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
   auto plain = security::unwrap_records(*security_.ftps, received);
-  queue_raw(security_.ftps->take_output());  // handshake flights (TLS 1.3 answers them inside read)
+  queue_raw(security_.ftps->take_output());  // e.g. a TLS 1.3 KeyUpdate answer
   return plain;
 }
 
@@ -58,8 +59,24 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
       co_return;
     }
     send(rc::kSecurityExchangeDone, "Using authentication type TLS; begin the TLS handshake.");
-    // After the 234 is queued: it goes out in the clear.
-    security_.ftps.emplace(std::move(*engine));
+    // The 234 goes out in the clear, then the handshake runs through the driver every socket
+    // handshake shares. The command reader waits for this handler, so nothing else reads the
+    // socket meanwhile; the login timeout (watch_idle) closes a peer that stalls.
+    co_await replies_.wait_until_drained(
+        std::chrono::seconds(services_.config.timeouts.login_seconds));
+    security::TlsHandshake handshake(std::move(*engine));
+    auto leftover = co_await transport::drive_handshake(socket_, handshake, /*initiator=*/false);
+    if (!leftover) {
+      log_->warn("{} TLS on the control channel failed: {} {}", tag(), leftover.error().message(),
+                 handshake.engine().last_error());
+      close_after_replies();
+      co_return;
+    }
+    if (auto fed = handshake.engine().feed(*leftover); !fed) {
+      close_after_replies();
+      co_return;
+    }
+    security_.ftps.emplace(std::move(handshake.engine()));
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {

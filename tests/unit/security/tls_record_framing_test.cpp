@@ -48,7 +48,7 @@ TEST_CASE("first_tls_record_length rejects what is not a TLS record", "[tls]") {
   CHECK_FALSE(first_tls_record_length(std::string("\x17\x02", 2)));  // SSL 2 major version
   CHECK_FALSE(first_tls_record_length(record(22, kMaxTlsRecordPayloadBytes + 1)));
   CHECK(first_tls_record_length(record(22, kMaxTlsRecordPayloadBytes)));
-  for (const unsigned char type : {20, 21, 22, 23, 24}) {
-    CHECK(first_tls_record_length(record(type, 1)));
+  for (const int type : {20, 21, 22, 23, 24}) {
+    CHECK(first_tls_record_length(record(static_cast<unsigned char>(type), 1)));
   }
 }
