@@ -23,6 +23,10 @@ struct ControlSecurity {
   // FTPS: TLS straight on the control socket; commands and replies are plain lines inside it.
   // Set once the 234 is queued, so that reply still leaves in the clear.
   std::optional<security::TlsEngine> ftps;
+  // Records that came in the same read as the client's last handshake flight: a client may send
+  // its first command right behind its Finished. The command reader takes them before it reads
+  // the socket again.
+  std::string ftps_received_early;
   std::string peer_dn;
   std::optional<security::Credential> delegated;
   // Data-channel security (DCAU, PROT): DCAU A after AUTH GSSAPI, as GFD.20 says.

@@ -1,6 +1,8 @@
 #include "server/session/control_session.hpp"
 
 #include <array>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -99,20 +101,28 @@ transport::awaitable<void> ControlSession::read_commands() {
   std::array<char, 4096> buffer{};
   std::vector<protocol::control::LineEvent> events;
   while (!replies_.is_closing()) {
-    boost::system::error_code ec;
-    const auto got = co_await socket_.async_read_some(asio::buffer(buffer),
-                                                      asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return;
+    std::span<const char> received;
+    std::string early;
+    if (security_.ftps && !security_.ftps_received_early.empty()) {
+      early.swap(security_.ftps_received_early);
+      received = early;
+    } else {
+      boost::system::error_code ec;
+      const auto got = co_await socket_.async_read_some(asio::buffer(buffer),
+                                                        asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return;
+      received = {buffer.data(), got};
+    }
     events.clear();
     if (security_.ftps) {
-      auto plain = ftps_decrypt({buffer.data(), got});
+      auto plain = ftps_decrypt(received);
       if (!plain) {
         log_->warn("{} TLS on the control channel failed: {}", tag(), security_.ftps->last_error());
         co_return;
       }
       reader.feed(*plain, events);
     } else {
-      reader.feed({buffer.data(), got}, events);
+      reader.feed(received, events);
     }
     for (auto& event : events) {
       touch_idle();

@@ -72,11 +72,8 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
       close_after_replies();
       co_return;
     }
-    if (auto fed = handshake.engine().feed(*leftover); !fed) {
-      close_after_replies();
-      co_return;
-    }
     security_.ftps.emplace(std::move(handshake.engine()));
+    security_.ftps_received_early = std::move(*leftover);
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
