@@ -164,6 +164,8 @@ Result<TlsEngine::Progress> TlsEngine::handshake() {
   }
 }
 
+void TlsEngine::issue_no_session_tickets() { SSL_set_num_tickets(ssl_.get(), 0); }
+
 bool TlsEngine::handshake_done() const { return SSL_is_init_finished(ssl_.get()) == 1; }
 
 Result<std::size_t> TlsEngine::write(std::span<const char> plain) {

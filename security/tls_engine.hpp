@@ -59,6 +59,8 @@ class TlsEngine {
   Result<void> expect_host(const std::string& host);
 
   // --- TLS side ---
+  // Server side: send no TLS 1.3 session tickets on this connection (the context may).
+  void issue_no_session_tickets();
   Result<Progress> handshake();
   bool handshake_done() const;
   // Plaintext accepted; 0 when the output ring is full (drain pending_output first).

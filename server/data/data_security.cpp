@@ -22,6 +22,10 @@ Result<std::unique_ptr<security::Handshake>> make_data_handshake(const DataSecur
   if (security.ftps) {
     auto engine = security::TlsEngine::create(context, role);
     if (!engine) return make_error(engine.error());
+    // Clients resume the control connection's session here; a ticket of the data connection's
+    // own would only sit unread in an uploading client's socket, and its close would then
+    // reset the connection before we read the last of the file.
+    engine->issue_no_session_tickets();
     return std::unique_ptr<security::Handshake>(
         std::make_unique<security::TlsHandshake>(std::move(*engine)));
   }

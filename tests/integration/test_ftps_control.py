@@ -5,14 +5,20 @@ deterministic here with a TLS client over memory BIOs.
     when it resumes a session) gets its reply: the server must not leave records that arrived
     with the handshake's last flight unread until more bytes come.
   * The same with two commands behind the Finished: both answered, in order.
+  * An upload's data connection carries nothing from the server after the handshake (no TLS 1.3
+    session ticket): an uploading client never reads, and closing with unread bytes makes its
+    kernel reset the connection, which can destroy the end of the file before we read it.
   * A client that hangs up in the middle of the AUTH TLS handshake ends its session; the server
     goes on serving the next client.
 """
 
+import ftplib
+import os
+import select
 import socket
 import ssl
 
-from gridftp_harness import RawControl, run_tests, start_gridftpd
+from gridftp_harness import RawControl, make_file, make_temp_dir, run_tests, sha256_file, start_gridftpd
 
 
 def ftps_server():
@@ -50,7 +56,10 @@ class MemoryTlsClient:
                 self.incoming.write(data)
 
     def seal(self, text: str) -> bytes:
-        self.tls.write(text.encode())
+        return self.seal_bytes(text.encode())
+
+    def seal_bytes(self, data: bytes) -> bytes:
+        self.tls.write(data)
         return self.outgoing.read()
 
     def read_line(self) -> str:
@@ -103,6 +112,41 @@ def test_two_commands_in_the_finished_segment_are_answered_in_order():
         assert client.read_line().startswith("257")
     finally:
         sock.close()
+
+
+def test_upload_data_connection_gets_nothing_after_the_handshake():
+    server = ftps_server()
+    src = make_temp_dir("ftps-ticket-")
+    local = os.path.join(src, "a.bin")
+    digest = make_file(local, 300_000, seed=44)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    ftp = ftplib.FTP_TLS(context=context, timeout=15)
+    ftp.connect(server.host, server.port)
+    ftp.login()
+    ftp.prot_p()
+    ftp.voidcmd("TYPE I")
+    host, port = ftp.makepasv()
+    sock = socket.create_connection((host, port), timeout=15)
+    ftp.putcmd("STOR incoming/t.bin")
+    client = MemoryTlsClient(sock)
+    sock.sendall(client.handshake_holding_last_flight())
+    assert ftp.getresp().startswith("150")
+    # Anything the server sends now would sit unread in an uploader's socket.
+    readable, _, _ = select.select([sock], [], [], 1.0)
+    assert not readable, f"server sent {len(sock.recv(65536))} bytes on an upload connection"
+    with open(local, "rb") as f:
+        sock.sendall(client.seal_bytes(f.read()))
+    try:
+        client.tls.unwrap()  # close_notify, then it would wait for the server's
+    except ssl.SSLWantReadError:
+        pass
+    sock.sendall(client.outgoing.read())
+    sock.close()
+    assert ftp.getresp().startswith("226")
+    ftp.quit()
+    assert sha256_file(server.fs("incoming/t.bin")) == digest
 
 
 def test_client_gone_mid_handshake_leaves_server_serving():
