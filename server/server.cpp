@@ -41,7 +41,7 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
       gsi_(std::move(gsi)),
       ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
-      services_{config_,       registry_,        authenticator_, gsi_.get(), ftps_.get(),
+      services_{config_,       registry_,        authenticator_, gsi_.get(), ftps_,
                 transfer_log_, loggers_.control, blocking_pool_, data_loops_},
       acceptor_(io_context_) {}
 

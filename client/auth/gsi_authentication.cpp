@@ -86,7 +86,7 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
   }
   security::GsiOptions options;
   options.delegate_from = &credentials.credential();
-  auto handshake = security::GsiHandshake::create(credentials.control_context(),
+  auto handshake = security::GsiHandshake::create(credentials.control_context().get(),
                                                   security::GsiHandshake::Role::Client, options);
   if (!handshake) {
     return make_error(handshake.error());

@@ -117,8 +117,9 @@ Result<std::shared_ptr<const GsiCredentials>> GsiCredentials::from_credential(
   return std::shared_ptr<const GsiCredentials>(std::move(loaded));
 }
 
-SSL_CTX* GsiCredentials::data_context(TlsRole role, DataProtection protection) const {
-  return data_contexts_[context_index(role, protection)].get();
+const security::SslCtxPtr& GsiCredentials::data_context(TlsRole role,
+                                                        DataProtection protection) const {
+  return data_contexts_[context_index(role, protection)];
 }
 
 }  // namespace gridftp::client

@@ -30,9 +30,10 @@ class GsiCredentials {
   const security::Credential& credential() const { return credential_; }
   const std::string& identity() const { return identity_; }
   // GSI control channel, TLS client side.
-  SSL_CTX* control_context() const { return control_context_.get(); }
+  const security::SslCtxPtr& control_context() const { return control_context_; }
   // A data connection's context: we are the TLS client when we connect (docs/WIRE.md §5.7).
-  SSL_CTX* data_context(security::TlsRole role, security::DataProtection protection) const;
+  const security::SslCtxPtr& data_context(security::TlsRole role,
+                                          security::DataProtection protection) const;
 
  private:
   GsiCredentials() = default;

@@ -35,7 +35,7 @@ Result<std::unique_ptr<security::Handshake>> make_gsi_handshake(const DataChanne
   // PROT S/P: plain TLS; PROT C: GSI sync and flag bytes, then no TLS (docs/WIRE.md §5.7).
   options.ssl_compatible = security.protection != security::DataProtection::Clear;
   auto handshake = security::GsiHandshake::create(
-      security.credentials->data_context(role, security.protection),
+      security.credentials->data_context(role, security.protection).get(),
       role == security::TlsRole::Client ? security::TlsEngine::Role::Client
                                         : security::TlsEngine::Role::Server,
       options);

@@ -40,14 +40,14 @@ Result<std::unique_ptr<security::Handshake>> make_data_handshake(const DataSecur
 }  // namespace
 
 Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own,
-                                                               X509_STORE* trust,
+                                                               const security::X509StorePtr& trust,
                                                                security::DataProtection protection,
                                                                bool integrity_only,
                                                                std::string expected_peer) {
-  auto connecting = security::make_gsi_data_context(own, trust, security::TlsRole::Client,
+  auto connecting = security::make_gsi_data_context(own, trust.get(), security::TlsRole::Client,
                                                     protection, integrity_only);
   if (!connecting) return make_error(connecting.error());
-  auto accepting = security::make_gsi_data_context(own, trust, security::TlsRole::Server,
+  auto accepting = security::make_gsi_data_context(own, trust.get(), security::TlsRole::Server,
                                                    protection, integrity_only);
   if (!accepting) return make_error(accepting.error());
   auto out = std::make_shared<DataSecurity>();
@@ -58,9 +58,10 @@ Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::C
   return std::shared_ptr<const DataSecurity>(std::move(out));
 }
 
-std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_context) {
+std::shared_ptr<const DataSecurity> make_ftps_data_security(
+    const security::SslCtxPtr& server_context) {
   auto out = std::make_shared<DataSecurity>();
-  out->accepting = security::share_context(server_context);
+  out->accepting = security::share_context(server_context.get());
   out->protection = security::DataProtection::Private;
   out->ftps = true;
   return out;

@@ -23,11 +23,12 @@ struct DataSecurity {
 };
 
 // FTPS PROT P: the server context for both directions. Errors: none in practice (a reference).
-std::shared_ptr<const DataSecurity> make_ftps_data_security(SSL_CTX* server_context);
+std::shared_ptr<const DataSecurity> make_ftps_data_security(
+    const security::SslCtxPtr& server_context);
 
 // Errors: OpenSSL's, when the credential cannot be used.
 Result<std::shared_ptr<const DataSecurity>> make_data_security(const security::Credential& own,
-                                                               X509_STORE* trust,
+                                                               const security::X509StorePtr& trust,
                                                                security::DataProtection protection,
                                                                bool integrity_only,
                                                                std::string expected_peer);

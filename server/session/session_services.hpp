@@ -24,8 +24,8 @@ struct SessionServices {
   const ServerConfig& config;
   SessionRegistry& registry;
   const auth::Authenticator& authenticator;
-  const auth::GsiContext* gsi;  // null unless gsi.enabled
-  SSL_CTX* ftps;                // null unless tls.enabled
+  const auth::GsiContext* gsi;      // null unless gsi.enabled
+  const security::SslCtxPtr& ftps;  // empty unless tls.enabled
   const TransferLog& transfer_log;
   std::shared_ptr<spdlog::logger> log;
   transport::asio::thread_pool& blocking_pool;

@@ -225,6 +225,39 @@ def test_data_connection_with_another_identity_refused_under_dcau_a():
     assert_fresh_session_works(server, "after a data connection with another identity")
 
 
+def test_data_peer_gone_during_dcau_handshake_is_4xx_not_550():
+    """DCAU A: the data peer opens the passive connection, sends the first bytes of a
+    ClientHello and hangs up. The transfer fails as a data connection that never opened (425 on
+    gridftpd; a 4xx on Globus), not as "550 No such file or directory" (end of stream once
+    surfaced as errno 2); nothing is stored and the session goes on."""
+    server = start_server_under_test(gsi=shared_test_pki())
+    pki = shared_test_pki()
+    ctl = GsiControl(server.host, server.port)
+    try:
+        ctl.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
+        ctl.enc_expect("TYPE I", 200)
+        host, port = parse_pasv_reply(ctl.enc_expect("PASV", 227))
+        ctl.tls.write(b"STOR incoming/cut-handshake.bin\r\n")
+        ctl.send("ENC " + base64.b64encode(ctl._out.read()).decode())
+        raw = socket.create_connection((host, port), timeout=30)
+        raw.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+        raw.close()
+        while True:
+            code, text = ctl.read_reply()
+            if code in (631, 632, 633):
+                code, text = ctl._unwrap(text)
+            if code >= 200:
+                break
+        assert 400 <= code < 500, f"data peer gone mid-handshake: expected 4xx, got {text!r}"
+        assert isinstance(server, GlobusServer) or code == 425, text
+        assert "No such file" not in text, text
+        ctl.enc_expect("NOOP", 200)
+    finally:
+        ctl.close()
+    cut = server.fs("incoming/cut-handshake.bin")
+    assert not os.path.exists(cut) or os.path.getsize(cut) == 0
+
+
 def test_untrusted_ca_rejected():
     server = start_server_under_test(gsi=shared_test_pki())
     assert_rejected_transfers(server, "untrusted", "530")

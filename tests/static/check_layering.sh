@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Layering check: fails (exit 1, one "file:line: reason: include" per violation) when a module
-# includes something its layer may not see. The rules are docs/ARCHITECTURE.md's "Modules" table.
+# includes something its layer may not see, or when a header above security/ names a raw OpenSSL
+# type. The rules are docs/ARCHITECTURE.md's "Modules" table.
 # Usage: check_layering.sh <repo_root>
 set -euo pipefail
 
@@ -84,8 +85,21 @@ done < <(find "${dirs[@]}" -type d \( -name 'build*' -o -name '.*' \) -prune -o 
            \( -name '*.hpp' -o -name '*.h' -o -name '*.cpp' -o -name '*.cc' -o -name '*.in' \) \
            -print0 | sort -z | xargs -0 -r grep -nHE "$include_pattern" || true)
 
+# Raw OpenSSL types stay inside security/: a header above it that names SSL_CTX*, X509_STORE*,
+# SSL*, X509*, BIO* or EVP_*/X509_* pointers hands out an object nobody owns by type. Headers
+# above security/ hold security::*Ptr owners (security/openssl_ptr.hpp) or security/ classes.
+openssl_type_pattern='\b(SSL|SSL_CTX|SSL_SESSION|BIO|X509|X509_[A-Z_]+|EVP_[A-Z_]+)[[:space:]]*\*'
+while IFS= read -r hit; do
+  file="${hit%%:*}"
+  rest="${hit#*:}"
+  report "$file" "${rest%%:*}" "raw OpenSSL type in a header above security/" \
+    "$(grep -oE "$openssl_type_pattern" <<<"${rest#*:}" | head -n 1)"
+done < <(find transport server client -type d \( -name 'build*' -o -name '.*' \) -prune -o \
+           -type f \( -name '*.hpp' -o -name '*.h' \) -print0 2>/dev/null | sort -z |
+           xargs -0 -r grep -nHE "$openssl_type_pattern" | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+
 if [[ $violations -gt 0 ]]; then
-  echo "check_layering: $violations forbidden include(s)" >&2
+  echo "check_layering: $violations violation(s)" >&2
   exit 1
 fi
 echo "check_layering: ok"

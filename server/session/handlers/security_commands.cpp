@@ -53,7 +53,8 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
   }
   if ((mechanism == "TLS" || mechanism == "SSL" || mechanism == "TLS-C") &&
       services_.ftps != nullptr) {
-    auto engine = security::TlsEngine::create(services_.ftps, security::TlsEngine::Role::Server);
+    auto engine =
+        security::TlsEngine::create(services_.ftps.get(), security::TlsEngine::Role::Server);
     if (!engine) {
       send_error(engine.error());
       co_return;
@@ -254,7 +255,7 @@ Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
     return make_error(error_code_for(Condition::DataConnection));
   }
   auto made = make_data_security(
-      *security_.delegated, services_.gsi->trust.get(), security_.protection,
+      *security_.delegated, services_.gsi->trust, security_.protection,
       services_.gsi->config.integrity_only_safe,
       security_.dcau == 'A' ? security::identity(*security_.delegated) : security_.dcau_subject);
   if (!made) return make_error(made.error());
