@@ -487,13 +487,15 @@ def write_config(path: str, sections: dict[str, dict]) -> str:
 
 
 def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
-                   gsi: TestPki | None = None, **sections) -> GridftpdServer:
+                   gsi: TestPki | None = None, launcher: list[str] | None = None,
+                   **sections) -> GridftpdServer:
     """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
     writable `incoming/`. Keyword arguments are config sections to merge, e.g.
     start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5}).
     With gsi=<TestPki> it gets a [gsi] section (host cert/key, cert dir, gridmap, root = the
     test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
-    turns it on; like the Globus server, `incoming/` then belongs to the mapped account."""
+    turns it on; like the Globus server, `incoming/` then belongs to the mapped account.
+    `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"]."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
@@ -513,7 +515,7 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     for section, keys in sections.items():
         config.setdefault(section, {}).update(keys)
     config_path = write_config(os.path.join(work, "gridftpd.toml"), config)
-    argv = [binary, "-c", config_path] + (extra_args or [])
+    argv = (launcher or []) + [binary, "-c", config_path] + (extra_args or [])
     lines: list[str] = []
     got = {}
     ready = threading.Event()

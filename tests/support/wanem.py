@@ -1,0 +1,115 @@
+"""Starts and stops bench/wanem (the userspace WAN emulator, docs/WANEM.md) for tests and
+benchmarks: two network namespaces joined by TUN devices with delay, loss and a rate limit.
+
+    with Wanem(rtt_ms=50, loss_percent=1, rate_mbit=300) as link:
+        link.run_in_a([...])            # a command in namespace A (address link.addr_a)
+        server = link.popen_in_b([...]) # a long-running one in namespace B
+    link.totals["a_to_b"]["random_drops"]
+
+Needs root. The emulator removes the namespaces it made when it stops; a namespace left by a
+killed run is removed before the next start.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+
+from gridftp_harness import _binary
+
+NS_A, NS_B = "wanemA", "wanemB"
+ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
+_TOTALS_RE = re.compile(r"^(a_to_b|b_to_a) (.*)$")
+
+
+def wanem_binary() -> str:
+    return _binary("WANEM", "wanem")
+
+
+def in_netns(netns: str, argv: list[str]) -> list[str]:
+    return ["ip", "netns", "exec", netns] + argv
+
+
+class Wanem:
+    def __init__(self, rtt_ms: float = 0, loss_percent: float = 0, rate_mbit: float = 0,
+                 queue_kb: float = 0, seed: int = 1, stats_csv: str | None = None):
+        self.argv = [wanem_binary(), "--rtt-ms", str(rtt_ms), "--loss", str(loss_percent),
+                     "--rate-mbit", str(rate_mbit), "--seed", str(seed)]
+        if queue_kb:
+            self.argv += ["--queue-kb", str(queue_kb)]
+        if stats_csv:
+            self.argv += ["--stats", stats_csv]
+        self.addr_a, self.addr_b = ADDR_A, ADDR_B
+        self.proc: subprocess.Popen | None = None
+        self.lines: list[str] = []
+        self.totals: dict[str, dict[str, int]] = {}
+        self._children: list[subprocess.Popen] = []
+
+    def __enter__(self) -> "Wanem":
+        for netns in (NS_A, NS_B):  # left over from a run that was killed
+            subprocess.run(["ip", "netns", "del", netns], stderr=subprocess.DEVNULL, check=False)
+        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True)
+        ready = threading.Event()
+
+        def drain():
+            for line in self.proc.stdout:
+                self.lines.append(line.rstrip("\n"))
+                if line.startswith("wanem ready"):
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(20) or self.proc.poll() is not None:
+            self.__exit__(None, None, None)
+            raise AssertionError("wanem did not start:\n" + "\n".join(self.lines))
+        return self
+
+    def popen_in(self, netns: str, argv: list[str], **kwargs) -> subprocess.Popen:
+        proc = subprocess.Popen(in_netns(netns, argv), **kwargs)
+        self._children.append(proc)
+        return proc
+
+    def popen_in_a(self, argv: list[str], **kwargs) -> subprocess.Popen:
+        return self.popen_in(NS_A, argv, **kwargs)
+
+    def popen_in_b(self, argv: list[str], **kwargs) -> subprocess.Popen:
+        return self.popen_in(NS_B, argv, **kwargs)
+
+    def run_in_a(self, argv: list[str], timeout: float = 600, **kwargs):
+        return subprocess.run(in_netns(NS_A, argv), timeout=timeout, **kwargs)
+
+    def run_in_b(self, argv: list[str], timeout: float = 600, **kwargs):
+        return subprocess.run(in_netns(NS_B, argv), timeout=timeout, **kwargs)
+
+    def __exit__(self, *exc) -> None:
+        for child in self._children:  # only processes this object started
+            if child.poll() is None:
+                child.terminate()
+                try:
+                    child.wait(10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for line in self.lines:
+            if m := _TOTALS_RE.match(line):
+                self.totals[m.group(1)] = {k: int(v) for k, v in
+                                           (kv.split("=") for kv in m.group(2).split())}
+
+
+def require_root_and_tun() -> None:
+    """The emulator's needs, as a failure with the reason (never a skip)."""
+    if os.geteuid() != 0:
+        raise AssertionError("the WAN emulator needs root (network namespaces, TUN)")
+    if not os.path.exists("/dev/net/tun"):
+        raise AssertionError("the WAN emulator needs /dev/net/tun")
