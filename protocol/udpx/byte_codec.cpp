@@ -1,0 +1,143 @@
+#include "protocol/udpx/byte_codec.hpp"
+
+#include <algorithm>
+
+namespace gridftp::protocol::udpx {
+namespace {
+
+std::uint64_t read_big_endian(const std::uint8_t* p, std::size_t count) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < count; ++i) value = (value << 8) | p[i];
+  return value;
+}
+
+void write_big_endian(std::uint8_t* p, std::uint64_t value, std::size_t count) {
+  for (std::size_t i = count; i-- > 0;) {
+    p[i] = static_cast<std::uint8_t>(value & 0xFF);
+    value >>= 8;
+  }
+}
+
+}  // namespace
+
+std::size_t varint_size(std::uint64_t value) {
+  if (value < (1U << 6)) return 1;
+  if (value < (1U << 14)) return 2;
+  if (value < (1U << 30)) return 4;
+  return 8;
+}
+
+bool ByteWriter::reserve(std::size_t count) {
+  if (failure_ != Errc{}) return false;
+  if (count > remaining()) {
+    failure_ = Errc::BufferTooSmall;
+    return false;
+  }
+  return true;
+}
+
+void ByteWriter::u8(std::uint8_t value) {
+  if (!reserve(1)) return;
+  out_[used_++] = value;
+}
+
+void ByteWriter::u16(std::uint16_t value) {
+  if (!reserve(2)) return;
+  write_big_endian(&out_[used_], value, 2);
+  used_ += 2;
+}
+
+void ByteWriter::u32(std::uint32_t value) {
+  if (!reserve(4)) return;
+  write_big_endian(&out_[used_], value, 4);
+  used_ += 4;
+}
+
+void ByteWriter::u64(std::uint64_t value) {
+  if (!reserve(8)) return;
+  write_big_endian(&out_[used_], value, 8);
+  used_ += 8;
+}
+
+void ByteWriter::varint(std::uint64_t value) {
+  if (failure_ != Errc{}) return;
+  if (value > kVarintMax) {
+    failure_ = Errc::VarintTooLarge;
+    return;
+  }
+  const auto size = varint_size(value);
+  if (!reserve(size)) return;
+  // The length code (0..3 for 1, 2, 4, 8 bytes) sits in the top two bits.
+  const std::uint64_t code = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+  write_big_endian(&out_[used_], value | (code << (size * 8 - 2)), size);
+  used_ += size;
+}
+
+void ByteWriter::bytes(std::span<const std::uint8_t> data) {
+  if (!reserve(data.size())) return;
+  std::copy(data.begin(), data.end(), out_.begin() + static_cast<std::ptrdiff_t>(used_));
+  used_ += data.size();
+}
+
+void ByteWriter::zeros(std::size_t count) {
+  if (!reserve(count)) return;
+  std::fill_n(out_.begin() + static_cast<std::ptrdiff_t>(used_), count, std::uint8_t{0});
+  used_ += count;
+}
+
+Result<std::size_t> ByteWriter::finish() const {
+  if (failure_ != Errc{}) return make_error(make_error_code(failure_));
+  return used_;
+}
+
+bool ByteReader::take(std::size_t count) {
+  if (failed_ || count > remaining()) {
+    failed_ = true;
+    return false;
+  }
+  return true;
+}
+
+std::uint8_t ByteReader::u8() {
+  if (!take(1)) return 0;
+  return in_[used_++];
+}
+
+std::uint16_t ByteReader::u16() {
+  if (!take(2)) return 0;
+  const auto value = static_cast<std::uint16_t>(read_big_endian(&in_[used_], 2));
+  used_ += 2;
+  return value;
+}
+
+std::uint32_t ByteReader::u32() {
+  if (!take(4)) return 0;
+  const auto value = static_cast<std::uint32_t>(read_big_endian(&in_[used_], 4));
+  used_ += 4;
+  return value;
+}
+
+std::uint64_t ByteReader::u64() {
+  if (!take(8)) return 0;
+  const auto value = read_big_endian(&in_[used_], 8);
+  used_ += 8;
+  return value;
+}
+
+std::uint64_t ByteReader::varint() {
+  if (!take(1)) return 0;
+  const std::size_t size = std::size_t{1} << (in_[used_] >> 6);
+  if (!take(size)) return 0;
+  const auto raw = read_big_endian(&in_[used_], size);
+  used_ += size;
+  return raw & ((std::uint64_t{1} << (size * 8 - 2)) - 1);
+}
+
+std::span<const std::uint8_t> ByteReader::bytes(std::size_t count) {
+  if (!take(count)) return {};
+  const auto out = in_.subspan(used_, count);
+  used_ += count;
+  return out;
+}
+
+}  // namespace gridftp::protocol::udpx

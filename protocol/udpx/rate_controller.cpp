@@ -1,0 +1,202 @@
+#include "protocol/udpx/rate_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gridftp::protocol::udpx {
+namespace {
+
+constexpr double kMinimumFloor = 100e3 / 8;  // 100 kb/s
+constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1 Mb/s
+constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
+constexpr double kBackstopCut = 0.85;
+constexpr int kBackstopTestRounds = 2;
+
+}  // namespace
+
+RateController::RateController(const RateSettings& settings) : settings_(settings) {
+  rate_ = std::max(settings_.target / 64, std::min(kStartupFloor, settings_.target));
+  if (settings_.policy == Policy::Fixed) {
+    rate_ = settings_.target;
+    phase_ = Phase::Steady;
+  }
+  clamp_rate();
+}
+
+double RateController::weight() const {
+  switch (settings_.policy) {
+    case Policy::High:
+      return 2;
+    case Policy::Low:
+      return 0.1;
+    case Policy::Fixed:
+    case Policy::Fair:
+      return 1;
+  }
+  return 1;
+}
+
+double RateController::floor() const {
+  const double two_packets_per_rtt = srtt_ > 0 ? 2 * settings_.packet_bytes / srtt_ : 0;
+  return std::max({kMinimumFloor, two_packets_per_rtt, settings_.minimum});
+}
+
+void RateController::clamp_rate() {
+  if (settings_.policy == Policy::Fixed) rate_ = settings_.target;
+  rate_ = std::clamp(rate_, std::min(floor(), settings_.target), settings_.target);
+}
+
+void RateController::set_target(double target) {
+  settings_.target = target;
+  clamp_rate();
+}
+
+void RateController::set_minimum(double minimum) {
+  settings_.minimum = minimum;
+  clamp_rate();
+}
+
+void RateController::on_rtt_sample(double rtt) {
+  if (rtt <= 0) return;
+  if (srtt_ == 0) {
+    srtt_ = rtt;
+    rttvar_ = rtt / 2;
+    rtt_min_ = rtt;
+    return;
+  }
+  rttvar_ = 0.75 * rttvar_ + 0.25 * std::fabs(srtt_ - rtt);
+  srtt_ = 0.875 * srtt_ + 0.125 * rtt;
+  rtt_min_ = std::min(rtt_min_, rtt);
+}
+
+void RateController::leave_startup() {
+  phase_ = Phase::Steady;
+  // What actually got through drains the queue Startup built.
+  const double delivered = std::max(round_max_delivery_, last_round_max_delivery_);
+  if (delivered > 0) rate_ = std::min(rate_, delivered);
+}
+
+void RateController::check_loss_round() {
+  if (round_packets_ == 0) return;
+  const double n = static_cast<double>(round_packets_);
+  const double ratio = static_cast<double>(round_lost_) / n;
+  if (!loss_baseline_known_) {
+    loss_baseline_ = ratio;  // the first round's level is taken as the path's random loss
+    loss_baseline_known_ = true;
+    return;
+  }
+  const double spread = 3 * std::sqrt(loss_baseline_ * (1 - loss_baseline_) / n);
+  const bool excess = ratio > loss_baseline_ + spread + 0.01;
+  if (testing_rounds_left_ > 0) {
+    if (--testing_rounds_left_ == 0) {
+      // Congestive loss falls when the rate falls; random loss does not. If the cut brought
+      // no clear fall, the level is the path's own: accept it and take the rate back.
+      const double cut_spread = 3 * std::sqrt(loss_at_cut_ * (1 - loss_at_cut_) / n);
+      if (ratio >= loss_at_cut_ - cut_spread) {
+        loss_baseline_ = ratio;
+        rate_ = saved_rate_;
+      }
+      excess_rounds_ = 0;  // else congestion confirmed: keep the cut, and it may fire again
+      last_round_excess_ = false;
+    }
+    return;
+  }
+  excess_rounds_ = excess ? excess_rounds_ + 1 : 0;
+  last_round_excess_ = excess;
+  if (excess_rounds_ >= 2) {
+    saved_rate_ = rate_;
+    loss_at_cut_ = ratio;
+    rate_ *= kBackstopCut;
+    testing_rounds_left_ = kBackstopTestRounds;
+    excess_rounds_ = 0;
+    if (phase_ == Phase::Startup) {
+      leave_startup();  // Startup overshot into a loss-only bottleneck: drain to what got through
+      saved_rate_ = rate_;
+    } else {
+      phase_ = Phase::Steady;
+    }
+  }
+}
+
+void RateController::end_round(const RateSample& sample) {
+  check_loss_round();
+  if (phase_ == Phase::Startup) {
+    // BBR's full-pipe test: three rounds without 25 % more delivered.
+    if (round_max_delivery_ >= 1.25 * full_delivery_) {
+      full_delivery_ = round_max_delivery_;
+      rounds_without_growth_ = 0;
+    } else if (++rounds_without_growth_ >= 3) {
+      leave_startup();
+    }
+  }
+  if (phase_ == Phase::Steady && settings_.policy != Policy::Fixed) {
+    // No probing into loss we do not yet know to be random.
+    const bool quiet = sample.queue_delay_min < settings_.target_delay / 2 && !last_round_excess_ &&
+                       testing_rounds_left_ == 0;
+    quiet_rounds_ =
+        quiet && !sample.app_limited && rate_ < settings_.target ? quiet_rounds_ + 1 : 0;
+    if (quiet_rounds_ >= 3) {
+      phase_ = Phase::Probe;
+      quiet_rounds_ = 0;
+    }
+  }
+  last_round_max_delivery_ = round_max_delivery_;
+  round_max_delivery_ = 0;
+  round_packets_ = 0;
+  round_lost_ = 0;
+  round_start_ = sample.now;
+  rate_at_round_start_ = rate_;
+}
+
+void RateController::on_feedback(const RateSample& sample) {
+  if (settings_.policy == Policy::Fixed) {
+    clamp_rate();
+    return;
+  }
+  const double srtt = srtt_ > 0 ? srtt_ : 0.1;
+  if (round_start_ < 0) {
+    round_start_ = sample.now;
+    rate_at_round_start_ = rate_;
+  }
+  round_max_delivery_ = std::max(round_max_delivery_, sample.delivery_rate);
+  round_packets_ += sample.packets;
+  round_lost_ += sample.lost;
+  const double rounds = sample.interval / srtt;
+  const double gain = std::min(1.0, settings_.gain * rounds);
+  // While the backstop tests a cut the rate holds still: the test compares loss at two rates.
+  // After a round of excess loss it holds too, rather than grow into a possible policer.
+  if (testing_rounds_left_ == 0 && excess_rounds_ == 0) update_rate(sample, rounds, gain);
+  if (sample.app_limited && sample.sending_rate > 0)
+    rate_ = std::min(rate_, 1.25 * sample.sending_rate);
+  if (sample.now - round_start_ >= srtt) end_round(sample);
+  clamp_rate();
+}
+
+void RateController::update_rate(const RateSample& sample, double rounds, double gain) {
+  const double srtt = srtt_ > 0 ? srtt_ : 0.1;
+  const double rtt_min = rtt_min_ > 0 ? rtt_min_ : srtt;
+  const double q = sample.queue_delay_min;
+  switch (phase_) {
+    case Phase::Startup:
+      rate_ *= std::exp2(rounds);
+      startup_queue_reports_ = q > settings_.target_delay ? startup_queue_reports_ + 1 : 0;
+      if (startup_queue_reports_ >= 2 || rate_ >= settings_.target) leave_startup();
+      break;
+    case Phase::Probe:
+      rate_ *= std::pow(1.25, rounds);
+      if (q > settings_.target_delay / 2) phase_ = Phase::Steady;
+      break;
+    case Phase::Steady: {
+      const double alpha = weight() * settings_.alpha_bytes;
+      const double equilibrium =
+          (rate_ * (rtt_min + settings_.target_delay) + alpha) / (rtt_min + q);
+      rate_ = (1 - gain) * rate_ + gain * equilibrium;
+      rate_ = std::min(rate_, 2 * rate_at_round_start_);  // at most doubling per RTT
+      if (settings_.policy == Policy::Low && q > kLowPolicyDelay)
+        rate_ = std::max(settings_.minimum, rate_ * (1 - gain / 2));
+      break;
+    }
+  }
+}
+
+}  // namespace gridftp::protocol::udpx

@@ -1,0 +1,206 @@
+// The UDPX sender's rate law (docs/UDPX.md §2.3) against a fluid model of one bottleneck:
+// it fills the link and holds a small queue, flows share by weight, random loss leaves the rate
+// alone, loss that grows with the rate cuts it, and the fixed/low policies and caps hold.
+#include "protocol/udpx/rate_controller.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+using gridftp::protocol::udpx::Policy;
+using gridftp::protocol::udpx::RateController;
+using gridftp::protocol::udpx::RateSample;
+using gridftp::protocol::udpx::RateSettings;
+
+namespace {
+
+constexpr double kStep = 0.01;  // one FEEDBACK every 10 ms
+constexpr double kBlock = 1404;
+
+// A bottleneck of `capacity` bytes/s with a drop-free queue (or, with `policer`, no queue and
+// the excess dropped), propagation RTT `rtt`, random loss `loss(t)` on top.
+struct Link {
+  double capacity = 12.5e6;
+  double rtt = 0.05;
+  bool policer = false;
+  double queue_bytes = 0;
+  std::uint64_t random_state = 12345;
+
+  double uniform() {
+    random_state = random_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(random_state >> 11) * 0x1.0p-53;
+  }
+};
+
+// Runs the controllers for `seconds` from `start`; `observe(t, rates, queue_delay)` each step.
+template <typename Loss, typename Observe>
+void simulate(Link& link, std::vector<RateController>& flows, double start, double seconds,
+              Loss loss, Observe observe) {
+  for (double t = start; t < start + seconds; t += kStep) {
+    double total = 0;
+    for (const auto& flow : flows) total += flow.rate();
+    double congestion_loss = 0;
+    if (link.policer) {
+      congestion_loss = total > link.capacity ? (total - link.capacity) / total : 0;
+    } else {
+      link.queue_bytes = std::max(0.0, link.queue_bytes + (total - link.capacity) * kStep);
+    }
+    const double queue_delay = link.queue_bytes / link.capacity;
+    const double share = total > link.capacity ? link.capacity / total : 1.0;
+    std::vector<double> rates;
+    for (auto& flow : flows) {
+      flow.on_rtt_sample(link.rtt + queue_delay);
+      RateSample sample;
+      sample.now = t;
+      sample.interval = kStep;
+      sample.queue_delay_min = queue_delay;
+      sample.delivery_rate = flow.rate() * share;
+      const double sent = flow.rate() * kStep / kBlock;
+      sample.packets = static_cast<std::uint64_t>(sent);
+      const double p = congestion_loss + loss(t) * (1 - congestion_loss);
+      std::uint64_t lost = 0;
+      for (std::uint64_t i = 0; i < sample.packets; ++i)
+        if (link.uniform() < p) ++lost;
+      sample.lost = lost;
+      sample.sending_rate = flow.rate();
+      flow.on_feedback(sample);
+      rates.push_back(flow.rate());
+    }
+    observe(t, rates, queue_delay);
+  }
+}
+
+RateSettings settings(Policy policy, double target = 125e6) {
+  RateSettings s;
+  s.policy = policy;
+  s.target = target;
+  return s;
+}
+
+double no_loss(double) { return 0; }
+
+}  // namespace
+
+TEST_CASE("One flow fills the link and holds a queue near tau0 + alpha/C", "[udpx]") {
+  Link link;
+  std::vector<RateController> flows{RateController(settings(Policy::Fair))};
+  double rate_sum = 0, delay_sum = 0;
+  int samples = 0;
+  simulate(link, flows, 0, 30, no_loss, [&](double t, const std::vector<double>& r, double q) {
+    if (t < 20) return;
+    rate_sum += r[0];
+    delay_sum += q;
+    ++samples;
+  });
+  const double rate = rate_sum / samples;
+  const double delay = delay_sum / samples;
+  REQUIRE(rate == Approx(link.capacity).epsilon(0.05));
+  // Equilibrium: 3 ms + 32 KiB / 12.5 MB/s = 5.6 ms.
+  REQUIRE(delay > 0.003);
+  REQUIRE(delay < 0.009);
+}
+
+TEST_CASE("Startup doubles the rate each RTT from target/64", "[udpx]") {
+  RateController flow(settings(Policy::Fair));
+  REQUIRE(flow.rate() == Approx(125e6 / 64));
+  flow.on_rtt_sample(0.1);
+  RateSample sample;
+  sample.interval = 0.1;
+  sample.now = 0.1;
+  sample.delivery_rate = flow.rate();
+  flow.on_feedback(sample);
+  REQUIRE(flow.rate() == Approx(2 * 125e6 / 64));
+  REQUIRE(flow.phase() == RateController::Phase::Startup);
+}
+
+TEST_CASE("Two fair flows share evenly, and high against fair takes two thirds", "[udpx]") {
+  for (const auto& [first, expected_ratio] : {std::pair{Policy::Fair, 1.0}, {Policy::High, 2.0}}) {
+    Link link;
+    std::vector<RateController> flows{RateController(settings(first)),
+                                      RateController(settings(Policy::Fair))};
+    double a = 0, b = 0;
+    simulate(link, flows, 0, 60, no_loss, [&](double t, const std::vector<double>& r, double) {
+      if (t < 40) return;
+      a += r[0];
+      b += r[1];
+    });
+    INFO("policy " << static_cast<int>(first));
+    REQUIRE(a / b == Approx(expected_ratio).epsilon(0.1));
+    REQUIRE((a + b) / (20 / kStep) == Approx(link.capacity).epsilon(0.05));
+  }
+}
+
+TEST_CASE("A step to 5% random loss costs one short dip, then the rate returns", "[udpx]") {
+  Link link;
+  link.capacity = 50e6;  // the flow is held by its target, not by the link
+  std::vector<RateController> flows{RateController(settings(Policy::Fair, 12.5e6))};
+  const auto loss = [](double t) { return t < 5 ? 0.0 : 0.05; };
+  double lowest_after_step = 1e18, last = 0;
+  simulate(link, flows, 0, 15, loss, [&](double t, const std::vector<double>& r, double) {
+    if (t > 5) lowest_after_step = std::min(lowest_after_step, r[0]);
+    last = r[0];
+  });
+  REQUIRE(last == Approx(12.5e6));
+  REQUIRE(lowest_after_step >= 0.8 * 12.5e6);
+  REQUIRE(flows[0].random_loss_baseline() == Approx(0.05).margin(0.02));
+}
+
+TEST_CASE("At a policer, loss that grows with the rate holds it near capacity", "[udpx]") {
+  Link link;
+  link.policer = true;
+  std::vector<RateController> flows{RateController(settings(Policy::Fair))};
+  double sum = 0;
+  int samples = 0;
+  simulate(link, flows, 0, 40, no_loss, [&](double t, const std::vector<double>& r, double) {
+    if (t < 20) return;
+    sum += r[0];
+    ++samples;
+  });
+  REQUIRE(sum / samples > 0.7 * link.capacity);
+  REQUIRE(sum / samples < 1.3 * link.capacity);
+}
+
+TEST_CASE("Fixed runs at the target and follows a new one at once", "[udpx]") {
+  RateController flow(settings(Policy::Fixed, 40e6));
+  REQUIRE(flow.rate() == 40e6);
+  RateSample congested;
+  congested.now = 1;
+  congested.queue_delay_min = 0.5;
+  congested.lost = 100;
+  congested.packets = 100;
+  flow.on_feedback(congested);
+  REQUIRE(flow.rate() == 40e6);
+  flow.set_target(10e6);
+  REQUIRE(flow.rate() == 10e6);
+}
+
+TEST_CASE("Low yields to a standing queue down to its minimum", "[udpx]") {
+  auto s = settings(Policy::Low, 12.5e6);
+  s.minimum = 1e6;
+  RateController flow(s);
+  flow.on_rtt_sample(0.05);
+  double t = 0;
+  for (int i = 0; i < 3000; ++i) {
+    RateSample sample;
+    t += kStep;
+    sample.now = t;
+    sample.interval = kStep;
+    sample.queue_delay_min = 0.030;  // loss-based traffic keeps 30 ms queued
+    sample.delivery_rate = flow.rate();
+    flow.on_feedback(sample);
+  }
+  REQUIRE(flow.rate() == Approx(1e6));
+}
+
+TEST_CASE("An application-limited sender cannot bank rate it does not use", "[udpx]") {
+  RateController flow(settings(Policy::Fair));
+  flow.on_rtt_sample(0.05);
+  RateSample sample;
+  sample.now = 0.01;
+  sample.interval = kStep;
+  sample.app_limited = true;
+  sample.sending_rate = 1e6;
+  flow.on_feedback(sample);
+  REQUIRE(flow.rate() <= 1.25e6);
+}
