@@ -55,6 +55,8 @@ class SecurityCategory final : public std::error_category {
         return "malformed delegation message";
       case Errc::DelegationMismatch:
         return "delegated certificate does not match the request";
+      case Errc::PacketForged:
+        return "packet failed authentication";
     }
     return "unknown security error";
   }
@@ -86,6 +88,8 @@ class SecurityCategory final : public std::error_category {
       case Errc::MalformedDelegation:
       case Errc::DelegationMismatch:
         return Condition::LoginFailed;
+      case Errc::PacketForged:
+        return Condition::DataConnection;
     }
     return Condition::LocalError;
   }

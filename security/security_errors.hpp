@@ -32,6 +32,8 @@ enum class Errc {
   ProxyViolation,       // RFC 3820 rules: proxy naming, path length, a proxy signing a non-proxy
   MalformedDelegation,  // delegation bytes that are not one valid DER request or certificate
   DelegationMismatch,   // the delegated certificate is not for our key or not from the peer
+  // A data peer's bytes (DataConnection).
+  PacketForged,  // a UDPX packet whose AEAD tag does not verify: forged, damaged or replayed
 };
 
 const std::error_category& security_category();

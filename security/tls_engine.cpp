@@ -220,4 +220,20 @@ bool TlsEngine::encrypts() const {
   return cipher != nullptr && SSL_CIPHER_get_cipher_nid(cipher) != NID_undef;
 }
 
+Result<void> TlsEngine::export_keying_material(std::string_view label,
+                                               std::span<const std::uint8_t> context,
+                                               std::span<std::uint8_t> out) const {
+  SSL* ssl = ssl_.get();
+  const bool tls13 = SSL_version(ssl) >= TLS1_3_VERSION;
+  if (SSL_is_init_finished(ssl) != 1 || (!tls13 && SSL_get_extms_support(ssl) != 1)) {
+    return make_error(TlsErrc::HandshakeFailed);
+  }
+  const std::string label_text(label);
+  if (SSL_export_keying_material(ssl, out.data(), out.size(), label_text.data(), label_text.size(),
+                                 context.data(), context.size(), 1) != 1) {
+    return make_error(openssl_error());
+  }
+  return {};
+}
+
 }  // namespace gridftp::security

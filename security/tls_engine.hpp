@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +77,12 @@ class TlsEngine {
   std::string protocol_version() const;
   std::string cipher_name() const;
   bool encrypts() const;
+  // After the handshake: `out.size()` bytes of the session's exporter (RFC 8446 §7.5, RFC 5705)
+  // for `label` and `context`; both ends get the same bytes, nobody else can. TLS 1.2 sessions
+  // qualify only with the extended master secret (RFC 7627). Errors: TlsErrc::HandshakeFailed
+  // before the handshake or without extended master secret; an OpenSSL error otherwise.
+  Result<void> export_keying_material(std::string_view label, std::span<const std::uint8_t> context,
+                                      std::span<std::uint8_t> out) const;
   // OpenSSL's reasons for the last failure, for logs and multi-line 530 replies.
   const std::string& last_error() const { return last_error_; }
 

@@ -1,0 +1,207 @@
+#include "transport/udpx/datagram_socket.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <sys/socket.h>
+
+#include "transport/error_conversion.hpp"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103  // linux/udp.h; older libc headers lack it
+#endif
+
+namespace gridftp::transport::udpx {
+namespace {
+
+constexpr std::size_t kBatch = 64;               // datagrams per sendmmsg/recvmmsg
+constexpr std::size_t kMaxOffloadBytes = 65000;  // below the 64 KiB UDP length limit
+constexpr std::size_t kMaxOffloadSegments = 64;  // the kernel's UDP_MAX_SEGMENTS
+
+std::error_code last_error() { return {errno, std::system_category()}; }
+
+bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
+
+template <typename T>
+bool set_option(int fd, int level, int name, T value) {
+  return ::setsockopt(fd, level, name, &value, sizeof(value)) == 0;
+}
+
+}  // namespace
+
+Result<DatagramSocket> DatagramSocket::open(asio::io_context& io, const udp::endpoint& local,
+                                            const DatagramSocketOptions& options) {
+  udp::socket socket(io);
+  boost::system::error_code ec;
+  socket.open(local.protocol(), ec);
+  if (!ec) socket.bind(local, ec);
+  if (!ec) socket.non_blocking(true, ec);
+  if (ec) {
+    return make_error(to_error_code(ec));
+  }
+  // Buffers: best effort, the kernel caps them at net.core.{r,w}mem_max.
+  socket.set_option(
+      udp::socket::receive_buffer_size(static_cast<int>(options.receive_buffer_bytes)), ec);
+  socket.set_option(udp::socket::send_buffer_size(static_cast<int>(options.send_buffer_bytes)), ec);
+  const int fd = socket.native_handle();
+  // Never fragment: a lost fragment loses the whole datagram, and the HELLO's full size proves
+  // what the path carries (docs/UDPX.md §1.1).
+  const bool df = local.address().is_v6()
+                      ? set_option(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, int{IPV6_PMTUDISC_DO})
+                      : set_option(fd, IPPROTO_IP, IP_MTU_DISCOVER, int{IP_PMTUDISC_DO});
+  if (!df || !set_option(fd, SOL_SOCKET, SO_RXQ_OVFL, int{1})) {
+    return make_error(last_error());
+  }
+  DatagramSocket made(std::move(socket));
+  // Segmentation offload is there if the option can be set; each send then asks for it.
+  made.gso_ = set_option(fd, SOL_UDP, UDP_SEGMENT, int{1200}) &&
+              set_option(fd, SOL_UDP, UDP_SEGMENT, int{0});
+  return made;
+}
+
+udp::endpoint DatagramSocket::local_endpoint() const {
+  boost::system::error_code ec;
+  return socket_.local_endpoint(ec);
+}
+
+Result<std::size_t> DatagramSocket::send_batch(std::span<const OutgoingDatagram> datagrams) {
+  std::array<mmsghdr, kBatch> messages{};
+  std::array<iovec, kBatch> vectors{};
+  std::size_t sent_total = 0;
+  while (sent_total < datagrams.size()) {
+    const std::size_t count = std::min(kBatch, datagrams.size() - sent_total);
+    for (std::size_t i = 0; i < count; ++i) {
+      const auto& datagram = datagrams[sent_total + i];
+      // sendmmsg only reads these; the casts drop const for the C struct's sake.
+      vectors[i].iov_base = const_cast<std::uint8_t*>(datagram.bytes.data());
+      vectors[i].iov_len = datagram.bytes.size();
+      messages[i] = mmsghdr{};
+      messages[i].msg_hdr.msg_name = const_cast<sockaddr*>(datagram.destination.data());
+      messages[i].msg_hdr.msg_namelen = static_cast<socklen_t>(datagram.destination.size());
+      messages[i].msg_hdr.msg_iov = &vectors[i];
+      messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    const int sent = ::sendmmsg(socket_.native_handle(), messages.data(),
+                                static_cast<unsigned>(count), MSG_DONTWAIT);
+    if (sent < 0) {
+      if (would_block(errno)) break;
+      if (sent_total > 0) break;  // report what went; the error comes back on the next call
+      return make_error(last_error());
+    }
+    sent_total += static_cast<std::size_t>(sent);
+    if (static_cast<std::size_t>(sent) < count) break;
+  }
+  return sent_total;
+}
+
+Result<std::size_t> DatagramSocket::send_segments(std::span<const std::uint8_t> bytes,
+                                                  std::size_t segment_bytes,
+                                                  const udp::endpoint& destination) {
+  if (segment_bytes == 0) {
+    return std::size_t{0};
+  }
+  std::size_t datagrams_sent = 0;
+  std::size_t offset = 0;
+  if (!gso_) {
+    std::array<OutgoingDatagram, kBatch> batch;
+    while (offset < bytes.size()) {
+      std::size_t count = 0;
+      std::size_t cursor = offset;
+      for (; count < kBatch && cursor < bytes.size(); ++count) {
+        const std::size_t length = std::min(segment_bytes, bytes.size() - cursor);
+        batch[count] = {bytes.subspan(cursor, length), destination};
+        cursor += length;
+      }
+      auto sent = send_batch(std::span(batch.data(), count));
+      if (!sent) return datagrams_sent > 0 ? Result<std::size_t>(datagrams_sent) : sent;
+      datagrams_sent += *sent;
+      offset += std::min(*sent * segment_bytes, bytes.size() - offset);
+      if (*sent < count) break;
+    }
+    return datagrams_sent;
+  }
+  const std::size_t per_call =
+      std::min(kMaxOffloadSegments, std::max<std::size_t>(1, kMaxOffloadBytes / segment_bytes));
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(std::uint16_t))> control{};
+  while (offset < bytes.size()) {
+    const std::size_t length = std::min(per_call * segment_bytes, bytes.size() - offset);
+    iovec vector{const_cast<std::uint8_t*>(bytes.data() + offset), length};
+    msghdr message{};
+    message.msg_name = const_cast<sockaddr*>(destination.data());
+    message.msg_namelen = static_cast<socklen_t>(destination.size());
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    const bool several = length > segment_bytes;
+    if (several) {
+      message.msg_control = control.data();
+      message.msg_controllen = control.size();
+      cmsghdr* header = CMSG_FIRSTHDR(&message);
+      header->cmsg_level = SOL_UDP;
+      header->cmsg_type = UDP_SEGMENT;
+      header->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
+      const auto segment = static_cast<std::uint16_t>(segment_bytes);
+      std::memcpy(CMSG_DATA(header), &segment, sizeof(segment));
+    }
+    if (::sendmsg(socket_.native_handle(), &message, MSG_DONTWAIT) < 0) {
+      if (would_block(errno) || datagrams_sent > 0) break;
+      return make_error(last_error());
+    }
+    datagrams_sent += (length + segment_bytes - 1) / segment_bytes;
+    offset += length;
+  }
+  return datagrams_sent;
+}
+
+Result<std::size_t> DatagramSocket::receive_batch(std::span<IncomingDatagram> slots) {
+  std::array<mmsghdr, kBatch> messages{};
+  std::array<iovec, kBatch> vectors{};
+  std::array<sockaddr_storage, kBatch> sources{};
+  struct alignas(cmsghdr) Control {
+    std::array<char, CMSG_SPACE(sizeof(std::uint32_t))> bytes;
+  };
+  std::array<Control, kBatch> controls{};
+  const std::size_t count = std::min(kBatch, slots.size());
+  for (std::size_t i = 0; i < count; ++i) {
+    vectors[i] = {slots[i].buffer.data(), slots[i].buffer.size()};
+    messages[i].msg_hdr.msg_name = &sources[i];
+    messages[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+    messages[i].msg_hdr.msg_iov = &vectors[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+    messages[i].msg_hdr.msg_control = controls[i].bytes.data();
+    messages[i].msg_hdr.msg_controllen = controls[i].bytes.size();
+  }
+  const int received = ::recvmmsg(socket_.native_handle(), messages.data(),
+                                  static_cast<unsigned>(count), MSG_DONTWAIT, nullptr);
+  if (received < 0) {
+    if (would_block(errno)) return std::size_t{0};
+    return make_error(last_error());
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(received); ++i) {
+    msghdr& header = messages[i].msg_hdr;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+        std::memcpy(&overflow_drops_, CMSG_DATA(c), sizeof(overflow_drops_));
+      }
+    }
+    if ((header.msg_flags & MSG_TRUNC) != 0) {
+      ++truncated_;
+      continue;
+    }
+    // Slots keep their buffers; a dropped one leaves its place to the next datagram's data.
+    if (kept != i) std::swap(slots[kept], slots[i]);
+    slots[kept].length = messages[i].msg_len;
+    udp::endpoint source;
+    std::memcpy(source.data(), &sources[i], header.msg_namelen);
+    source.resize(header.msg_namelen);
+    slots[kept].source = source;
+    ++kept;
+  }
+  return kept;
+}
+
+}  // namespace gridftp::transport::udpx
