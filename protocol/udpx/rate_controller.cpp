@@ -184,7 +184,13 @@ void RateController::update_rate(const RateSample& sample, double rounds, double
       break;
     case Phase::Probe:
       rate_ *= std::pow(1.25, rounds);
-      if (q > settings_.target_delay / 2) phase_ = Phase::Steady;
+      if (q > settings_.target_delay / 2) {
+        // The queue news is a round trip old, so the rate has overshot by then (1.25^2 at
+        // worst): drop to what got through, as Startup does, before the law takes over.
+        phase_ = Phase::Steady;
+        const double delivered = std::max(round_max_delivery_, sample.delivery_rate);
+        if (delivered > 0) rate_ = std::min(rate_, delivered);
+      }
       break;
     case Phase::Steady: {
       const double alpha = weight() * settings_.alpha_bytes;

@@ -1,0 +1,131 @@
+// A UDPX transfer between two threads over loopback sockets (docs/UDPX.md §5): file to file
+// through the batched socket, the dedicated-thread runner and real time; junk sent to the
+// receiver's port is dropped and counted without harm; a receiver whose sender never comes
+// gives up after its idle timeout.
+#include "transport/udpx/endpoint_runner.hpp"
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "security/udpx/key_schedule.hpp"
+#include "transport/udpx/file_blocks.hpp"
+
+using namespace gridftp::transport;
+using namespace gridftp::transport::udpx;
+namespace crypto = gridftp::security::udpx;
+
+namespace {
+
+const udp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
+
+struct TempFile {
+  std::string path;
+  int fd = -1;
+  explicit TempFile(const std::vector<std::uint8_t>& contents) {
+    char name[] = "/tmp/udpx-runner-XXXXXX";
+    fd = ::mkstemp(name);
+    REQUIRE(fd >= 0);
+    path = name;
+    REQUIRE(::write(fd, contents.data(), contents.size()) == static_cast<ssize_t>(contents.size()));
+  }
+  ~TempFile() {
+    ::close(fd);
+    std::remove(path.c_str());
+  }
+  std::vector<std::uint8_t> read_all() const {
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(::lseek(fd, 0, SEEK_END)));
+    REQUIRE(::pread(fd, out.data(), out.size(), 0) == static_cast<ssize_t>(out.size()));
+    return out;
+  }
+};
+
+struct Keys {
+  crypto::ConnectionSecrets secrets;
+  Keys() {
+    crypto::Secret secret{};
+    secret.fill(7);
+    std::array<std::uint8_t, 16> a{}, p{};
+    a.fill(3);
+    p.fill(4);
+    auto derived = crypto::derive_connection_secrets(secret, a, p);
+    REQUIRE(derived);
+    secrets = *derived;
+  }
+  PacketPath path(Side side) const {
+    auto made = PacketPath::create(secrets, side);
+    REQUIRE(made);
+    return std::move(*made);
+  }
+};
+
+std::vector<std::uint8_t> random_bytes(std::size_t size) {
+  std::mt19937_64 random(99);
+  std::vector<std::uint8_t> out(size);
+  for (auto& byte : out) byte = static_cast<std::uint8_t>(random());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A file crosses loopback through two UDPX endpoints", "[udpx][socket]") {
+  const auto contents = random_bytes(24 << 20);
+  TempFile source_file(contents);
+  TempFile sink_file({});
+  const Keys keys;
+  asio::io_context io;
+  auto sender_socket = DatagramSocket::open(io, kLoopback);
+  auto receiver_socket = DatagramSocket::open(io, kLoopback);
+  REQUIRE(sender_socket);
+  REQUIRE(receiver_socket);
+  auto sender_path = keys.path(Side::Active);
+  auto receiver_path = keys.path(Side::Passive);
+  FileBlockSource source(source_file.fd);
+  FileBlockSink sink(sink_file.fd);
+  SenderSettings settings;
+  settings.rate.target = 100e6;
+  DataSender sender(sender_path, source, TransferShape{1, 0, contents.size(), 1404}, settings);
+  DataReceiver receiver(receiver_path, sink, 1, ReceiverSettings{});
+
+  // Junk at the receiver's port first: it must be dropped, not believed.
+  auto stranger = DatagramSocket::open(io, kLoopback);
+  REQUIRE(stranger);
+  const auto junk = random_bytes(600);
+  const std::vector<OutgoingDatagram> forged{{junk, receiver_socket->local_endpoint()}};
+  REQUIRE(stranger->send_batch(forged));
+
+  RunOutcome received;
+  std::thread receiving(
+      [&] { received = run_receiver(*receiver_socket, receiver_path, receiver, std::nullopt); });
+  const auto sent =
+      run_sender(*sender_socket, sender_path, sender, receiver_socket->local_endpoint());
+  receiving.join();
+  INFO("sender " << sent.elapsed << " us, retransmissions " << sender.stats().retransmissions);
+  CHECK(sent.completed);
+  CHECK(received.completed);
+  CHECK(received.dropped >= 1);
+  CHECK(sink_file.read_all() == contents);
+}
+
+TEST_CASE("A UDPX receiver whose sender never comes gives up after its idle timeout",
+          "[udpx][socket]") {
+  const Keys keys;
+  asio::io_context io;
+  auto socket = DatagramSocket::open(io, kLoopback);
+  REQUIRE(socket);
+  auto path = keys.path(Side::Passive);
+  TempFile sink_file({});
+  FileBlockSink sink(sink_file.fd);
+  DataReceiver receiver(path, sink, 1, ReceiverSettings{});
+  RunLimits limits;
+  limits.idle_timeout = 200'000;
+  const auto outcome = run_receiver(*socket, path, receiver, std::nullopt, limits);
+  CHECK_FALSE(outcome.completed);
+  CHECK(outcome.code == gridftp::protocol::udpx::CloseCode::IdleTimeout);
+}

@@ -1,0 +1,237 @@
+#include "transport/udpx/data_sender.hpp"
+
+#include <algorithm>
+
+#include "protocol/udpx/udpx_errors.hpp"
+
+namespace gridftp::transport::udpx {
+namespace {
+
+constexpr Microseconds kXferRepeat = 200'000;
+constexpr double kMicro = 1e-6;
+
+}  // namespace
+
+DataSender::DataSender(PacketPath& path, BlockSource& source, TransferShape shape,
+                       const SenderSettings& settings)
+    : path_(path),
+      source_(source),
+      shape_(shape),
+      settings_(settings),
+      scheduler_(settings.window_blocks),
+      rate_(settings.rate) {
+  scheduler_.set_block_count(shape.block_count());
+}
+
+void DataSender::on_echo(const wire::Echo& echo, Microseconds now) {
+  if (echo.tx_time_us == 0 && echo.packet_number == 0) return;  // nothing echoed yet
+  const auto now32 = static_cast<std::uint32_t>(now);
+  const auto elapsed =
+      static_cast<std::uint32_t>(now32 - static_cast<std::uint32_t>(echo.tx_time_us));
+  if (elapsed < echo.ack_delay_us) return;
+  const double rtt = static_cast<double>(elapsed - echo.ack_delay_us) * kMicro;
+  rate_.on_rtt_sample(std::max(rtt, 1e-5));
+  const auto srtt = static_cast<Microseconds>(rate_.srtt() / kMicro);
+  scheduler_.set_rtt(srtt, srtt / 4);
+  stats_.srtt = rate_.srtt();
+}
+
+void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds now) {
+  wire::RateSample sample;
+  sample.now = static_cast<double>(now) * kMicro;
+  sample.interval = static_cast<double>(std::max<std::uint64_t>(feedback.interval_us, 1)) * kMicro;
+  sample.queue_delay_min = static_cast<double>(feedback.queue_delay_min_us) * kMicro;
+  sample.delivery_rate = static_cast<double>(feedback.receive_rate);
+  sample.packets = feedback.packets_received;
+  sample.lost = feedback.packets_lost;
+  sample.app_limited = idle_with_tokens_;
+  const double since =
+      static_cast<double>(std::max<Microseconds>(now - last_feedback_, 1)) * kMicro;
+  sample.sending_rate = static_cast<double>(bytes_since_feedback_) / since;
+  rate_.on_feedback(sample);
+  stats_.peer_lost += feedback.packets_lost;
+  stats_.rate = rate_.rate();
+  bytes_since_feedback_ = 0;
+  last_feedback_ = now;
+  idle_with_tokens_ = false;
+}
+
+void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
+  nothing_to_send_ = false;  // an ACK or NAK may open the window or queue a retransmission
+  if (state_ == State::Done || state_ == State::Failed) {
+    if (packet.header.type == wire::PacketType::Close) owe_close_ack_ = true;
+    return;
+  }
+  switch (packet.header.type) {
+    case wire::PacketType::Ack:
+      if (auto ack = wire::decode_ack(packet.body)) {
+        if (packet.header.transfer_id == shape_.transfer_id && state_ == State::Announcing) {
+          state_ = State::Sending;
+          tokens_at_ = now;
+        }
+        const auto block = shape_.block_bytes;
+        const auto frontier =
+            (ack->cumulative_offset - std::min(ack->cumulative_offset, shape_.base)) / block;
+        scheduler_.on_ack(frontier, ack->window_blocks, ack->highest_block, now);
+        on_echo(ack->echo, now);
+      }
+      break;
+    case wire::PacketType::Nak:
+      if (wire::decode_nak(packet.body, nak_ranges_)) {
+        scheduler_.on_nak(nak_ranges_, now);
+      }
+      break;
+    case wire::PacketType::Feedback:
+      if (auto feedback = wire::decode_feedback(packet.body)) {
+        on_echo(feedback->echo, now);
+        on_feedback(*feedback, now);
+      }
+      break;
+    case wire::PacketType::Ping:
+      if (auto ping = wire::decode_ping(packet.body);
+          ping && ping->kind == wire::PingKind::Keepalive) {
+        owe_ping_reply_ = true;
+        ping_to_answer_ = *ping;
+      }
+      break;
+    case wire::PacketType::Close:
+      if (auto close = wire::decode_close(packet.body)) {
+        // The receiver's CLOSE(Ok) is what ends a transfer: it holds every byte, even if its
+        // last ACKs to say so were lost.
+        owe_close_ack_ = true;
+        close_code_ = close->code;
+        state_ = close->code == wire::CloseCode::Ok ? State::Done : State::Failed;
+      }
+      break;
+    default:
+      break;  // nothing else is meant for a data sender
+  }
+}
+
+wire::CommonHeader DataSender::header(wire::PacketType type) const {
+  wire::CommonHeader header;
+  header.type = type;
+  header.transfer_id = shape_.transfer_id;
+  header.destination_cid = settings_.peer_connection_id;
+  return header;
+}
+
+void DataSender::refill(Microseconds now) {
+  const double burst =
+      std::max(2.0 * settings_.rate.packet_bytes, rate_.rate() * 1e-3);  // at most 1 ms at once
+  tokens_ =
+      std::min(burst, tokens_ + rate_.rate() * static_cast<double>(now - tokens_at_) * kMicro);
+  tokens_at_ = now;
+}
+
+Result<std::size_t> DataSender::data_packet(std::span<std::uint8_t> out,
+                                            const wire::SendScheduler::Next& next,
+                                            Microseconds now) {
+  const std::uint64_t offset = shape_.base + next.block * shape_.block_bytes;
+  const std::size_t wanted = static_cast<std::size_t>(
+      std::min<std::uint64_t>(shape_.block_bytes, shape_.base + shape_.length - offset));
+  if (out.size() < wire::kFrontBytes + wanted + crypto::kTagBytes) {
+    return make_error(wire::Errc::BufferTooSmall);
+  }
+  auto read = source_.read_at(offset, out.subspan(wire::kFrontBytes, wanted));
+  if (!read || *read != wanted) {
+    // The source shrank or failed: the transfer cannot complete (docs/UDPX.md §1.3, code 2).
+    owe_close_ = true;
+    close_code_ = wire::CloseCode::StorageError;
+    state_ = State::Failed;
+    return std::size_t{0};
+  }
+  wire::CommonHeader front = header(wire::PacketType::Data);
+  front.packet_number = path_.take_packet_number();
+  front.encrypted = settings_.data_protection == crypto::BodyProtection::Encrypt;
+  front.retransmission = next.kind == wire::SendScheduler::Next::Kind::Retransmit;
+  front.final_block = next.block + 1 == shape_.block_count();
+  const wire::DataFields fields{offset, static_cast<std::uint32_t>(now), next.attempt};
+  if (auto written = wire::encode_data_front(front, fields, out); !written) {
+    return make_error(written.error());
+  }
+  auto sealed = path_.seal(out, wire::PacketType::Data, wanted, front.packet_number,
+                           settings_.data_protection);
+  if (!sealed) return make_error(sealed.error());
+  scheduler_.on_sent(next, now);
+  ++stats_.data_packets;
+  stats_.payload_bytes += wanted;
+  if (front.retransmission) ++stats_.retransmissions;
+  bytes_since_feedback_ += *sealed;
+  tokens_ -= static_cast<double>(*sealed);
+  return sealed;
+}
+
+Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Microseconds now) {
+  // Replies first, unpaced: they are few and the receiver waits on them.
+  if (owe_close_ack_) {
+    owe_close_ack_ = false;
+    return path_.control(
+        out, header(wire::PacketType::CloseAck),
+        [&](std::span<std::uint8_t> body) { return wire::encode_close_ack(close_code_, body); });
+  }
+  if (owe_close_) {
+    owe_close_ = false;
+    const wire::CloseBody close{close_code_, 0, "source read failed"};
+    return path_.control(out, header(wire::PacketType::Close), [&](std::span<std::uint8_t> body) {
+      return wire::encode_close(close, body);
+    });
+  }
+  if (owe_ping_reply_) {
+    owe_ping_reply_ = false;
+    wire::PingBody reply = ping_to_answer_;
+    reply.kind = wire::PingKind::Reply;
+    return path_.control(out, header(wire::PacketType::Ping), [&](std::span<std::uint8_t> body) {
+      return wire::encode_ping(reply, body);
+    });
+  }
+  if (state_ == State::Announcing) {
+    if (last_xfer_ >= 0 && now - last_xfer_ < kXferRepeat) return std::size_t{0};
+    last_xfer_ = now;
+    const wire::XferBody xfer{shape_.base, shape_.length, shape_.block_bytes, 0};
+    return path_.control(out, header(wire::PacketType::Xfer), [&](std::span<std::uint8_t> body) {
+      return wire::encode_xfer(xfer, body);
+    });
+  }
+  if (state_ != State::Sending) return std::size_t{0};
+  refill(now);
+  nothing_to_send_ = false;
+  if (tokens_ < settings_.rate.packet_bytes) return std::size_t{0};
+  const auto next = scheduler_.next(now);
+  switch (next.kind) {
+    case wire::SendScheduler::Next::Kind::Retransmit:
+    case wire::SendScheduler::Next::Kind::New:
+      return data_packet(out, next, now);
+    case wire::SendScheduler::Next::Kind::TailProbe: {
+      scheduler_.on_sent(next, now);
+      tokens_ -= settings_.rate.packet_bytes;
+      const wire::PingBody probe{stats_.data_packets, static_cast<std::uint32_t>(now),
+                                 wire::PingKind::TailProbe};
+      return path_.control(out, header(wire::PacketType::Ping), [&](std::span<std::uint8_t> body) {
+        return wire::encode_ping(probe, body);
+      });
+    }
+    case wire::SendScheduler::Next::Kind::Wait:
+    case wire::SendScheduler::Next::Kind::Done:
+      idle_with_tokens_ = true;
+      nothing_to_send_ = true;
+      return std::size_t{0};
+  }
+  return std::size_t{0};
+}
+
+Microseconds DataSender::next_wakeup(Microseconds now) const {
+  if (owe_close_ack_ || owe_close_ || owe_ping_reply_) return now;
+  if (state_ == State::Announcing) {
+    return last_xfer_ < 0 ? now : last_xfer_ + kXferRepeat;
+  }
+  if (state_ != State::Sending) return now + 1'000'000;
+  // Waiting on ACKs or the next probe: look again within a millisecond.
+  if (nothing_to_send_) return now + 1'000;
+  const double missing = settings_.rate.packet_bytes - tokens_;
+  if (missing <= 0) return now;
+  const double wait_us = missing / std::max(rate_.rate(), 1.0) / kMicro;
+  return now + std::clamp<Microseconds>(static_cast<Microseconds>(wait_us), 1, 10'000);
+}
+
+}  // namespace gridftp::transport::udpx

@@ -1,0 +1,94 @@
+// The sending end of one UDPX transfer, without I/O (docs/UDPX.md §3.3, §2.3): it announces the
+// transfer (XFER until acknowledged), then hands out sealed DATA packets at the rate the
+// controller sets, retransmissions first, tail probes when everything is out, and ends on the
+// receiver's CLOSE. Received packets go in through on_packet, datagrams to send come out of
+// next_datagram, written in place into the caller's buffer; time is an argument, so the engine
+// that owns the socket decides when to ask, and tests can drive it in virtual time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "protocol/core/result.hpp"
+#include "protocol/udpx/control_bodies.hpp"
+#include "protocol/udpx/rate_controller.hpp"
+#include "protocol/udpx/send_scheduler.hpp"
+#include "transport/udpx/block_io.hpp"
+#include "transport/udpx/packet_path.hpp"
+
+namespace gridftp::transport::udpx {
+
+using Microseconds = wire::Microseconds;
+
+struct SenderSettings {
+  wire::RateSettings rate;
+  std::uint64_t window_blocks = 16384;
+  crypto::BodyProtection data_protection = crypto::BodyProtection::Encrypt;
+  std::uint32_t peer_connection_id = 0;
+};
+
+struct SenderStats {
+  std::uint64_t data_packets = 0;
+  std::uint64_t retransmissions = 0;
+  std::uint64_t payload_bytes = 0;  // retransmissions included
+  double rate = 0;                  // the controller's rate, bytes/s
+  double srtt = 0;                  // seconds
+  std::uint64_t peer_lost = 0;      // losses the receiver reported
+};
+
+class DataSender {
+ public:
+  enum class State { Announcing, Sending, Done, Failed };
+
+  DataSender(PacketPath& path, BlockSource& source, TransferShape shape,
+             const SenderSettings& settings);
+
+  void on_packet(const OpenedPacket& packet, Microseconds now);
+  // The next datagram due at `now`, sealed, in `out` (at least the path's datagram size);
+  // 0 bytes when nothing is due.
+  Result<std::size_t> next_datagram(std::span<std::uint8_t> out, Microseconds now);
+  // When next_datagram may next have something, if nothing arrives before.
+  Microseconds next_wakeup(Microseconds now) const;
+
+  State state() const { return state_; }
+  wire::CloseCode close_code() const { return close_code_; }
+  const SenderStats& stats() const { return stats_; }
+  void set_target_rate(double bytes_per_second) { rate_.set_target(bytes_per_second); }
+
+ private:
+  wire::CommonHeader header(wire::PacketType type) const;
+  Result<std::size_t> data_packet(std::span<std::uint8_t> out,
+                                  const wire::SendScheduler::Next& next, Microseconds now);
+  void on_echo(const wire::Echo& echo, Microseconds now);
+  void on_feedback(const wire::FeedbackBody& feedback, Microseconds now);
+  void refill(Microseconds now);
+
+  PacketPath& path_;
+  BlockSource& source_;
+  const TransferShape shape_;
+  const SenderSettings settings_;
+  wire::SendScheduler scheduler_;
+  wire::RateController rate_;
+  State state_ = State::Announcing;
+  wire::CloseCode close_code_ = wire::CloseCode::Ok;
+  // Replies owed to the receiver, sent before anything paced.
+  bool owe_close_ack_ = false;
+  bool owe_ping_reply_ = false;
+  wire::PingBody ping_to_answer_;
+  bool owe_close_ = false;  // our own CLOSE after a storage error
+  Microseconds last_xfer_ = -1;
+  // Pacing: bytes we may send now, refilled at the controller's rate.
+  double tokens_ = 0;
+  Microseconds tokens_at_ = 0;
+  bool idle_with_tokens_ = false;  // had rate to spare but nothing to send (app-limited)
+  bool nothing_to_send_ = false;   // the scheduler said Wait at the last ask
+  // What we sent since the last FEEDBACK, for the controller's sending rate.
+  std::uint64_t bytes_since_feedback_ = 0;
+  Microseconds last_feedback_ = 0;
+  std::vector<wire::BlockRange> nak_ranges_;  // reused for every NAK
+  SenderStats stats_;
+};
+
+}  // namespace gridftp::transport::udpx

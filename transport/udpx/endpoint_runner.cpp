@@ -1,0 +1,126 @@
+#include "transport/udpx/endpoint_runner.hpp"
+
+#include <array>
+#include <ctime>
+#include <vector>
+
+#include <poll.h>
+
+namespace gridftp::transport::udpx {
+namespace {
+
+constexpr std::size_t kBatch = 64;
+constexpr std::size_t kDatagramBytes = 2048;  // above the largest UDPX datagram (1452 by default)
+
+template <typename Endpoint>
+bool finished(const Endpoint& endpoint) {
+  using State = typename Endpoint::State;
+  return endpoint.state() == State::Done || endpoint.state() == State::Failed;
+}
+
+// Waits until `fd` is readable or `timeout` µs passed.
+void wait_readable(int fd, Microseconds timeout) {
+  if (timeout <= 0) return;
+  pollfd readable{fd, POLLIN, 0};
+  const timespec wait{static_cast<std::time_t>(timeout / 1'000'000),
+                      static_cast<long>((timeout % 1'000'000) * 1'000)};
+  ::ppoll(&readable, 1, &wait, nullptr);
+}
+
+template <typename Endpoint>
+RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
+               std::optional<udp::endpoint> peer, const RunLimits& limits) {
+  RunOutcome outcome;
+  std::vector<std::uint8_t> receive_memory(kBatch * kDatagramBytes);
+  std::vector<std::uint8_t> send_memory(kBatch * kDatagramBytes);
+  std::array<IncomingDatagram, kBatch> slots;
+  std::array<OutgoingDatagram, kBatch> outgoing;
+  const Microseconds started = monotonic_now();
+  Microseconds last_heard = started;
+  std::size_t unsent_from = 0;
+  std::size_t unsent_to = 0;  // outgoing[unsent_from, unsent_to) still to go
+  while (!finished(endpoint)) {
+    if (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
+      outcome.code = wire::CloseCode::Aborted;
+      break;
+    }
+    Microseconds now = monotonic_now();
+    // In: everything waiting now.
+    for (;;) {
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        slots[i].buffer = std::span(receive_memory).subspan(i * kDatagramBytes, kDatagramBytes);
+      }
+      auto received = socket.receive_batch(slots);
+      if (!received || *received == 0) break;
+      now = monotonic_now();
+      for (std::size_t i = 0; i < *received; ++i) {
+        ++outcome.datagrams_in;
+        auto opened = path.open(slots[i].buffer.first(slots[i].length));
+        if (!opened) {
+          ++outcome.dropped;
+          continue;
+        }
+        last_heard = now;
+        if (!peer) peer = slots[i].source;
+        endpoint.on_packet(*opened, now);
+      }
+      if (*received < kBatch) break;
+    }
+    if (now - last_heard > limits.idle_timeout) {
+      outcome.code = wire::CloseCode::IdleTimeout;
+      break;
+    }
+    // Out: what is due, after whatever the socket refused last time.
+    if (peer && unsent_from == unsent_to) {
+      unsent_from = unsent_to = 0;
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        auto buffer = std::span(send_memory).subspan(i * kDatagramBytes, kDatagramBytes);
+        auto length = endpoint.next_datagram(buffer, now);
+        if (!length || *length == 0) break;
+        outgoing[unsent_to++] = {buffer.first(*length), *peer};
+      }
+    }
+    if (unsent_from < unsent_to) {
+      auto sent =
+          socket.send_batch(std::span(outgoing).subspan(unsent_from, unsent_to - unsent_from));
+      if (sent) {
+        unsent_from += *sent;
+        outcome.datagrams_out += *sent;
+      } else {
+        unsent_from = unsent_to;  // an ICMP error for one datagram; the protocol repairs loss
+      }
+    }
+    if (unsent_from < unsent_to) {
+      pollfd writable{socket.socket().native_handle(), POLLOUT, 0};
+      ::poll(&writable, 1, 1);
+      continue;
+    }
+    const Microseconds wake = endpoint.next_wakeup(monotonic_now());
+    wait_readable(socket.socket().native_handle(),
+                  std::min(wake - monotonic_now(), limits.idle_timeout));
+  }
+  outcome.completed = endpoint.state() == Endpoint::State::Done;
+  if (endpoint.state() == Endpoint::State::Failed) outcome.code = endpoint.close_code();
+  outcome.elapsed = monotonic_now() - started;
+  return outcome;
+}
+
+}  // namespace
+
+Microseconds monotonic_now() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+RunOutcome run_sender(DatagramSocket& socket, PacketPath& path, DataSender& sender,
+                      std::optional<udp::endpoint> peer, const RunLimits& limits) {
+  return run(socket, path, sender, peer, limits);
+}
+
+RunOutcome run_receiver(DatagramSocket& socket, PacketPath& path, DataReceiver& receiver,
+                        std::optional<udp::endpoint> peer, const RunLimits& limits) {
+  return run(socket, path, receiver, peer, limits);
+}
+
+}  // namespace gridftp::transport::udpx

@@ -1,0 +1,47 @@
+// Runs one end of a UDPX transfer (a DataSender or a DataReceiver) over its DatagramSocket on
+// the calling thread, until the transfer ends (docs/UDPX.md §5). Each turn: receive a batch,
+// open each datagram (forged, replayed and malformed ones are dropped and counted), hand it to
+// the endpoint; collect what the endpoint has due into a batch of send buffers and send them;
+// then sleep until the endpoint's next deadline or a datagram arrives, whichever is first. The
+// endpoint's own clock paces it; the thread is dedicated to the connection, so the wait is a
+// plain ppoll on the socket with a microsecond timeout.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "protocol/core/result.hpp"
+#include "transport/udpx/data_receiver.hpp"
+#include "transport/udpx/data_sender.hpp"
+#include "transport/udpx/datagram_socket.hpp"
+#include "transport/udpx/packet_path.hpp"
+
+namespace gridftp::transport::udpx {
+
+struct RunLimits {
+  Microseconds idle_timeout = 30'000'000;   // no authenticated packet for this long: give up
+  const std::atomic<bool>* stop = nullptr;  // set from another thread to abort
+};
+
+struct RunOutcome {
+  bool completed = false;  // the endpoint reached Done
+  wire::CloseCode code = wire::CloseCode::Ok;
+  Microseconds elapsed = 0;
+  std::uint64_t datagrams_in = 0;
+  std::uint64_t datagrams_out = 0;
+  std::uint64_t dropped = 0;  // malformed, forged or replayed
+};
+
+// Microseconds on the monotonic clock: the time every UDPX endpoint runs on.
+Microseconds monotonic_now();
+
+// `peer`: where to send; empty for the passive side, which answers whoever sent the first
+// datagram that opened (knowing the keys is the authentication, docs/UDPX.md §4.1).
+RunOutcome run_sender(DatagramSocket& socket, PacketPath& path, DataSender& sender,
+                      std::optional<udp::endpoint> peer, const RunLimits& limits = {});
+RunOutcome run_receiver(DatagramSocket& socket, PacketPath& path, DataReceiver& receiver,
+                        std::optional<udp::endpoint> peer, const RunLimits& limits = {});
+
+}  // namespace gridftp::transport::udpx
