@@ -13,6 +13,9 @@
 
 namespace gridftp::protocol::udpx {
 
+// Time on an endpoint's monotonic clock: every UDPX rule takes it as an argument.
+using Microseconds = std::int64_t;
+
 inline constexpr std::uint8_t kVersion = 1;
 inline constexpr std::size_t kCommonHeaderBytes = 16;
 inline constexpr std::size_t kFrontBytes = 32;  // DATA and HELLO: common header + 16 bytes

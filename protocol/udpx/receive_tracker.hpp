@@ -14,8 +14,6 @@
 
 namespace gridftp::protocol::udpx {
 
-using Microseconds = std::int64_t;
-
 class ReceiveTracker {
  public:
   // Later blocks that must arrive before a missing one counts as lost (RFC 9002's packet

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <openssl/core_names.h>
+#include <openssl/rand.h>
 
 #include "security/openssl_error.hpp"
 #include "security/openssl_ptr.hpp"
@@ -89,36 +90,47 @@ Result<void> hkdf_expand_label(std::span<const std::uint8_t> secret, std::string
   return hkdf(HkdfStep::Expand, secret, info, out);
 }
 
-Result<ConnectionSecrets> derive_connection_secrets(const Secret& connection_secret,
-                                                    std::span<const std::uint8_t> random_active,
-                                                    std::span<const std::uint8_t> random_passive) {
-  ConnectionSecrets secrets;
+Result<HandshakeSecrets> derive_handshake_secrets(const Secret& connection_secret) {
   auto handshake = expand_secret(connection_secret, "hs");
-  if (!handshake) {
-    return make_error(handshake.error());
-  }
+  if (!handshake) return make_error(handshake.error());
   auto a2p = expand_secret(*handshake, "a2p");
   auto p2a = expand_secret(*handshake, "p2a");
+  OPENSSL_cleanse(handshake->data(), handshake->size());
+  if (!a2p || !p2a) return make_error(!a2p ? a2p.error() : p2a.error());
+  return HandshakeSecrets{*a2p, *p2a};
+}
+
+Result<TrafficSecrets> derive_traffic_secrets(const Secret& connection_secret,
+                                              std::span<const std::uint8_t> random_active,
+                                              std::span<const std::uint8_t> random_passive) {
   // The traffic secrets also depend on both randoms, so a replayed HELLO_ACK cannot bring back
   // keys of an earlier connection.
   std::vector<std::uint8_t> salt(random_active.begin(), random_active.end());
   salt.insert(salt.end(), random_passive.begin(), random_passive.end());
   auto traffic = hkdf_extract(salt, connection_secret);
-  if (!a2p || !p2a || !traffic) {
-    return make_error(!a2p ? a2p.error() : !p2a ? p2a.error() : traffic.error());
-  }
-  auto traffic_a2p = expand_secret(*traffic, "tr a2p");
-  auto traffic_p2a = expand_secret(*traffic, "tr p2a");
-  if (!traffic_a2p || !traffic_p2a) {
-    return make_error(!traffic_a2p ? traffic_a2p.error() : traffic_p2a.error());
-  }
-  secrets.handshake_a2p = *a2p;
-  secrets.handshake_p2a = *p2a;
-  secrets.traffic_a2p = *traffic_a2p;
-  secrets.traffic_p2a = *traffic_p2a;
-  OPENSSL_cleanse(handshake->data(), handshake->size());
+  if (!traffic) return make_error(traffic.error());
+  auto a2p = expand_secret(*traffic, "tr a2p");
+  auto p2a = expand_secret(*traffic, "tr p2a");
   OPENSSL_cleanse(traffic->data(), traffic->size());
-  return secrets;
+  if (!a2p || !p2a) return make_error(!a2p ? a2p.error() : p2a.error());
+  return TrafficSecrets{*a2p, *p2a};
+}
+
+Result<void> fill_random(std::span<std::uint8_t> out) {
+  if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1) {
+    return make_error(openssl_error());
+  }
+  return {};
+}
+
+Result<ConnectionSecrets> derive_connection_secrets(const Secret& connection_secret,
+                                                    std::span<const std::uint8_t> random_active,
+                                                    std::span<const std::uint8_t> random_passive) {
+  auto handshake = derive_handshake_secrets(connection_secret);
+  if (!handshake) return make_error(handshake.error());
+  auto traffic = derive_traffic_secrets(connection_secret, random_active, random_passive);
+  if (!traffic) return make_error(traffic.error());
+  return ConnectionSecrets{handshake->a2p, handshake->p2a, traffic->a2p, traffic->p2a};
 }
 
 Result<PacketKeys> derive_packet_keys(const Secret& secret) {

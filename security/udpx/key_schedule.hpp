@@ -43,7 +43,27 @@ struct ConnectionSecrets {
   Secret traffic_p2a{};
 };
 
-// From the connection secret (a TLS exporter value) and both sides' HELLO randoms.
+// The two handshake secrets: from the connection secret alone, so the passive side can open a
+// HELLO as soon as it knows which secret the HELLO's random selects.
+struct HandshakeSecrets {
+  Secret a2p{};
+  Secret p2a{};
+};
+Result<HandshakeSecrets> derive_handshake_secrets(const Secret& connection_secret);
+
+// The two traffic secrets: from the connection secret and both sides' HELLO randoms.
+struct TrafficSecrets {
+  Secret a2p{};
+  Secret p2a{};
+};
+Result<TrafficSecrets> derive_traffic_secrets(const Secret& connection_secret,
+                                              std::span<const std::uint8_t> random_active,
+                                              std::span<const std::uint8_t> random_passive);
+
+// Fills `out` from OpenSSL's CSPRNG (HELLO randoms). Errors: an OpenSSL error.
+Result<void> fill_random(std::span<std::uint8_t> out);
+
+// All four at once, from the connection secret (a TLS exporter value) and both randoms.
 Result<ConnectionSecrets> derive_connection_secrets(const Secret& connection_secret,
                                                     std::span<const std::uint8_t> random_active,
                                                     std::span<const std::uint8_t> random_passive);

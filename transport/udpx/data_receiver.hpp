@@ -21,8 +21,6 @@
 
 namespace gridftp::transport::udpx {
 
-using Microseconds = wire::Microseconds;
-
 struct ReceiverSettings {
   std::uint64_t window_blocks = 16384;
   Microseconds ack_interval = 2'000;        // at most this long between ACKs while data flows

@@ -20,8 +20,6 @@
 
 namespace gridftp::transport::udpx {
 
-using Microseconds = wire::Microseconds;
-
 struct SenderSettings {
   wire::RateSettings rate;
   std::uint64_t window_blocks = 16384;

@@ -29,7 +29,7 @@ void wait_readable(int fd, Microseconds timeout) {
 
 template <typename Endpoint>
 RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
-               std::optional<udp::endpoint> peer, const RunLimits& limits) {
+               std::optional<udp::endpoint> peer, const RunLimits& limits, Handshake* handshake) {
   RunOutcome outcome;
   std::vector<std::uint8_t> receive_memory(kBatch * kDatagramBytes);
   std::vector<std::uint8_t> send_memory(kBatch * kDatagramBytes);
@@ -62,6 +62,10 @@ RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
         }
         last_heard = now;
         if (!peer) peer = slots[i].source;
+        if (opened->header.type == wire::PacketType::Hello && handshake != nullptr) {
+          handshake->answer_again();
+          continue;
+        }
         endpoint.on_packet(*opened, now);
       }
       if (*received < kBatch) break;
@@ -73,7 +77,13 @@ RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
     // Out: what is due, after whatever the socket refused last time.
     if (peer && unsent_from == unsent_to) {
       unsent_from = unsent_to = 0;
-      for (std::size_t i = 0; i < kBatch; ++i) {
+      if (handshake != nullptr) {
+        auto buffer = std::span(send_memory).first(kDatagramBytes);
+        if (auto length = handshake->next_datagram(buffer, now); length && *length > 0) {
+          outgoing[unsent_to++] = {buffer.first(*length), *peer};
+        }
+      }
+      for (std::size_t i = unsent_to; i < kBatch; ++i) {
         auto buffer = std::span(send_memory).subspan(i * kDatagramBytes, kDatagramBytes);
         auto length = endpoint.next_datagram(buffer, now);
         if (!length || *length == 0) break;
@@ -113,14 +123,59 @@ Microseconds monotonic_now() {
       .count();
 }
 
+RunOutcome run_handshake(DatagramSocket& socket, Handshake& handshake,
+                         std::optional<udp::endpoint>& peer, const RunLimits& limits) {
+  RunOutcome outcome;
+  std::vector<std::uint8_t> memory(kDatagramBytes);
+  const Microseconds started = monotonic_now();
+  while (handshake.state() == Handshake::State::Waiting) {
+    if (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
+      outcome.code = wire::CloseCode::Aborted;
+      break;
+    }
+    Microseconds now = monotonic_now();
+    if (now - started > limits.idle_timeout) {
+      outcome.code = wire::CloseCode::IdleTimeout;
+      break;
+    }
+    std::array<IncomingDatagram, 1> slot{};
+    slot[0].buffer = memory;
+    if (auto received = socket.receive_batch(slot); received && *received == 1) {
+      ++outcome.datagrams_in;
+      const auto before = handshake.state();
+      if (!handshake.on_datagram(slot[0].buffer.first(slot[0].length), now)) ++outcome.dropped;
+      if (before != handshake.state() && !peer) peer = slot[0].source;
+      if (handshake.state() != Handshake::State::Waiting) break;
+      continue;
+    }
+    if (peer) {
+      auto length = handshake.next_datagram(memory, now);
+      if (length && *length > 0) {
+        const std::array<OutgoingDatagram, 1> one{
+            OutgoingDatagram{std::span(memory).first(*length), *peer}};
+        if (auto sent = socket.send_batch(one); sent) outcome.datagrams_out += *sent;
+      }
+    }
+    const Microseconds wake = handshake.next_wakeup(monotonic_now());
+    wait_readable(socket.socket().native_handle(),
+                  std::max<Microseconds>(1, wake - monotonic_now()));
+  }
+  outcome.completed = handshake.state() == Handshake::State::Ready;
+  if (handshake.state() == Handshake::State::Failed) outcome.code = wire::CloseCode::IdleTimeout;
+  outcome.elapsed = monotonic_now() - started;
+  return outcome;
+}
+
 RunOutcome run_sender(DatagramSocket& socket, PacketPath& path, DataSender& sender,
-                      std::optional<udp::endpoint> peer, const RunLimits& limits) {
-  return run(socket, path, sender, peer, limits);
+                      std::optional<udp::endpoint> peer, const RunLimits& limits,
+                      Handshake* handshake) {
+  return run(socket, path, sender, peer, limits, handshake);
 }
 
 RunOutcome run_receiver(DatagramSocket& socket, PacketPath& path, DataReceiver& receiver,
-                        std::optional<udp::endpoint> peer, const RunLimits& limits) {
-  return run(socket, path, receiver, peer, limits);
+                        std::optional<udp::endpoint> peer, const RunLimits& limits,
+                        Handshake* handshake) {
+  return run(socket, path, receiver, peer, limits, handshake);
 }
 
 }  // namespace gridftp::transport::udpx

@@ -16,6 +16,7 @@
 #include "transport/udpx/data_receiver.hpp"
 #include "transport/udpx/data_sender.hpp"
 #include "transport/udpx/datagram_socket.hpp"
+#include "transport/udpx/handshake.hpp"
 #include "transport/udpx/packet_path.hpp"
 
 namespace gridftp::transport::udpx {
@@ -37,11 +38,19 @@ struct RunOutcome {
 // Microseconds on the monotonic clock: the time every UDPX endpoint runs on.
 Microseconds monotonic_now();
 
-// `peer`: where to send; empty for the passive side, which answers whoever sent the first
-// datagram that opened (knowing the keys is the authentication, docs/UDPX.md §4.1).
+// Runs the handshake until it is Ready or Failed (outcome.completed says which). `peer` is the
+// active side's destination; the passive side learns it from the HELLO and returns it in
+// `peer` (knowing the keys is the authentication, docs/UDPX.md §4.1).
+RunOutcome run_handshake(DatagramSocket& socket, Handshake& handshake,
+                         std::optional<udp::endpoint>& peer, const RunLimits& limits = {});
+
+// Then the transfer, over the handshake's path. On the passive side `handshake` answers a
+// HELLO repeated because its HELLO_ACK was lost; the active side passes nullptr.
 RunOutcome run_sender(DatagramSocket& socket, PacketPath& path, DataSender& sender,
-                      std::optional<udp::endpoint> peer, const RunLimits& limits = {});
+                      std::optional<udp::endpoint> peer, const RunLimits& limits = {},
+                      Handshake* handshake = nullptr);
 RunOutcome run_receiver(DatagramSocket& socket, PacketPath& path, DataReceiver& receiver,
-                        std::optional<udp::endpoint> peer, const RunLimits& limits = {});
+                        std::optional<udp::endpoint> peer, const RunLimits& limits = {},
+                        Handshake* handshake = nullptr);
 
 }  // namespace gridftp::transport::udpx

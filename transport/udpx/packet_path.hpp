@@ -21,6 +21,7 @@ namespace gridftp::transport::udpx {
 
 namespace wire = protocol::udpx;
 namespace crypto = security::udpx;
+using Microseconds = wire::Microseconds;
 
 enum class Side { Active, Passive };  // who sent HELLO (docs/UDPX.md §1.8)
 
@@ -35,6 +36,13 @@ class PacketPath {
  public:
   // Keys of both directions from the connection's secrets; `side` says which are ours.
   static Result<PacketPath> create(const crypto::ConnectionSecrets& secrets, Side side);
+  // Handshake keys only, from the connection secret: enough for HELLO and HELLO_ACK.
+  static Result<PacketPath> for_handshake(const crypto::Secret& connection_secret, Side side);
+  // Adds the traffic keys once both randoms are known.
+  Result<void> start_traffic(const crypto::Secret& connection_secret,
+                             std::span<const std::uint8_t> random_active,
+                             std::span<const std::uint8_t> random_passive);
+  bool has_traffic_keys() const { return traffic_out_.has_value(); }
 
   // Seals `buffer`'s first front + body bytes (the front already encoded, with E set as
   // `protection` says) and appends the tag. Returns the datagram's length.
@@ -73,17 +81,18 @@ class PacketPath {
   std::uint64_t replayed() const { return replayed_; }
 
  private:
-  PacketPath(crypto::PacketProtection handshake_out, crypto::PacketProtection traffic_out,
-             crypto::PacketProtection handshake_in, crypto::PacketProtection traffic_in)
-      : handshake_out_(std::move(handshake_out)),
-        traffic_out_(std::move(traffic_out)),
-        handshake_in_(std::move(handshake_in)),
-        traffic_in_(std::move(traffic_in)) {}
+  PacketPath(Side side, crypto::PacketProtection handshake_out,
+             crypto::PacketProtection handshake_in)
+      : side_(side),
+        handshake_out_(std::move(handshake_out)),
+        handshake_in_(std::move(handshake_in)) {}
+  Result<void> set_traffic(const crypto::Secret& a2p, const crypto::Secret& p2a);
 
+  Side side_;
   crypto::PacketProtection handshake_out_;
-  crypto::PacketProtection traffic_out_;
   crypto::PacketProtection handshake_in_;
-  crypto::PacketProtection traffic_in_;
+  std::optional<crypto::PacketProtection> traffic_out_;
+  std::optional<crypto::PacketProtection> traffic_in_;
   std::uint64_t next_packet_number_ = 0;
   wire::ReplayWindow replay_;
   std::uint64_t forged_ = 0;
