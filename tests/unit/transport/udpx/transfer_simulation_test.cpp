@@ -182,7 +182,7 @@ Result_ run_transfer(const Path& path, std::size_t file_bytes, double target_rat
 TEST_CASE("A UDPX transfer over a clean path arrives whole and fills the bottleneck",
           "[udpx][transfer]") {
   const Path path;
-  const std::size_t bytes = 60 << 20;
+  const std::size_t bytes = std::getenv("UDPX_MB") ? std::stoul(std::getenv("UDPX_MB")) << 20 : 60 << 20;
   const auto result = run_transfer(path, bytes, 4 * path.capacity);
   INFO("elapsed " << result.elapsed << " us, retransmissions " << result.sender.retransmissions
                   << ", queue drops " << result.queue_drops << ", rate " << result.sender.rate);
