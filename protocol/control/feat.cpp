@@ -51,7 +51,7 @@ Reply site_help_reply() {
   return Reply{reply_code::kHelp,
                {
                    "The following SITE commands are recognized:",
-                   "    HELP    CLIENTINFO    WHOAMI",
+                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK",
                    "End",
                }};
 }

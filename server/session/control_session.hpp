@@ -54,6 +54,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_help(const std::string& argument);
   transport::awaitable<void> on_stat(const std::string& argument);
   transport::awaitable<void> on_site(const std::string& argument);
+  void on_set_net_stack(const std::string& stack);
   transport::awaitable<void> on_type(const std::string& argument);
   transport::awaitable<void> on_mode(const std::string& argument);
   transport::awaitable<void> on_stru(const std::string& argument);

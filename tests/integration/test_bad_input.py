@@ -101,6 +101,33 @@ def test_unknown_command_gets_500():
         ctl.close()
 
 
+def test_setnetstack_refuses_udt_with_advice_and_names_bad_stacks():
+    """SITE SETNETSTACK (docs/UDPX.md §7): globus-url-copy -udt sends "udt,gsi"; gridftpd's
+    UDP channel is not UDT4, so it says what to use instead. TCP stays selectable, unknown
+    drivers and bad udpx options are named, and the session carries on."""
+    fx = Fixture()
+    ctl = fx.raw()
+    try:
+        for stack in ("udt", "udt,gsi"):
+            code, text = ctl.cmd(f"SITE SETNETSTACK {stack}")
+            assert code == 504 and "-dcstack udpx" in text, f"{stack}: {code} {text!r}"
+        for stack in ("default", "tcp"):
+            code, text = ctl.cmd(f"SITE SETNETSTACK {stack}")
+            assert code == 200, f"{stack}: {code} {text!r}"
+        code, text = ctl.cmd("SITE SETNETSTACK quic")
+        assert code == 504 and "'quic'" in text, f"quic: {code} {text!r}"
+        code, text = ctl.cmd("SITE SETNETSTACK udpx:policy=greedy")
+        assert code == 501 and "policy=greedy" in text, f"bad option: {code} {text!r}"
+        # Until RETR/STOR can run over UDPX, asking for it is refused, not accepted and ignored.
+        code, text = ctl.cmd("SITE SETNETSTACK udpx:rate=1G")
+        assert code == 504 and "TCP stays in use" in text, f"udpx: {code} {text!r}"
+        code, text = ctl.cmd("SITE HELP")
+        assert code == 214 and "SETNETSTACK" in text, f"SITE HELP: {code} {text!r}"
+        assert ctl.cmd("NOOP")[0] == 200
+    finally:
+        ctl.close()
+
+
 def test_commands_before_login_get_530():
     fx = Fixture()
     ctl = fx.raw(login=False)

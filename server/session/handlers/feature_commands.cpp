@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "protocol/control/feat.hpp"
+#include "protocol/control/net_stack.hpp"
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "protocol/core/decimal.hpp"
@@ -103,10 +104,44 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     send(rc::kFileActionOk, "OK.");
   } else if (name == "WHOAMI" && user_) {
     send(rc::kCommandOk, user_->name);
+  } else if (name == "SETNETSTACK") {
+    on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
     send(rc::kSyntaxError, "Invalid command.");
   }
   co_return;
+}
+
+// docs/UDPX.md §7. TCP is the only data channel a transfer can use today; the UDPX engine exists
+// (transport/udpx) but is not yet wired to RETR/STOR, so udpx is refused rather than accepted
+// and ignored, and FEAT does not offer it.
+void ControlSession::on_set_net_stack(const std::string& stack) {
+  namespace control = protocol::control;
+  const auto parsed = control::parse_net_stack(stack);
+  if (const auto* chosen = std::get_if<control::NetStack>(&parsed)) {
+    if (chosen->kind == control::NetStackKind::Tcp) {
+      send(rc::kCommandOk, "Data channel network stack set to TCP.");
+    } else {
+      send(rc::kParameterNotImplemented,
+           "The UDPX data channel is not available on this server yet; TCP stays in use.");
+    }
+    return;
+  }
+  const auto& error = std::get<control::NetStackError>(parsed);
+  switch (error.kind) {
+    case control::NetStackError::Kind::UdtRefused:
+      send(rc::kParameterNotImplemented,
+           "UDT is not supported: gridftpd's UDP data channel is UDPX; use -dcstack udpx "
+           "instead of -udt.");
+      break;
+    case control::NetStackError::Kind::UnknownDriver:
+      send(rc::kParameterNotImplemented,
+           "Unknown network stack driver '" + error.detail.substr(0, 32) + "'.");
+      break;
+    case control::NetStackError::Kind::BadOption:
+      send(rc::kParameterSyntaxError, "Bad udpx option '" + error.detail.substr(0, 32) + "'.");
+      break;
+  }
 }
 
 transport::awaitable<void> ControlSession::on_type(const std::string& argument) {
