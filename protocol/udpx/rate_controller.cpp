@@ -10,7 +10,7 @@ constexpr double kMinimumFloor = 100e3 / 8;  // 100 kb/s
 constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1 Mb/s
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
-constexpr int kStartupQueueReports = 1;    // one report of a queue ends Startup: it is an RTT old
+constexpr int kStartupQueueReports = 1;      // one report of a queue ends Startup: it is an RTT old
 constexpr double kBackstopCut = 0.85;
 constexpr int kBackstopTestRounds = 2;
 
@@ -182,7 +182,8 @@ void RateController::update_rate(const RateSample& sample, double rounds, double
     case Phase::Startup:
       rate_ *= std::exp2(rounds);
       startup_queue_reports_ = q > settings_.target_delay ? startup_queue_reports_ + 1 : 0;
-      if (startup_queue_reports_ >= kStartupQueueReports || rate_ >= settings_.target) leave_startup();
+      if (startup_queue_reports_ >= kStartupQueueReports || rate_ >= settings_.target)
+        leave_startup();
       break;
     case Phase::Probe:
       rate_ *= std::pow(kProbeGrowth, rounds);

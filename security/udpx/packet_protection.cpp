@@ -49,30 +49,41 @@ std::array<std::uint8_t, kIvBytes> PacketProtection::nonce(std::uint64_t packet_
   return nonce;
 }
 
-Result<void> PacketProtection::seal(std::span<std::uint8_t> packet, std::size_t associated_bytes,
-                                    std::uint64_t packet_number, BodyProtection protection) {
+Result<std::uint8_t*> PacketProtection::start(EVP_CIPHER_CTX* context,
+                                              std::span<std::uint8_t> packet,
+                                              std::size_t associated_bytes,
+                                              std::uint64_t packet_number,
+                                              BodyProtection protection) const {
   if (packet.size() < associated_bytes + kTagBytes || !fits_int(packet.size())) {
     return make_error(protocol::Errc::BadArgument);
   }
   const std::size_t body_bytes = packet.size() - associated_bytes - kTagBytes;
   std::uint8_t* body = packet.data() + associated_bytes;
   const auto iv = nonce(packet_number);
-  EVP_CIPHER_CTX* context = seal_.get();
   int written = 0;
   // Authenticate-only: header and body are all associated data (GMAC), nothing is encrypted.
+  // The context was keyed for one direction, so the same calls seal or open.
   const std::size_t aad_bytes = protection == BodyProtection::AuthenticateOnly
                                     ? associated_bytes + body_bytes
                                     : associated_bytes;
-  bool ok = EVP_EncryptInit_ex(context, nullptr, nullptr, nullptr, iv.data()) == 1 &&
-            EVP_EncryptUpdate(context, nullptr, &written, packet.data(),
-                              static_cast<int>(aad_bytes)) == 1;
+  bool ok =
+      EVP_CipherInit_ex(context, nullptr, nullptr, nullptr, iv.data(), -1) == 1 &&
+      EVP_CipherUpdate(context, nullptr, &written, packet.data(), static_cast<int>(aad_bytes)) == 1;
   if (ok && protection == BodyProtection::Encrypt && body_bytes > 0) {
-    ok = EVP_EncryptUpdate(context, body, &written, body, static_cast<int>(body_bytes)) == 1;
+    ok = EVP_CipherUpdate(context, body, &written, body, static_cast<int>(body_bytes)) == 1;
   }
-  ok = ok && EVP_EncryptFinal_ex(context, body + body_bytes, &written) == 1 &&
-       EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes),
-                           body + body_bytes) == 1;
-  if (!ok) {
+  if (!ok) return make_error(openssl_error());
+  return body + body_bytes;  // where the tag goes
+}
+
+Result<void> PacketProtection::seal(std::span<std::uint8_t> packet, std::size_t associated_bytes,
+                                    std::uint64_t packet_number, BodyProtection protection) {
+  auto tag = start(seal_.get(), packet, associated_bytes, packet_number, protection);
+  if (!tag) return make_error(tag.error());
+  int written = 0;
+  if (EVP_EncryptFinal_ex(seal_.get(), *tag, &written) != 1 ||
+      EVP_CIPHER_CTX_ctrl(seal_.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(kTagBytes), *tag) !=
+          1) {
     return make_error(openssl_error());
   }
   return {};
@@ -80,29 +91,14 @@ Result<void> PacketProtection::seal(std::span<std::uint8_t> packet, std::size_t 
 
 Result<void> PacketProtection::open(std::span<std::uint8_t> packet, std::size_t associated_bytes,
                                     std::uint64_t packet_number, BodyProtection protection) {
-  if (packet.size() < associated_bytes + kTagBytes || !fits_int(packet.size())) {
-    return make_error(protocol::Errc::BadArgument);
-  }
-  const std::size_t body_bytes = packet.size() - associated_bytes - kTagBytes;
-  std::uint8_t* body = packet.data() + associated_bytes;
-  const auto iv = nonce(packet_number);
-  EVP_CIPHER_CTX* context = open_.get();
-  int written = 0;
-  const std::size_t aad_bytes = protection == BodyProtection::AuthenticateOnly
-                                    ? associated_bytes + body_bytes
-                                    : associated_bytes;
-  bool ok = EVP_DecryptInit_ex(context, nullptr, nullptr, nullptr, iv.data()) == 1 &&
-            EVP_DecryptUpdate(context, nullptr, &written, packet.data(),
-                              static_cast<int>(aad_bytes)) == 1;
-  if (ok && protection == BodyProtection::Encrypt && body_bytes > 0) {
-    ok = EVP_DecryptUpdate(context, body, &written, body, static_cast<int>(body_bytes)) == 1;
-  }
-  ok = ok && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes),
-                                 body + body_bytes) == 1;
-  if (!ok) {
+  auto tag = start(open_.get(), packet, associated_bytes, packet_number, protection);
+  if (!tag) return make_error(tag.error());
+  if (EVP_CIPHER_CTX_ctrl(open_.get(), EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagBytes), *tag) !=
+      1) {
     return make_error(openssl_error());
   }
-  if (EVP_DecryptFinal_ex(context, body + body_bytes, &written) != 1) {
+  int written = 0;
+  if (EVP_DecryptFinal_ex(open_.get(), *tag, &written) != 1) {
     // A forged or damaged packet: expected traffic on an open UDP port, not an OpenSSL fault.
     ERR_clear_error();
     return make_error(Errc::PacketForged);

@@ -46,6 +46,10 @@ class PacketProtection {
                    const std::array<std::uint8_t, kIvBytes>& iv)
       : seal_(std::move(seal_context)), open_(std::move(open_context)), iv_(iv) {}
   std::array<std::uint8_t, kIvBytes> nonce(std::uint64_t packet_number) const;
+  // Sets the nonce and feeds associated data and body; returns where the tag lies.
+  Result<std::uint8_t*> start(EVP_CIPHER_CTX* context, std::span<std::uint8_t> packet,
+                              std::size_t associated_bytes, std::uint64_t packet_number,
+                              BodyProtection protection) const;
 
   EvpCipherCtxPtr seal_;
   EvpCipherCtxPtr open_;

@@ -12,17 +12,12 @@
 #include <catch2/catch.hpp>
 
 #include "security/security_errors.hpp"
+#include "tests/unit/support/hex.hpp"
 
 using namespace gridftp::security::udpx;
+using gridftp::testing::from_hex;
 
 namespace {
-std::vector<std::uint8_t> from_hex(const std::string& hex) {
-  std::vector<std::uint8_t> out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
-  }
-  return out;
-}
 
 PacketKeys sample_keys() {
   PacketKeys keys;
