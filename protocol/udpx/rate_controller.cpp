@@ -11,6 +11,7 @@ constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
 constexpr int kStartupQueueReports = 1;      // one report of a queue ends Startup: it is an RTT old
+constexpr double kMaxGainPerReport = 0.25;   // a report is an RTT late: short paths need a cap
 constexpr double kBackstopCut = 0.85;
 constexpr int kBackstopTestRounds = 2;
 
@@ -164,7 +165,7 @@ void RateController::on_feedback(const RateSample& sample) {
   round_packets_ += sample.packets;
   round_lost_ += sample.lost;
   const double rounds = sample.interval / srtt;
-  const double gain = std::min(1.0, settings_.gain * rounds);
+  const double gain = std::min(kMaxGainPerReport, settings_.gain * rounds);
   // While the backstop tests a cut the rate holds still: the test compares loss at two rates.
   // After a round of excess loss it holds too, rather than grow into a possible policer.
   if (testing_rounds_left_ == 0 && excess_rounds_ == 0) update_rate(sample, rounds, gain);

@@ -51,6 +51,7 @@ class RateController {
   double rate() const { return rate_; }  // x_net, bytes/s
   Phase phase() const { return phase_; }
   double srtt() const { return srtt_; }
+  double rttvar() const { return rttvar_; }
   double rtt_min() const { return rtt_min_; }
   double random_loss_baseline() const { return loss_baseline_; }
 

@@ -31,8 +31,11 @@ void DataSender::on_echo(const wire::Echo& echo, Microseconds now) {
   if (elapsed < echo.ack_delay_us) return;
   const double rtt = static_cast<double>(elapsed - echo.ack_delay_us) * kMicro;
   rate_.on_rtt_sample(std::max(rtt, 1e-5));
-  const auto srtt = static_cast<Microseconds>(rate_.srtt() / kMicro);
-  scheduler_.set_rtt(srtt, srtt / 4);
+  // The scheduler's in-flight allowance (srtt + 4 rttvar) decides whether a repeated NAK is
+  // obeyed: with a guessed rttvar of srtt/4 it was 2 srtt, and a block lost twice on a 300 ms
+  // path waited a whole NAK backoff step (1.5 s) while the window filled behind it.
+  scheduler_.set_rtt(static_cast<Microseconds>(rate_.srtt() / kMicro),
+                     static_cast<Microseconds>(rate_.rttvar() / kMicro));
   stats_.srtt = rate_.srtt();
 }
 
@@ -213,7 +216,9 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
     }
     case wire::SendScheduler::Next::Kind::Wait:
     case wire::SendScheduler::Next::Kind::Done:
-      idle_with_tokens_ = true;
+      // Held by the receiver's window or waiting for the last ACKs: not app-limited. The
+      // controller caps an app-limited rate at 1.25 x what was sent, which during a window stall
+      // would throw away the rate it took many RTTs to find.
       nothing_to_send_ = true;
       return std::size_t{0};
   }
