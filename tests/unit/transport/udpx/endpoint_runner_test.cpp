@@ -4,6 +4,9 @@
 // gives up after its idle timeout.
 #include "transport/udpx/endpoint_runner.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -143,4 +146,62 @@ TEST_CASE("A UDPX receiver whose sender never comes gives up after its idle time
   const auto outcome = run_receiver(*socket, path, receiver, std::nullopt, limits);
   CHECK_FALSE(outcome.completed);
   CHECK(outcome.code == gridftp::protocol::udpx::CloseCode::IdleTimeout);
+}
+
+TEST_CASE("A sender that dies mid-transfer leaves its receiver to time out with the data so far",
+          "[udpx][socket]") {
+  const auto contents = random_bytes(64 << 20);
+  TempFile source_file(contents);
+  TempFile sink_file({});
+  const SecretForRandom exporter = [](const Random& random) -> gridftp::Result<crypto::Secret> {
+    crypto::Secret key{};
+    key.fill(6);
+    return crypto::hkdf_extract(random, key);
+  };
+  asio::io_context io;
+  auto sender_socket = DatagramSocket::open(io, kLoopback);
+  auto receiver_socket = DatagramSocket::open(io, kLoopback);
+  REQUIRE(sender_socket);
+  REQUIRE(receiver_socket);
+  auto active = Handshake::active(exporter, {}, 1452);
+  REQUIRE(active);
+  auto passive = Handshake::passive(exporter, {});
+  FileBlockSink sink(sink_file.fd);
+  RunOutcome received;
+  std::uint64_t written = 0;
+  std::thread receiving([&] {
+    std::optional<udp::endpoint> peer;
+    if (!run_handshake(*receiver_socket, passive, peer).completed) return;
+    DataReceiver receiver(passive.path(), sink, 1, ReceiverSettings{});
+    RunLimits limits;
+    limits.idle_timeout = 500'000;
+    received = run_receiver(*receiver_socket, passive.path(), receiver, peer, limits, &passive);
+    written = receiver.stats().bytes_written;
+  });
+  std::optional<udp::endpoint> peer = receiver_socket->local_endpoint();
+  REQUIRE(run_handshake(*sender_socket, *active, peer).completed);
+  FileBlockSource source(source_file.fd);
+  SenderSettings settings;
+  settings.rate.target = 20e6;  // slow enough to be cut off well before the end
+  DataSender sender(active->path(), source, TransferShape{1, 0, contents.size(), 1404}, settings);
+  // The sender "dies": its thread stops after 300 ms and never sends again.
+  std::atomic<bool> stop{false};
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  RunLimits sender_limits;
+  sender_limits.stop = &stop;
+  const auto sent = run_sender(*sender_socket, active->path(), sender, peer, sender_limits);
+  killer.join();
+  receiving.join();
+  CHECK_FALSE(sent.completed);
+  CHECK(sent.code == gridftp::protocol::udpx::CloseCode::Aborted);
+  CHECK_FALSE(received.completed);
+  CHECK(received.code == gridftp::protocol::udpx::CloseCode::IdleTimeout);
+  // What arrived was written where it belongs, for a restart to keep.
+  CHECK(written > 0);
+  CHECK(written < contents.size());
+  const auto partial = sink_file.read_all();
+  CHECK(std::equal(partial.begin(), partial.begin() + 1404, contents.begin()));
 }
