@@ -6,25 +6,14 @@ namespace gridftp::protocol::udpx {
 
 ReceiveTracker::ReceiveTracker(std::uint64_t window_blocks)
     : window_(std::max<std::uint64_t>(window_blocks, 1)),
-      received_((window_ + 63) / 64),
+      received_(static_cast<std::size_t>(window_)),
       noticed_at_(window_),
       next_nak_at_(window_),
       naks_sent_(window_) {}
 
-bool ReceiveTracker::have(std::uint64_t k) const {
-  const auto s = slot(k);
-  return ((received_[s / 64] >> (s % 64)) & 1U) != 0;
-}
+bool ReceiveTracker::have(std::uint64_t k) const { return received_.test(slot(k)); }
 
-void ReceiveTracker::set_have(std::uint64_t k, bool value) {
-  const auto s = slot(k);
-  const auto bit = std::uint64_t{1} << (s % 64);
-  if (value) {
-    received_[s / 64] |= bit;
-  } else {
-    received_[s / 64] &= ~bit;
-  }
-}
+void ReceiveTracker::set_have(std::uint64_t k, bool value) { received_.set(slot(k), value); }
 
 void ReceiveTracker::set_block_count(std::uint64_t blocks) { block_count_ = blocks; }
 
@@ -73,7 +62,7 @@ void ReceiveTracker::for_each_missing_run(Accept accept, Emit emit) const {
   std::optional<BlockRange> run;
   for (auto k = frontier_; k < highest_; ++k) {
     const auto s = slot(k);
-    if (s % 64 == 0 && received_[s / 64] == ~std::uint64_t{0} && k + 64 <= highest_) {
+    if (s % 64 == 0 && received_.word_full(s) && k + 64 <= highest_) {
       k += 63;  // a whole word received: nothing missing in it
       if (run) {
         if (!emit(*run)) return;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "protocol/udpx/control_bodies.hpp"
+#include "protocol/udpx/slot_bitmap.hpp"
 
 namespace gridftp::protocol::udpx {
 
@@ -64,7 +65,7 @@ class ReceiveTracker {
   void for_each_missing_run(Accept accept, Emit emit) const;
 
   const std::uint64_t window_;
-  std::vector<std::uint64_t> received_;    // one bit per window slot
+  SlotBitmap received_;                    // one bit per window slot
   std::vector<Microseconds> noticed_at_;   // when a missing block was first skipped over
   std::vector<Microseconds> next_nak_at_;  // when its next NAK is due
   std::vector<std::uint8_t> naks_sent_;    // how many NAKs named it (for the backoff)

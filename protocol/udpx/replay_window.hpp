@@ -4,9 +4,10 @@
 // duplicate made by the network or a replay, and is dropped before any crypto is spent on it.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
+
+#include "protocol/udpx/slot_bitmap.hpp"
 
 namespace gridftp::protocol::udpx {
 
@@ -25,12 +26,11 @@ class ReplayWindow {
   std::uint64_t highest() const { return highest_; }
 
  private:
-  static constexpr std::size_t kWords = kWindowPackets / 64;
-  bool test(std::uint64_t packet_number) const;
-  void set(std::uint64_t packet_number);
-  void clear(std::uint64_t packet_number);
+  static std::size_t slot(std::uint64_t packet_number) {
+    return static_cast<std::size_t>(packet_number % kWindowPackets);
+  }
 
-  std::array<std::uint64_t, kWords> bits_{};  // bit (n mod window) stands for packet n
+  SlotBitmap bits_{kWindowPackets};  // bit (n mod window) stands for packet n
   std::uint64_t highest_ = 0;
   bool any_ = false;
 };

@@ -7,25 +7,14 @@ namespace gridftp::protocol::udpx {
 
 SendScheduler::SendScheduler(std::uint64_t window_blocks)
     : window_(std::max<std::uint64_t>(window_blocks, 1)),
-      queued_bits_((window_ + 63) / 64),
+      queued_bits_(static_cast<std::size_t>(window_)),
       last_sent_(window_),
       attempts_(window_),
       free_window_(window_) {}
 
-bool SendScheduler::queued(std::uint64_t k) const {
-  const auto s = slot(k);
-  return ((queued_bits_[s / 64] >> (s % 64)) & 1U) != 0;
-}
+bool SendScheduler::queued(std::uint64_t k) const { return queued_bits_.test(slot(k)); }
 
-void SendScheduler::set_queued(std::uint64_t k, bool value) {
-  const auto s = slot(k);
-  const auto bit = std::uint64_t{1} << (s % 64);
-  if (value) {
-    queued_bits_[s / 64] |= bit;
-  } else {
-    queued_bits_[s / 64] &= ~bit;
-  }
-}
+void SendScheduler::set_queued(std::uint64_t k, bool value) { queued_bits_.set(slot(k), value); }
 
 void SendScheduler::set_rtt(Microseconds srtt, Microseconds rttvar) {
   srtt_ = std::max<Microseconds>(srtt, 1);
@@ -99,7 +88,7 @@ std::optional<std::uint64_t> SendScheduler::lowest_queued() {
   std::uint64_t k = std::max(queue_low_, acked_);
   while (k < next_new_) {
     const auto s = slot(k);
-    const std::uint64_t word = queued_bits_[s / 64] >> (s % 64);
+    const std::uint64_t word = queued_bits_.bits_from(s);
     if (word != 0) {
       const auto found = k + static_cast<std::uint64_t>(std::countr_zero(word));
       // The shifted word may run past the window's wrap point; countr_zero stays inside it.

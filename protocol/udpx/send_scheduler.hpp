@@ -15,6 +15,7 @@
 
 #include "protocol/udpx/control_bodies.hpp"
 #include "protocol/udpx/receive_tracker.hpp"
+#include "protocol/udpx/slot_bitmap.hpp"
 
 namespace gridftp::protocol::udpx {
 
@@ -76,9 +77,9 @@ class SendScheduler {
   void queue(std::uint64_t k);
 
   const std::uint64_t window_;
-  std::vector<std::uint64_t> queued_bits_;  // one bit per window slot: NAKed, waiting to go again
-  std::vector<Microseconds> last_sent_;     // when each block's newest copy left
-  std::vector<std::uint8_t> attempts_;      // copies sent after the first
+  SlotBitmap queued_bits_;               // one bit per window slot: NAKed, waiting to go again
+  std::vector<Microseconds> last_sent_;  // when each block's newest copy left
+  std::vector<std::uint8_t> attempts_;   // copies sent after the first
   std::size_t queued_count_ = 0;
   std::uint64_t queue_low_ = 0;  // no queued block lies below it
   std::optional<std::uint64_t> block_count_;
