@@ -12,6 +12,7 @@ Covered, all byte-identical by SHA-256 on a 5 MiB + 7 B file:
     under test -> under test (both servers authenticate the data connections with the
     credential the client delegated to them);
   * `-list` over gsiftp;
+  * `-udt` refused with the advice to use `-dcstack udpx`;
   * (not yet: a root-run server giving each mapped account its own process, so uploads belong to it)
 
 GRIDFTP_TEST_SERVER=globus runs all of it against globus-gridftp-server (validated there).
@@ -120,6 +121,24 @@ def test_third_party_under_test_to_under_test():
     pki = shared_test_pki()
     third_party_all_levels(start_server_under_test(gsi=pki), start_server_under_test(gsi=pki),
                            23, "under test -> under test")
+
+
+def test_udt_is_refused_with_advice_to_use_udpx():
+    """globus-url-copy -udt asks for Globus's UDT driver (SITE SETNETSTACK udt,gsi). gridftpd's
+    UDP channel is UDPX, not UDT4 on the wire, so it refuses with 504 and says what to use
+    (docs/UDPX.md §7); the user sees that, and no file is left behind."""
+    pki = shared_test_pki()
+    server = start_server_under_test(gsi=pki)
+    if not isinstance(server, GridftpdServer):
+        return  # Globus's answer depends on its -allow-udt build; nothing of ours to check
+    make_source(server, "udt.bin", seed=17)
+    dest = os.path.join(make_temp_dir("guc-udt-"), "udt.bin")
+    result = guc(["-udt", server.gsiftp_url("data/udt.bin"), file_url(dest)],
+                 what="gsiftp -udt", expect_rc=None)
+    assert result.rc != 0, f"-udt was not refused\n{result.describe()}"
+    assert "-dcstack udpx" in result.output, f"the refusal does not reach the user\n{result.describe()}"
+    assert not os.path.exists(dest) or os.path.getsize(dest) == 0, "a file was left behind"
+    server.assert_alive("after -udt")
 
 
 def test_list_over_gsiftp():
