@@ -12,6 +12,7 @@
 #include "protocol/core/base64.hpp"
 #include "security/openssl_error.hpp"
 #include "security/openssl_ptr.hpp"
+#include "security/ossl_param.hpp"
 #include "security/security_errors.hpp"
 
 namespace gridftp::security {
@@ -149,13 +150,6 @@ Result<ParsedHash> parse_encoded(std::string_view encoded) {
     return make_error(checked.error());
   }
   return parsed;
-}
-
-OSSL_PARAM octet_param(const char* key, const void* data, std::size_t size) {
-  // OpenSSL copies input octet strings and never writes them; the API is just not const-correct.
-  static constexpr char kEmpty = '\0';
-  return OSSL_PARAM_construct_octet_string(key, const_cast<void*>(size == 0 ? &kEmpty : data),
-                                           size);
 }
 
 Result<Bytes> derive(std::string_view password, const PasswordHashParams& params,

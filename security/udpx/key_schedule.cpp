@@ -8,20 +8,13 @@
 
 #include "security/openssl_error.hpp"
 #include "security/openssl_ptr.hpp"
+#include "security/ossl_param.hpp"
 #include "security/security_errors.hpp"
 
 namespace gridftp::security::udpx {
 namespace {
 
 enum class HkdfStep { Extract, Expand };
-
-OSSL_PARAM octets(const char* name, std::span<const std::uint8_t> bytes) {
-  // OpenSSL takes a non-const pointer but only reads input parameters.
-  return OSSL_PARAM_construct_octet_string(
-      name,
-      const_cast<std::uint8_t*>(bytes.data()),  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-      bytes.size());
-}
 
 // One HKDF step through OpenSSL's KDF. `salt_or_info` is the salt for Extract, the info for
 // Expand; `key` is the IKM for Extract, the PRK for Expand.
@@ -40,11 +33,12 @@ Result<void> hkdf(HkdfStep step, std::span<const std::uint8_t> key,
   const auto salt = salt_or_info.empty() ? std::span<const std::uint8_t>(kZeroSalt) : salt_or_info;
   std::vector<OSSL_PARAM> params = {
       OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digest, 0),
-      OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode), octets(OSSL_KDF_PARAM_KEY, key)};
+      OSSL_PARAM_construct_int(OSSL_KDF_PARAM_MODE, &mode),
+      octet_param(OSSL_KDF_PARAM_KEY, key.data(), key.size())};
   if (step == HkdfStep::Extract) {
-    params.push_back(octets(OSSL_KDF_PARAM_SALT, salt));
+    params.push_back(octet_param(OSSL_KDF_PARAM_SALT, salt.data(), salt.size()));
   } else {
-    params.push_back(octets(OSSL_KDF_PARAM_INFO, salt_or_info));
+    params.push_back(octet_param(OSSL_KDF_PARAM_INFO, salt_or_info.data(), salt_or_info.size()));
   }
   params.push_back(OSSL_PARAM_construct_end());
   if (EVP_KDF_derive(context.get(), out.data(), out.size(), params.data()) != 1) {

@@ -36,7 +36,6 @@ void DataSender::on_echo(const wire::Echo& echo, Microseconds now) {
   // path waited a whole NAK backoff step (1.5 s) while the window filled behind it.
   scheduler_.set_rtt(static_cast<Microseconds>(rate_.srtt() / kMicro),
                      static_cast<Microseconds>(rate_.rttvar() / kMicro));
-  stats_.srtt = rate_.srtt();
 }
 
 void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds now) {
@@ -53,7 +52,6 @@ void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds no
   sample.sending_rate = static_cast<double>(bytes_since_feedback_) / since;
   rate_.on_feedback(sample);
   stats_.peer_lost += feedback.packets_lost;
-  stats_.rate = rate_.rate();
   bytes_since_feedback_ = 0;
   last_feedback_ = now;
   idle_with_tokens_ = false;
@@ -109,6 +107,13 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
     default:
       break;  // nothing else is meant for a data sender
   }
+}
+
+SenderStats DataSender::stats() const {
+  SenderStats out = stats_;
+  out.rate = rate_.rate();
+  out.srtt = rate_.srtt();
+  return out;
 }
 
 wire::CommonHeader DataSender::header(wire::PacketType type) const {

@@ -52,7 +52,8 @@ class DataSender {
 
   State state() const { return state_; }
   wire::CloseCode close_code() const { return close_code_; }
-  const SenderStats& stats() const { return stats_; }
+  // Counters, with the controller's current rate and smoothed RTT.
+  SenderStats stats() const;
   void set_target_rate(double bytes_per_second) { rate_.set_target(bytes_per_second); }
 
  private:

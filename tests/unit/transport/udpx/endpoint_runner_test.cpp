@@ -81,7 +81,6 @@ TEST_CASE("A file crosses loopback through two UDPX endpoints", "[udpx][socket]"
   const auto contents = random_bytes(24 << 20);
   TempFile source_file(contents);
   TempFile sink_file({});
-  const Keys keys;
   asio::io_context io;
   auto sender_socket = DatagramSocket::open(io, kLoopback);
   auto receiver_socket = DatagramSocket::open(io, kLoopback);
