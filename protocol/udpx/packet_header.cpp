@@ -13,9 +13,13 @@ constexpr std::uint8_t kFinalBit = 0x10;
 constexpr std::uint8_t kProbeBit = 0x08;
 constexpr std::uint8_t kReservedBits = 0x07;
 constexpr std::uint8_t kDataOnlyBits = kRetransmissionBit | kFinalBit | kProbeBit;
-constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(PacketType::Xfer);
+constexpr std::uint8_t kLastType = static_cast<std::uint8_t>(PacketType::KeyExchange);
 
-bool is_hello(PacketType type) { return type == PacketType::Hello || type == PacketType::HelloAck; }
+// Packets whose 32-byte front carries a random: the handshake's.
+bool has_random_front(PacketType type) {
+  return type == PacketType::Hello || type == PacketType::HelloAck ||
+         type == PacketType::KeyExchange;
+}
 
 void write_common(ByteWriter& writer, const CommonHeader& header) {
   writer.u8(static_cast<std::uint8_t>((kVersion << 4) | static_cast<std::uint8_t>(header.type)));
@@ -113,7 +117,7 @@ Result<std::array<std::uint8_t, kRandomBytes>> decode_hello_random(
 }
 
 std::size_t associated_data_bytes(PacketType type) {
-  return type == PacketType::Data || is_hello(type) ? kFrontBytes : kCommonHeaderBytes;
+  return type == PacketType::Data || has_random_front(type) ? kFrontBytes : kCommonHeaderBytes;
 }
 
 }  // namespace gridftp::protocol::udpx

@@ -33,6 +33,7 @@ enum class PacketType : std::uint8_t {
   Close = 7,
   CloseAck = 8,
   Xfer = 9,
+  KeyExchange = 10,  // TLS handshake bytes that make the connection secret (§4.1)
 };
 
 struct CommonHeader {
@@ -70,14 +71,15 @@ Result<std::size_t> encode_data_front(const CommonHeader& header, const DataFiel
 // Bytes 16..31 of a DATA packet. Errors: Truncated, ReservedBits (the 3 reserved bytes).
 Result<DataFields> decode_data_fields(std::span<const std::uint8_t> packet);
 
-// HELLO/HELLO_ACK front: the common header and the sender's random.
+// HELLO/HELLO_ACK/KEY_EXCHANGE front: the common header and the sender's random.
 Result<std::size_t> encode_hello_front(const CommonHeader& header,
                                        std::span<const std::uint8_t, kRandomBytes> random,
                                        std::span<std::uint8_t> out);
 Result<std::array<std::uint8_t, kRandomBytes>> decode_hello_random(
     std::span<const std::uint8_t> packet);
 
-// Where the AEAD's associated data ends: 32 for DATA and HELLO/HELLO_ACK, 16 otherwise.
+// Where the AEAD's associated data ends: 32 for DATA, HELLO/HELLO_ACK and KEY_EXCHANGE, 16
+// otherwise.
 std::size_t associated_data_bytes(PacketType type);
 
 }  // namespace gridftp::protocol::udpx

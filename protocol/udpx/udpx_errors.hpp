@@ -10,7 +10,7 @@ namespace gridftp::protocol::udpx {
 enum class Errc {
   Truncated = 1,   // fewer bytes than the packet's layout needs
   BadVersion,      // version field other than 1
-  UnknownType,     // type 10..15 (reserved)
+  UnknownType,     // type 11..15 (reserved)
   ReservedBits,    // a reserved header bit or field set
   VarintTooLarge,  // a value above 2^62 - 1 cannot be written as a varint
   BadRangeList,    // NAK with no range, a zero gap, or ranges that overflow

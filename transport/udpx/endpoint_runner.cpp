@@ -142,9 +142,11 @@ RunOutcome run_handshake(DatagramSocket& socket, Handshake& handshake,
     slot[0].buffer = memory;
     if (auto received = socket.receive_batch(slot); received && *received == 1) {
       ++outcome.datagrams_in;
-      const auto before = handshake.state();
-      if (!handshake.on_datagram(slot[0].buffer.first(slot[0].length), now)) ++outcome.dropped;
-      if (before != handshake.state() && !peer) peer = slot[0].source;
+      if (!handshake.on_datagram(slot[0].buffer.first(slot[0].length), now)) {
+        ++outcome.dropped;
+      } else if (!peer) {
+        peer = slot[0].source;  // the passive side answers whoever opened the first packet
+      }
       if (handshake.state() != Handshake::State::Waiting) break;
       continue;
     }

@@ -2,14 +2,138 @@
 
 #include <algorithm>
 
+#include "protocol/core/errors.hpp"
 #include "security/udpx/packet_protection.hpp"
+#include "security/x509_identity.hpp"
 
 namespace gridftp::transport::udpx {
 namespace {
 
 constexpr std::size_t kHelloOverhead = wire::kFrontBytes + crypto::kTagBytes;
+// TLS bytes per KEY_EXCHANGE packet: fits any path that carries UDPX at all (QUIC's minimum).
+constexpr std::size_t kKeyExchangeChunk = 1200;
+constexpr std::size_t kKeyExchangeDatagram = kKeyExchangeChunk + 64;
+
+// KEY_EXCHANGE packets are sealed under keys anyone can derive from R_a (docs/UDPX.md §1.10):
+// they catch damage and stray datagrams; TLS itself protects what they carry.
+Result<PacketPath> key_exchange_path(const Random& random_active, Side side) {
+  static constexpr std::string_view kLabel = "udpx key exchange v1";
+  auto secret = crypto::hkdf_extract(
+      random_active,
+      std::span(reinterpret_cast<const std::uint8_t*>(kLabel.data()), kLabel.size()));
+  if (!secret) return make_error(secret.error());
+  return PacketPath::for_handshake(*secret, side);
+}
+
+SecretForRandom exporter_of(security::TlsEngine& engine) {
+  return [&engine](const Random& random) -> Result<crypto::Secret> {
+    crypto::Secret secret{};
+    auto exported = engine.export_keying_material(kExporterLabel, random, secret);
+    if (!exported) return make_error(exported.error());
+    return secret;
+  };
+}
 
 }  // namespace
+
+Result<Handshake> Handshake::active(InBandTls tls, const wire::HelloBody& offer,
+                                    std::size_t datagram_bytes) {
+  Handshake handshake(Side::Active, nullptr, offer);
+  handshake.datagram_bytes_ = datagram_bytes;
+  handshake.tls_ = std::move(tls.tls);
+  handshake.expected_peer_ = std::move(tls.expected_peer);
+  if (auto filled = crypto::fill_random(handshake.random_active_); !filled) {
+    return make_error(filled.error());
+  }
+  auto path = key_exchange_path(handshake.random_active_, Side::Active);
+  if (!path) return make_error(path.error());
+  handshake.key_exchange_path_.emplace(std::move(*path));
+  auto client_hello = handshake.tls_->step({});
+  if (!client_hello) return make_error(client_hello.error());
+  handshake.key_exchange_.append(*client_hello);
+  return handshake;
+}
+
+Result<Handshake> Handshake::passive(InBandTls tls, const wire::HelloBody& answer) {
+  Handshake handshake(Side::Passive, nullptr, answer);
+  handshake.tls_ = std::move(tls.tls);
+  handshake.expected_peer_ = std::move(tls.expected_peer);
+  return handshake;
+}
+
+void Handshake::fail(std::string why) {
+  state_ = State::Failed;
+  if (failure_.empty()) failure_ = std::move(why);
+}
+
+Result<void> Handshake::on_tls_complete() {
+  peer_identity_ = tls_->peer_identity();
+  if (!expected_peer_.empty() && !security::same_identity(peer_identity_, expected_peer_)) {
+    return make_error(error_code_for(Condition::UnexpectedDataIdentity));
+  }
+  secret_for_ = exporter_of(tls_->engine());
+  if (side_ == Side::Passive) return {};
+  auto secret = secret_for_(random_active_);
+  if (!secret) return make_error(secret.error());
+  secret_ = *secret;
+  auto path = PacketPath::for_handshake(secret_, Side::Active);
+  if (!path) return make_error(path.error());
+  path_.emplace(std::move(*path));
+  return {};
+}
+
+bool Handshake::on_key_exchange(std::span<std::uint8_t> datagram, Microseconds now) {
+  auto random = wire::decode_hello_random(datagram);
+  if (!random) return false;
+  if (!key_exchange_path_) {
+    // Passive: the first KEY_EXCHANGE that opens picks the connection.
+    if (side_ != Side::Passive) return false;
+    auto path = key_exchange_path(*random, Side::Passive);
+    if (!path || !path->open(datagram)) return false;
+    random_active_ = *random;
+    key_exchange_path_.emplace(std::move(*path));
+  } else if (*random != random_active_ || !key_exchange_path_->open(datagram)) {
+    return false;
+  }
+  // Opened in place: the body sits behind the 32-byte front.
+  const auto body = wire::decode_key_exchange(std::span<const std::uint8_t>(datagram).subspan(
+      wire::kFrontBytes, datagram.size() - wire::kFrontBytes - crypto::kTagBytes));
+  if (!body || !key_exchange_.on_body(*body, now)) return false;
+  const auto received = key_exchange_.take_received();
+  if (received.empty() || tls_->complete()) return true;
+  auto reply = tls_->step(received);
+  if (!reply) {
+    fail("TLS handshake failed: " + (tls_->engine().last_error().empty()
+                                         ? reply.error().message()
+                                         : tls_->engine().last_error()));
+    return true;
+  }
+  key_exchange_.append(*reply);
+  if (tls_->complete()) {
+    if (auto done = on_tls_complete(); !done) {
+      fail(done.error() == Condition::UnexpectedDataIdentity
+               ? "the peer is '" + peer_identity_ + "', not '" + expected_peer_ + "'"
+               : done.error().message());
+    }
+  }
+  return true;
+}
+
+Result<std::size_t> Handshake::next_key_exchange(std::span<std::uint8_t> out, Microseconds now) {
+  if (out.size() < kKeyExchangeDatagram) return make_error(wire::Errc::BufferTooSmall);
+  wire::CommonHeader header;
+  header.type = wire::PacketType::KeyExchange;
+  header.packet_number = key_exchange_path_->take_packet_number();
+  if (auto front = wire::encode_hello_front(header, random_active_, out); !front) {
+    return make_error(front.error());
+  }
+  const auto body = key_exchange_.next_body(kKeyExchangeChunk, now);
+  auto encoded = wire::encode_key_exchange(
+      body, out.subspan(wire::kFrontBytes, kKeyExchangeDatagram - wire::kFrontBytes));
+  if (!encoded) return make_error(encoded.error());
+  return key_exchange_path_->seal(out, header.type, *encoded, header.packet_number,
+                                  crypto::BodyProtection::Encrypt);
+}
 
 Result<Handshake> Handshake::active(SecretForRandom secret_for, const wire::HelloBody& offer,
                                     std::size_t datagram_bytes) {
@@ -40,6 +164,8 @@ bool Handshake::on_hello(std::span<std::uint8_t> datagram, Microseconds now) {
     owe_answer_ = true;
     return true;
   }
+  if (!secret_for_) return false;  // the in-band TLS has not finished
+  if (tls_ && *random != random_active_) return false;
   auto secret = secret_for_(*random);
   if (!secret) return false;
   auto path = PacketPath::for_handshake(*secret, Side::Passive);
@@ -89,10 +215,21 @@ bool Handshake::on_datagram(std::span<std::uint8_t> datagram, Microseconds now) 
   if (side_ == Side::Active && header->type == wire::PacketType::HelloAck) {
     return on_hello_ack(datagram, now);
   }
+  if (header->type == wire::PacketType::KeyExchange && tls_ && state_ == State::Waiting) {
+    return on_key_exchange(datagram, now);
+  }
   return false;
 }
 
 Result<std::size_t> Handshake::next_datagram(std::span<std::uint8_t> out, Microseconds now) {
+  if (tls_ && state_ == State::Waiting) {
+    if (key_exchange_.failed()) {
+      fail("no answer to the UDPX key exchange");
+      return std::size_t{0};
+    }
+    if (key_exchange_path_ && key_exchange_.has_due(now)) return next_key_exchange(out, now);
+  }
+  if (!path_) return std::size_t{0};  // keys not made yet
   const bool hello_due = side_ == Side::Active && state_ == State::Waiting &&
                          (last_sent_ < 0 || now - last_sent_ >= retry_);
   if (side_ == Side::Active && hello_due && attempts_ > 0) retry_ *= 2;
@@ -132,10 +269,14 @@ Result<std::size_t> Handshake::next_datagram(std::span<std::uint8_t> out, Micros
 
 Microseconds Handshake::next_wakeup(Microseconds now) const {
   if (owe_answer_) return now;
-  if (side_ == Side::Active && state_ == State::Waiting) {
-    return last_sent_ < 0 ? now : last_sent_ + retry_;
+  Microseconds wake = now + 1'000'000;
+  if (side_ == Side::Active && state_ == State::Waiting && path_) {
+    wake = last_sent_ < 0 ? now : last_sent_ + retry_;
   }
-  return now + 1'000'000;
+  if (tls_ && state_ == State::Waiting && key_exchange_path_) {
+    wake = std::min(wake, key_exchange_.next_wakeup(now));
+  }
+  return wake;
 }
 
 }  // namespace gridftp::transport::udpx

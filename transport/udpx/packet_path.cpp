@@ -6,7 +6,8 @@ namespace gridftp::transport::udpx {
 namespace {
 
 bool is_handshake(wire::PacketType type) {
-  return type == wire::PacketType::Hello || type == wire::PacketType::HelloAck;
+  return type == wire::PacketType::Hello || type == wire::PacketType::HelloAck ||
+         type == wire::PacketType::KeyExchange;
 }
 
 Result<crypto::PacketProtection> keys_of(const crypto::Secret& secret) {

@@ -73,7 +73,7 @@ TEST_CASE("Headers that break the rules are refused with their reason", "[udpx]"
     REQUIRE(decode_common_header(out).error() == Errc::BadVersion);
   }
   SECTION("a reserved type") {
-    out[0] = 0x1A;
+    out[0] = 0x1B;
     REQUIRE(decode_common_header(out).error() == Errc::UnknownType);
   }
   SECTION("a reserved bit") {

@@ -9,7 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "security/gsi_handshake.hpp"
+#include "security/tls_contexts.hpp"
 #include "security/udpx/key_schedule.hpp"
+#include "tests/unit/security/test_pki.hpp"
 
 using namespace gridftp::transport::udpx;
 namespace wire = gridftp::protocol::udpx;
@@ -126,4 +129,92 @@ TEST_CASE("A HELLO from someone without the session's secret is ignored", "[udpx
   damaged[40] ^= 1;
   passive.on_datagram(damaged, 2'000);
   CHECK(passive.state() == Handshake::State::Waiting);
+}
+
+namespace {
+
+namespace security = gridftp::security;
+using security::testing::kHostDn;
+using security::testing::kUserDn;
+using security::testing::test_pki;
+
+// DCAU A's data-channel TLS for one side: both sides hold the user's proxy, as two servers
+// with the same delegated credential (or gridcp and a server) do.
+InBandTls dcau_tls(bool client, const security::Credential& own, std::string expected) {
+  auto context = security::make_gsi_data_context(
+      own, test_pki().trust_store(), client ? security::TlsRole::Client : security::TlsRole::Server,
+      security::DataProtection::Private, false);
+  REQUIRE(context);
+  security::GsiOptions options;
+  options.ssl_compatible = true;
+  auto tls = security::GsiHandshake::create(
+      context->get(),
+      client ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server, options);
+  REQUIRE(tls);
+  return InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)), std::move(expected)};
+}
+
+// Hands datagrams between two handshakes until both are done (or `limit` exchanges pass);
+// `lose(n)` says whether the n-th datagram is lost.
+template <typename Lose>
+void exchange(Handshake& active, Handshake& passive, Lose lose, Microseconds& now) {
+  int sent = 0;
+  for (int turn = 0; turn < 400; ++turn) {
+    const bool done =
+        active.state() != Handshake::State::Waiting && passive.state() != Handshake::State::Waiting;
+    if (done) return;
+    bool moved = false;
+    for (auto* from : {&active, &passive}) {
+      auto* to = from == &active ? &passive : &active;
+      for (;;) {
+        auto datagram = next(*from, now);
+        if (datagram.empty()) break;
+        moved = true;
+        if (!lose(sent++)) to->on_datagram(datagram, now + 1000);
+      }
+    }
+    now = moved ? now + 1000 : std::min(active.next_wakeup(now), passive.next_wakeup(now));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("A TLS handshake in KEY_EXCHANGE packets gives both sides the connection keys",
+          "[udpx]") {
+  auto active = Handshake::active(dcau_tls(true, test_pki().user_proxy(), std::string(kUserDn)),
+                                  offer(), 1452);
+  REQUIRE(active);
+  auto passive =
+      Handshake::passive(dcau_tls(false, test_pki().user_proxy(), std::string(kUserDn)), {});
+  REQUIRE(passive);
+  Microseconds now = 1'000'000;
+  SECTION("over a clean path") {
+    exchange(
+        *active, *passive, [](int) { return false; }, now);
+  }
+  SECTION("when every third datagram is lost") {
+    exchange(
+        *active, *passive, [](int n) { return n % 3 == 1; }, now);
+  }
+  REQUIRE(active->state() == Handshake::State::Ready);
+  REQUIRE(passive->state() == Handshake::State::Ready);
+  CHECK(active->peer_identity() == kUserDn);
+  CHECK(passive->peer_identity() == kUserDn);
+  CHECK(passive->peer_hello().target_rate_bps == offer().target_rate_bps);
+  check_traffic(active->path(), passive->path());
+  check_traffic(passive->path(), active->path());
+}
+
+TEST_CASE("An in-band TLS peer with another identity than DCAU expects is refused", "[udpx]") {
+  auto active = Handshake::active(dcau_tls(true, test_pki().user_proxy(), std::string(kHostDn)),
+                                  offer(), 1452);
+  REQUIRE(active);
+  auto passive = Handshake::passive(dcau_tls(false, test_pki().host(), std::string(kHostDn)), {});
+  REQUIRE(passive);
+  Microseconds now = 1'000'000;
+  exchange(
+      *active, *passive, [](int) { return false; }, now);
+  CHECK(passive->state() == Handshake::State::Failed);
+  CHECK(passive->failure().find(std::string(kUserDn)) != std::string::npos);
+  CHECK(active->state() != Handshake::State::Ready);
 }
