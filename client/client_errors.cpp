@@ -22,6 +22,10 @@ class ClientCategory final : public std::error_category {
         return "cancelled after the other side failed";
       case ClientErrc::DataPeerMismatch:
         return "the data connection's peer does not hold our identity (DCAU A)";
+      case ClientErrc::UdpxNeedsDcau:
+        return "-udp needs gsiftp:// with data channel authentication (UDPX keys come from it)";
+      case ClientErrc::UdpxFailed:
+        return "the UDPX transfer failed";
     }
     return "unknown client error";
   }
@@ -31,6 +35,8 @@ class ClientCategory final : public std::error_category {
         return Condition::TransferAborted;
       case ClientErrc::DataPeerMismatch:
         return Condition::UnexpectedDataPeer;
+      case ClientErrc::UdpxFailed:
+        return Condition::TransferAborted;
       default:
         return {value, *this};
     }

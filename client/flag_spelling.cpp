@@ -9,7 +9,7 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 48> kLongFlags{
+constexpr std::array<std::string_view, 52> kLongFlags{
     "vb",
     "verbose",
     "quiet",
@@ -60,6 +60,10 @@ constexpr std::array<std::string_view, 48> kLongFlags{
     // gridcp's own, spelled either way like the rest so scripts need not care.
     "json",
     "no-progress",
+    "udp",
+    "rate",
+    "min-rate",
+    "policy",
 };
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "client/copy/url_pair_list.hpp"
 #include "client/flag_spelling.hpp"
 #include "client/report/reporters.hpp"
+#include "protocol/control/net_stack.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
 
@@ -51,6 +52,10 @@ struct Flags {
   bool no_dcau = false;       // -nodcau: DCAU N
   bool data_safe = false;     // -dcsafe: PROT S
   bool data_private = false;  // -dcpriv: PROT P
+  bool udp = false;           // -udp: the UDPX data channel
+  std::string rate;           // --rate, bit/s with k/M/G
+  std::string min_rate;       // --min-rate
+  std::string policy;         // --policy
   unsigned concurrency = 1;   // -cc
   bool pipelining = false;    // -pp
   bool sync = false;          // -sync
@@ -135,6 +140,13 @@ void add_flags(CLI::App& app, Flags& flags) {
                "gsiftp: integrity-protected data channels (PROT S)");
   app.add_flag("--dcpriv,--data-channel-private", flags.data_private,
                "gsiftp: encrypted data channels (PROT P)");
+  app.add_flag("--udp", flags.udp,
+               "gsiftp: move the data over UDPX, the rate-controlled UDP channel (SITE "
+               "SETNETSTACK udpx); get, put and third-party between gridftpd servers");
+  app.add_option("--rate", flags.rate, "-udp: target rate in bit/s (k, M, G suffixes: 500M)");
+  app.add_option("--min-rate", flags.min_rate, "-udp: rate never to go below, bit/s");
+  app.add_option("--policy", flags.policy, "-udp: fixed, high, fair (default) or low")
+      ->check(CLI::IsMember({"fixed", "high", "fair", "low"}));
   add_engine_flags(app, flags);
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }
@@ -241,6 +253,36 @@ std::optional<gridftp::client::DataSecurityLevel> data_security_level(const Flag
   return level;
 }
 
+// -udp with its rates, checked here so a bad rate is refused before any connection.
+bool udpx_request(const Flags& flags, std::optional<gridftp::client::UdpxRequest>& out) {
+  if (!flags.udp) {
+    if (!flags.rate.empty() || !flags.min_rate.empty() || !flags.policy.empty()) {
+      std::cerr << "gridcp: error: --rate, --min-rate and --policy go with -udp\n";
+      return false;
+    }
+    return true;
+  }
+  if (flags.parallel || flags.fast || flags.no_dcau) {
+    std::cerr << "gridcp: error: -udp cannot be combined with -p, -fast or -nodcau (UDPX is one "
+                 "flow, keyed by data channel authentication)\n";
+    return false;
+  }
+  gridftp::client::UdpxRequest request;
+  for (auto [text, slot] :
+       {std::pair{&flags.rate, &request.rate_bps}, std::pair{&flags.min_rate, &request.min_bps}}) {
+    if (text->empty()) continue;
+    auto rate = gridftp::protocol::control::parse_rate(*text);
+    if (!rate || *rate == 0) {
+      std::cerr << "gridcp: error: bad rate '" << *text << "' (bit/s, e.g. 500M)\n";
+      return false;
+    }
+    *slot = *rate;
+  }
+  if (!flags.policy.empty()) request.policy = flags.policy;
+  out = request;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,6 +341,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.transfer.data_security = *data_security;
+  if (!udpx_request(flags, options.transfer.udpx)) {
+    return 1;
+  }
   // guc -help: "-fast ... Use MODE E for all data transfers"; -p already means MODE E.
   options.transfer.parallelism =
       flags.parallel ? flags.parallel : (flags.fast ? std::optional<unsigned>(1) : std::nullopt);

@@ -150,7 +150,7 @@ bool FileWorker::copy(const QueuedTask& queued, bool already_started) {
     ++end.attempts;
     sessions_.clear_failures();
     std::uint64_t bytes = 0;
-    auto result = attempt(task, restart, std::ref(throttle), bytes);
+    auto result = attempt(task, restart, std::ref(throttle), bytes, end.udpx);
     end.bytes += bytes;
     if (result) {
       end.result = *result;
@@ -209,7 +209,7 @@ Result<bool> FileWorker::checksums_match(const CopyTask& task) {
 
 Result<FileResult> FileWorker::attempt(const CopyTask& task, RestartState& restart,
                                        const std::function<void(std::uint64_t)>& on_progress,
-                                       std::uint64_t& bytes) {
+                                       std::uint64_t& bytes, std::optional<NetworkFigures>& udpx) {
   if (task.copy_only_if_checksums_differ) {
     auto same = checksums_match(task);
     if (!same) {
@@ -251,6 +251,7 @@ Result<FileResult> FileWorker::attempt(const CopyTask& task, RestartState& resta
     return make_error(stats.error());
   }
   bytes = stats->bytes;
+  udpx = stats->udpx;
   return FileResult::Copied;
 }
 

@@ -33,7 +33,7 @@ class FileWorker {
  private:
   Result<FileResult> attempt(const CopyTask& task, RestartState& restart,
                              const std::function<void(std::uint64_t)>& on_progress,
-                             std::uint64_t& bytes);
+                             std::uint64_t& bytes, std::optional<NetworkFigures>& udpx);
   Result<bool> checksums_match(const CopyTask& task);
   void report_start(const QueuedTask& queued);
 

@@ -36,6 +36,17 @@ std::string bytes_line(const FileEnd& end) {
   return text;
 }
 
+// After a UDPX transfer, what its engine saw (docs/UDPX.md §8).
+std::string udpx_line(const NetworkFigures& udpx) {
+  char text[192];
+  std::snprintf(text, sizeof text,
+                "UDPX: %.1f Mb/s, RTT %.1f ms, loss %.2f%%, sending cost %.2f%%, receiving cost "
+                "%.2f%%\n",
+                udpx.rate_bps / 1e6, udpx.rtt_ms, udpx.loss * 100, udpx.sending_cost * 100,
+                udpx.receiving_cost * 100);
+  return text;
+}
+
 }  // namespace
 
 std::string file_report_text(const FileStart& start, const FileEnd& end, LineStyle style) {
@@ -43,11 +54,12 @@ std::string file_report_text(const FileStart& start, const FileEnd& end, LineSty
     return {};
   }
   if (style == LineStyle::Summary) {
-    return summary_line(start, end);
+    return summary_line(start, end) + (end.udpx ? udpx_line(*end.udpx) : "");
   }
   std::string text = "Source: " + start.source + "\nDest:   " + start.dest + "\n";
   if (style == LineStyle::VerboseBytes && end.result == FileResult::Copied) {
     text += bytes_line(end);
+    if (end.udpx) text += udpx_line(*end.udpx);
   }
   return text;
 }

@@ -86,6 +86,19 @@ Result<void> Session::set_parallelism(unsigned streams) {
   return {};
 }
 
+Result<void> Session::use_net_stack(const std::string& stack) {
+  if (stack == net_stack_) {
+    return {};
+  }
+  if (auto reply =
+          control_->command_expecting("SITE SETNETSTACK " + stack, rc::kClassPositiveCompletion);
+      !reply) {
+    return make_error(reply.error());
+  }
+  net_stack_ = stack;
+  return {};
+}
+
 Result<void> Session::use_data_security(const DataSecurityLevel& level) {
   if (!gsi_) {
     return {};

@@ -70,6 +70,9 @@ class Session {
   Result<void> use_binary_type();
   // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
   Result<void> use_extended_block_mode(bool extended);
+  // SITE SETNETSTACK <stack> ("default" or "udpx[:...]"), sent only when it changes; a new
+  // session starts on "default" and sends nothing for it. Errors: rejected_reply_error().
+  Result<void> use_net_stack(const std::string& stack);
   // OPTS RETR Parallelism=n,n,n; sent only when n changes (docs/WIRE.md §1.5).
   Result<void> set_parallelism(unsigned streams);
   // CKSM <alg> <offset|0> <length|-1> path → the lower-case hex digest. Errors: a refusal
@@ -131,7 +134,8 @@ class Session {
   bool transfer_began_ = false;
   bool binary_type_ = false;
   bool extended_block_mode_ = false;
-  unsigned parallelism_ = 0;                      // 0: never sent
+  unsigned parallelism_ = 0;  // 0: never sent
+  std::string net_stack_ = "default";
   std::shared_ptr<const GsiCredentials> gsi_;     // null for ftp://
   GsiControlChannel* gsi_channel_ = nullptr;      // owned by control_; null for ftp://
   FtpsControlChannel* ftps_channel_ = nullptr;    // owned by control_; set for ftps://

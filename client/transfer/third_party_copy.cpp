@@ -207,7 +207,7 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   }
   std::uint64_t bytes = *range ? (*range)->length : size_bytes.value_or(marker_bytes);
   bytes = bytes > held_before ? bytes - held_before : 0;
-  return TransferStats{bytes, Clock::now() - start};
+  return TransferStats{bytes, Clock::now() - start, std::nullopt};
 }
 
 }  // namespace gridftp::client

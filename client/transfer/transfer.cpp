@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "client/data/mode_e_transfer.hpp"
+#include "client/data/udpx_data.hpp"
 #include "client/report/progress_ticker.hpp"
 #include "client/storage/checksum_check.hpp"
 #include "client/storage/local_source.hpp"
@@ -217,12 +218,21 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
                               : ProgressTicker::Report{});
   auto* written =
       options.restart != nullptr && resumable ? &options.restart->local_ranges : nullptr;
-  auto bytes = options.parallelism
-                   ? receive_mode_e(session, *staged,
-                                    ModeEReceiveRequest{command, *options.parallelism, local_offset,
-                                                        resume.rest, written},
-                                    progress)
-                   : receive_stream(session, command, *staged, local_offset, resume.rest, progress);
+  std::optional<NetworkFigures> figures;
+  Result<std::uint64_t> bytes = std::uint64_t{0};
+  if (options.udpx) {
+    // UDPX blocks carry their file offsets: a -off window lands at its own offset, as in guc.
+    auto received = receive_udpx(session, command, *staged, *options.udpx, progress);
+    if (received) figures = *received;
+    bytes = received ? Result<std::uint64_t>(received->bytes) : make_error(received.error());
+  } else if (options.parallelism) {
+    bytes = receive_mode_e(
+        session, *staged,
+        ModeEReceiveRequest{command, *options.parallelism, local_offset, resume.rest, written},
+        progress);
+  } else {
+    bytes = receive_stream(session, command, *staged, local_offset, resume.rest, progress);
+  }
   if (!bytes) {
     return make_error(bytes.error());
   }
@@ -236,7 +246,7 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   if (auto committed = staged->commit(); !committed) {
     return make_error(committed.error());
   }
-  return TransferStats{*bytes, Clock::now() - start};
+  return TransferStats{*bytes, Clock::now() - start, figures};
 }
 
 Result<TransferStats> put_file(Session& session, const std::string& local_path,
@@ -272,20 +282,30 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
                                   options.on_progress(bytes + held);
                                 })
                               : ProgressTicker::Report{});
-  auto bytes =
-      options.parallelism
-          ? send_mode_e(session, *source,
+  std::optional<NetworkFigures> figures;
+  Result<std::uint64_t> bytes = std::uint64_t{0};
+  if (options.udpx) {
+    auto allocated = send_allocate(session, allocate);
+    auto sent = allocated ? send_udpx(session, command, *source, local_offset, length,
+                                      *options.udpx, progress)
+                          : make_error(allocated.error());
+    if (sent) figures = *sent;
+    bytes = sent ? Result<std::uint64_t>(length) : make_error(sent.error());
+  } else if (options.parallelism) {
+    bytes = send_mode_e(session, *source,
                         ModeESendRequest{command, allocate, *options.parallelism,
                                          options.block_size_bytes, local_offset, length, &progress,
-                                         range->has_value() ? nullptr : options.restart})
-          : send_stream(session, *source, command, allocate, local_offset, length, progress);
+                                         range->has_value() ? nullptr : options.restart});
+  } else {
+    bytes = send_stream(session, *source, command, allocate, local_offset, length, progress);
+  }
   if (!bytes) {
     return make_error(bytes.error());
   }
   if (auto verified = verify_remote(session, remote_path, *range, *expected, options); !verified) {
     return make_error(verified.error());
   }
-  return TransferStats{*bytes, Clock::now() - start};
+  return TransferStats{*bytes, Clock::now() - start, figures};
 }
 
 Result<TransferStats> copy_local_file(const std::string& source_path,
@@ -317,7 +337,7 @@ Result<TransferStats> copy_local_file(const std::string& source_path,
   if (auto committed = staged->commit(); !committed) {
     return make_error(committed.error());
   }
-  return TransferStats{total, Clock::now() - start};
+  return TransferStats{total, Clock::now() - start, std::nullopt};
 }
 
 Result<std::vector<protocol::listing::ListingEntry>> list_directory(

@@ -13,6 +13,7 @@
 #include "client/data/data_security_plan.hpp"
 #include "client/session/session.hpp"
 #include "client/transfer/restart_state.hpp"
+#include "client/transfer/transfer_observer.hpp"
 #include "client/transfer/transfer_plan.hpp"
 #include "protocol/listing/listing_entry.hpp"
 #include "security/digest.hpp"
@@ -22,6 +23,7 @@ namespace gridftp::client {
 struct TransferStats {
   std::uint64_t bytes = 0;
   Clock::duration elapsed{};
+  std::optional<NetworkFigures> udpx;  // get/put over UDPX: what the engine measured
 };
 
 struct TransferOptions {
@@ -33,6 +35,8 @@ struct TransferOptions {
   std::optional<security::DigestAlgorithm> verify_checksum;  // -verify-checksum [-checksum-alg]
   // gsiftp data channels: -nodcau, -dcsafe, -dcpriv (ignored on ftp:// sessions).
   DataSecurityLevel data_security;
+  // -udp: the UDPX data channel instead of TCP (get, put and third-party; not with -p).
+  std::optional<UdpxRequest> udpx;
   // Cumulative bytes of the file so far: get and put count the data moved here (a few calls a
   // second, from the data threads), third-party reads the dest's 112 performance markers.
   std::function<void(std::uint64_t bytes)> on_progress;

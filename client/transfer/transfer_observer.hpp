@@ -13,6 +13,17 @@
 
 namespace gridftp::client {
 
+// A UDPX transfer's figures (docs/UDPX.md §8), for the -vb line and --json.
+struct NetworkFigures {
+  std::uint64_t bytes = 0;  // file bytes moved
+  double rate_bps = 0;      // effective, file bits per second of the data phase
+  double rtt_ms = 0;
+  double loss = 0;            // fraction of DATA packets lost (sender side)
+  double sending_cost = 0;    // payload sent beyond the file / file
+  double receiving_cost = 0;  // duplicate DATA / DATA received
+  std::uint64_t dropped = 0;  // datagrams refused: forged, replayed, malformed
+};
+
 struct FileStart {
   std::size_t id = 0;
   std::string source;  // URLs as the user would spell them
@@ -32,8 +43,9 @@ struct FileEnd {
   FileResult result = FileResult::Copied;
   std::uint64_t bytes = 0;  // bytes moved in this run (a resumed file counts only what moved)
   Clock::duration elapsed{};
-  unsigned attempts = 1;  // 1 + restarts after failures (-rst)
-  std::string error;      // Failed: one line, names the file and says what went wrong
+  unsigned attempts = 1;               // 1 + restarts after failures (-rst)
+  std::string error;                   // Failed: one line, names the file and says what went wrong
+  std::optional<NetworkFigures> udpx;  // a get or put over UDPX
 };
 
 class TransferObserver {

@@ -22,6 +22,20 @@ Result<std::optional<PartialRange>> resolve_range(const RangeRequest& request,
   return std::optional<PartialRange>{PartialRange{offset, length}};
 }
 
+std::string net_stack_argument(const std::optional<UdpxRequest>& udpx) {
+  if (!udpx) {
+    return "default";
+  }
+  std::string options;
+  const auto add = [&options](std::string_view key, const std::string& value) {
+    options += (options.empty() ? "" : ";") + std::string(key) + "=" + value;
+  };
+  if (udpx->rate_bps) add("rate", std::to_string(*udpx->rate_bps));
+  if (udpx->min_bps) add("min", std::to_string(*udpx->min_bps));
+  if (udpx->policy) add("policy", *udpx->policy);
+  return options.empty() ? "udpx" : "udpx:" + options;
+}
+
 std::string retrieve_command(const std::string& path, const std::optional<PartialRange>& range) {
   if (!range) {
     return "RETR " + path;

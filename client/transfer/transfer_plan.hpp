@@ -44,6 +44,18 @@ std::string store_command(const std::string& path, const std::optional<PartialRa
 // else the whole size; nullopt when neither is known.
 std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_bytes,
                                               const std::optional<PartialRange>& range);
+// -udp: the UDPX data channel (docs/UDPX.md §7), with --rate, --min-rate and --policy.
+struct UdpxRequest {
+  std::optional<std::uint64_t> rate_bps;
+  std::optional<std::uint64_t> min_bps;
+  std::optional<std::string> policy;  // fixed, high, fair or low
+  friend bool operator==(const UdpxRequest&, const UdpxRequest&) = default;
+};
+
+// The SITE SETNETSTACK argument for `udpx`: "udpx", or "udpx:rate=900000000;policy=fair";
+// "default" (TCP) without it.
+std::string net_stack_argument(const std::optional<UdpxRequest>& udpx);
+
 // "OPTS RETR Parallelism=4,4,4;".
 std::string parallelism_command(unsigned streams);
 // "CKSM MD5 0 -1 p" for a whole file, "CKSM MD5 <offset> <length> p" for a range.

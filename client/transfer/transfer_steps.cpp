@@ -14,7 +14,10 @@ Result<void> prepare_session(Session& session, const TransferOptions& options) {
   if (auto moded = session.use_extended_block_mode(options.parallelism.has_value()); !moded) {
     return moded;
   }
-  return session.use_data_security(options.data_security);
+  if (auto secured = session.use_data_security(options.data_security); !secured) {
+    return secured;
+  }
+  return session.use_net_stack(net_stack_argument(options.udpx));
 }
 
 Result<ParsedReply> begin_stream_transfer(Session& session, DataConnection& data,

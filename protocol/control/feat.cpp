@@ -28,7 +28,8 @@ Reply feat_reply(bool gsi, bool tls) {
                   "UNIX.gid*;Unique*;",
                   "End.",
               }};
-  if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
+  // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1), so it is offered where DCAU is.
+  if (gsi) reply.lines.insert(reply.lines.end() - 1, {" DCAU", " UDPX"});
   if (tls) reply.lines.insert(reply.lines.end() - 1, {" AUTH TLS", " PBSZ", " PROT"});
   return reply;
 }
@@ -51,7 +52,7 @@ Reply site_help_reply() {
   return Reply{reply_code::kHelp,
                {
                    "The following SITE commands are recognized:",
-                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK",
+                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK    UDPX",
                    "End",
                }};
 }

@@ -129,6 +129,12 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   timeouts.read_integer("shutdown_grace_seconds", c.timeouts.shutdown_grace_seconds);
   timeouts.report_unknown_keys();
 
+  TableReader udpx(section(root, "udpx", problems), "udpx", problems);
+  udpx.read_integer("default_rate_bps", c.udpx.default_rate_bps);
+  udpx.read_integer("max_rate_bps", c.udpx.max_rate_bps);
+  udpx.read_integer("idle_timeout_seconds", c.udpx.idle_timeout_seconds);
+  udpx.report_unknown_keys();
+
   TableReader anonymous(section(root, "anonymous", problems), "anonymous", problems);
   anonymous.read_bool("enabled", c.anonymous.enabled);
   anonymous.read_path("root", c.anonymous.root);
@@ -164,8 +170,9 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.report_unknown_keys();
 }
 
-const std::set<std::string, std::less<>> kSections{
-    "listen", "server", "limits", "timeouts", "anonymous", "accounts", "gsi", "tls", "logging"};
+const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
+                                                   "anonymous", "accounts", "gsi",    "tls",
+                                                   "logging",   "udpx"};
 
 }  // namespace
 

@@ -79,6 +79,13 @@ struct LoggingConfig {
   std::filesystem::path transfer_log;
 };
 
+// The UDPX data channel (docs/UDPX.md §8): rates in bit/s.
+struct UdpxConfig {
+  std::uint64_t default_rate_bps = 1'000'000'000;  // a client that names no rate gets this
+  std::uint64_t max_rate_bps = 0;                  // per transfer; 0: no cap
+  unsigned idle_timeout_seconds = 30;              // no packet from the peer: 426
+};
+
 struct ServerConfig {
   ListenConfig listen;
   ServerSection server;
@@ -89,6 +96,7 @@ struct ServerConfig {
   GsiConfig gsi;
   TlsConfig tls;
   LoggingConfig logging;
+  UdpxConfig udpx;
 };
 
 // Outcome of loading: the config, or every problem found, each naming the key and its line.

@@ -5,7 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "transport/udpx/udpx_transfer.hpp"
 
 namespace spdlog {
 class logger;
@@ -26,6 +29,8 @@ struct TransferRecord {
   std::chrono::steady_clock::duration duration{};
   bool ok = false;
   std::string error;
+  std::string network = "tcp";  // the data channel: tcp or udpx (SITE SETNETSTACK)
+  std::optional<transport::udpx::UdpxTransferReport> udpx;  // its figures (docs/UDPX.md §8)
 };
 
 std::string format_transfer_record(const TransferRecord& record,

@@ -17,6 +17,7 @@
 #include "server/data/data_channel.hpp"
 #include "server/data/mode_e_streams.hpp"
 #include "server/data/stream_transfer.hpp"
+#include "server/data/udpx_channel.hpp"
 #include "server/logging/transfer_log.hpp"
 #include "server/session/control_security.hpp"
 #include "server/session/reply_writer.hpp"
@@ -55,6 +56,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_stat(const std::string& argument);
   transport::awaitable<void> on_site(const std::string& argument);
   void on_set_net_stack(const std::string& stack);
+  void on_site_udpx(const std::string& argument);
   transport::awaitable<void> on_type(const std::string& argument);
   transport::awaitable<void> on_mode(const std::string& argument);
   transport::awaitable<void> on_stru(const std::string& argument);
@@ -136,6 +138,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   template <typename Operation>
   std::optional<std::string> run_on_path(const std::string& argument, Operation operation);
   bool require_data_channel_or_reply();
+  // UDPX (session_udpx.cpp): chosen by SETNETSTACK and given an address by PASV/PORT.
+  bool udpx_ready() const;
+  transport::awaitable<Result<void>> run_udpx(TransferJob& job);
 
   void start_transfer(TransferJob job);
   transport::awaitable<void> run_transfer(TransferJob job);
@@ -167,6 +172,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
                                           const char* command);
   asio::ip::address data_address() const;
+  // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
+  Result<std::uint16_t> listen_passive(const asio::ip::address& address);
+  void set_active_peer(const asio::ip::address& address, std::uint16_t port);
 
   std::string tag() const;
   void leave_registry();
@@ -189,6 +197,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   ControlSecurity security_;
   TransferSettings settings_;
   DataChannel data_channel_;
+  UdpxChannel udpx_;
 
   // The running transfer, if any.
   bool transfer_active_ = false;
@@ -196,6 +205,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::shared_ptr<tcp::socket> data_socket_;
   std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
   std::vector<std::string> transfer_links_;  // each data connection's TLS, for the log
+  std::string transfer_detail_;  // why the running transfer failed, beyond its reply code
   StreamCache stream_cache_;
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
   TransferProgress progress_;

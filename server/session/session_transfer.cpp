@@ -16,6 +16,19 @@ namespace rc = protocol::control::reply_code;
 using transport::use_awaitable;
 
 bool ControlSession::require_data_channel_or_reply() {
+  if (udpx_.enabled()) {
+    if (!udpx_.is_configured()) {
+      send(rc::kCannotOpenData, "Use PORT or PASV first (the UDPX data channel needs an address).");
+      return false;
+    }
+    // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1): without it there is no key that
+    // both ends authenticated, and UDPX is refused before the transfer begins.
+    const auto security = data_security();
+    if (security && *security && !(*security)->ftps) return true;
+    send(rc::kProtectionLevelDenied,
+         "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
+    return false;
+  }
   if (data_channel_.is_configured() || (settings_.mode_e && !stream_cache_.is_empty())) return true;
   send(rc::kCannotOpenData, "Use PORT or PASV first.");
   return false;
@@ -26,6 +39,7 @@ void ControlSession::start_transfer(TransferJob job) {
   abort_requested_ = false;
   progress_.bytes = 0;
   transfer_links_.clear();
+  transfer_detail_.clear();
   ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
@@ -48,7 +62,9 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
          std::string("Opening ") + settings_.type_name() + " mode data connection.");
   }
   Result<void> outcome;
-  if (settings_.mode_e) {
+  if (udpx_.enabled()) {
+    outcome = co_await run_udpx(job);
+  } else if (settings_.mode_e) {
     // if/else, not ?: — GCC 12 miscompiles co_await inside a conditional expression.
     if (job.upload) {
       outcome = co_await receive_mode_e(job);
@@ -133,7 +149,9 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   if (outcome) {
     send(rc::kClosingData, "Transfer complete.");
   } else {
-    send(protocol::control::reply_for_error(outcome.error()));
+    auto reply = protocol::control::reply_for_error(outcome.error());
+    if (!transfer_detail_.empty()) reply.lines.back() += " " + transfer_detail_ + ".";
+    send(std::move(reply));
   }
   TransferRecord record;
   record.session_id = id_;
@@ -151,6 +169,11 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
     record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();
+  if (!transfer_detail_.empty()) record.error += ": " + transfer_detail_;
+  if (udpx_.enabled()) {
+    record.network = "udpx";
+    record.udpx = udpx_.last_report;
+  }
   services_.transfer_log.write(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   if (outcome) {

@@ -104,7 +104,8 @@ def test_unknown_command_gets_500():
 def test_setnetstack_refuses_udt_with_advice_and_names_bad_stacks():
     """SITE SETNETSTACK (docs/UDPX.md §7): globus-url-copy -udt sends "udt,gsi"; gridftpd's
     UDP channel is not UDT4, so it says what to use instead. TCP stays selectable, unknown
-    drivers and bad udpx options are named, and the session carries on."""
+    drivers and bad udpx options are named, udpx without DCAU is refused at the transfer, bad
+    SITE UDPX arguments get 501, and the session carries on."""
     fx = Fixture()
     ctl = fx.raw()
     try:
@@ -118,11 +119,27 @@ def test_setnetstack_refuses_udt_with_advice_and_names_bad_stacks():
         assert code == 504 and "'quic'" in text, f"quic: {code} {text!r}"
         code, text = ctl.cmd("SITE SETNETSTACK udpx:policy=greedy")
         assert code == 501 and "policy=greedy" in text, f"bad option: {code} {text!r}"
-        # Until RETR/STOR can run over UDPX, asking for it is refused, not accepted and ignored.
-        code, text = ctl.cmd("SITE SETNETSTACK udpx:rate=1G")
-        assert code == 504 and "TCP stays in use" in text, f"udpx: {code} {text!r}"
+        # UDPX is accepted with its effective settings; on a session without DCAU (this one
+        # logged in with a password) a transfer over it is then refused before it begins.
+        code, text = ctl.cmd("SITE SETNETSTACK udpx:rate=1G;policy=high")
+        assert code == 200 and "rate=1000000000" in text and "policy=high" in text, \
+            f"udpx: {code} {text!r}"
+        code, text = ctl.cmd("RETR hello.txt")
+        assert code == 425 and "PASV" in text, f"RETR before PASV under udpx: {code} {text!r}"
+        assert ctl.cmd("PASV")[0] == 227
+        code, text = ctl.cmd("RETR hello.txt")
+        assert code == 536 and "DCAU" in text, f"RETR over udpx without DCAU: {code} {text!r}"
+        for argument in ("", "RATE", "RATE fast", "BOGUS"):
+            code, text = ctl.cmd(f"SITE UDPX {argument}")
+            assert code == 501, f"SITE UDPX {argument}: {code} {text!r}"
+        code, text = ctl.cmd("SITE UDPX RATE 100M")
+        assert code == 503 and "No UDPX transfer" in text, f"RATE idle: {code} {text!r}"
+        code, text = ctl.cmd("SITE UDPX STAT")
+        assert code == 200 and "no UDPX transfer yet" in text, f"STAT: {code} {text!r}"
+        assert ctl.cmd("SITE SETNETSTACK default")[0] == 200
         code, text = ctl.cmd("SITE HELP")
-        assert code == 214 and "SETNETSTACK" in text, f"SITE HELP: {code} {text!r}"
+        assert code == 214 and "SETNETSTACK" in text and "UDPX" in text, \
+            f"SITE HELP: {code} {text!r}"
         assert ctl.cmd("NOOP")[0] == 200
     finally:
         ctl.close()

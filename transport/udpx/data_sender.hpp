@@ -6,6 +6,7 @@
 // that owns the socket decides when to ask, and tests can drive it in virtual time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -55,6 +56,10 @@ class DataSender {
   // Counters, with the controller's current rate and smoothed RTT.
   SenderStats stats() const;
   void set_target_rate(double bytes_per_second) { rate_.set_target(bytes_per_second); }
+  // File bytes the receiver holds without a gap, as its ACKs say.
+  std::uint64_t acknowledged_bytes() const {
+    return std::min(shape_.length, scheduler_.acked_frontier() * shape_.block_bytes);
+  }
 
  private:
   wire::CommonHeader header(wire::PacketType type) const;

@@ -33,7 +33,8 @@ bool set_option(int fd, int level, int name, T value) {
 
 }  // namespace
 
-Result<DatagramSocket> DatagramSocket::open(asio::io_context& io, const udp::endpoint& local,
+Result<DatagramSocket> DatagramSocket::open(const asio::any_io_executor& io,
+                                            const udp::endpoint& local,
                                             const DatagramSocketOptions& options) {
   udp::socket socket(io);
   boost::system::error_code ec;

@@ -39,8 +39,9 @@ struct IncomingDatagram {
 
 class DatagramSocket {
  public:
-  // Opens and binds a socket (port 0: the kernel picks) on `io`.
-  static Result<DatagramSocket> open(asio::io_context& io, const udp::endpoint& local,
+  // Opens and binds a socket (port 0: the kernel picks) on `io` (an executor: the socket is
+  // driven by hand on a thread of its own; asio only owns it).
+  static Result<DatagramSocket> open(const asio::any_io_executor& io, const udp::endpoint& local,
                                      const DatagramSocketOptions& options = {});
 
   udp::endpoint local_endpoint() const;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <ctime>
+#include <type_traits>
 #include <vector>
 
 #include <poll.h>
@@ -27,6 +28,25 @@ void wait_readable(int fd, Microseconds timeout) {
   ::ppoll(&readable, 1, &wait, nullptr);
 }
 
+// Each turn: progress out to the control side, a new target rate in.
+template <typename Endpoint>
+void publish(Endpoint& endpoint, const RunLimits& limits, double& applied_rate) {
+  if constexpr (std::is_same_v<Endpoint, DataSender>) {
+    if (limits.progress != nullptr) {
+      limits.progress->store(endpoint.acknowledged_bytes(), std::memory_order_relaxed);
+    }
+    if (limits.target_rate != nullptr) {
+      const double wanted = limits.target_rate->load(std::memory_order_relaxed);
+      if (wanted > 0 && wanted != applied_rate) {
+        endpoint.set_target_rate(wanted);
+        applied_rate = wanted;
+      }
+    }
+  } else if (limits.progress != nullptr) {
+    limits.progress->store(endpoint.stats().bytes_written, std::memory_order_relaxed);
+  }
+}
+
 template <typename Endpoint>
 RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
                std::optional<udp::endpoint> peer, const RunLimits& limits, Handshake* handshake) {
@@ -39,11 +59,13 @@ RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
   Microseconds last_heard = started;
   std::size_t unsent_from = 0;
   std::size_t unsent_to = 0;  // outgoing[unsent_from, unsent_to) still to go
+  double applied_rate = 0;
   while (!finished(endpoint)) {
     if (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
       outcome.code = wire::CloseCode::Aborted;
       break;
     }
+    publish(endpoint, limits, applied_rate);
     Microseconds now = monotonic_now();
     // In: everything waiting now.
     for (;;) {

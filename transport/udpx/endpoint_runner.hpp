@@ -24,6 +24,10 @@ namespace gridftp::transport::udpx {
 struct RunLimits {
   Microseconds idle_timeout = 30'000'000;   // no authenticated packet for this long: give up
   const std::atomic<bool>* stop = nullptr;  // set from another thread to abort
+  // Optional, shared with the control side: file bytes moved so far (published each turn),
+  // and a new target rate in bytes/s for a sender (SITE UDPX RATE; 0 leaves it).
+  std::atomic<std::uint64_t>* progress = nullptr;
+  const std::atomic<double>* target_rate = nullptr;
 };
 
 struct RunOutcome {

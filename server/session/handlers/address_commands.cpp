@@ -26,6 +26,28 @@ asio::ip::address unmapped(const asio::ip::address& address) {
 
 }  // namespace
 
+// The next data channel's listener: a UDP socket once SETNETSTACK chose UDPX, else TCP.
+Result<std::uint16_t> ControlSession::listen_passive(const asio::ip::address& address) {
+  if (udpx_.enabled()) {
+    data_channel_.cancel();
+    auto bound = udpx_.listen_passive(socket_.get_executor(), address, services_.config.listen);
+    if (!bound) return make_error(bound.error());
+    return bound->port();
+  }
+  auto bound = data_channel_.listen_passive(address);
+  if (!bound) return make_error(bound.error());
+  return bound->port();
+}
+
+void ControlSession::set_active_peer(const asio::ip::address& address, std::uint16_t port) {
+  if (udpx_.enabled()) {
+    data_channel_.cancel();
+    udpx_.set_active(transport::udpx::udp::endpoint(address, port));
+    return;
+  }
+  data_channel_.set_active({tcp::endpoint(address, port)});
+}
+
 asio::ip::address ControlSession::data_address() const {
   const auto& configured = services_.config.listen.data_interface;
   if (!configured.empty()) {
@@ -44,13 +66,13 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
     send(rc::kNetworkProtocolNotSupported, "Network protocol not supported; use EPSV.");
     co_return;
   }
-  const auto endpoint = data_channel_.listen_passive(address);
+  const auto endpoint = listen_passive(address);
   if (!endpoint) {
     log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
     send(rc::kCannotOpenData, "Can't open passive listener.");
     co_return;
   }
-  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(), false};
+  const protocol::control::HostPort host_port{address.to_string(), *endpoint, false};
   send(rc::kEnteringPassive,
        "Entering Passive Mode (" + protocol::control::format_port_argument(host_port) + ")");
 }
@@ -72,14 +94,14 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Bad EPSV argument.");
     co_return;
   }
-  const auto endpoint = data_channel_.listen_passive(address);
+  const auto endpoint = listen_passive(address);
   if (!endpoint) {
     log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
     send(rc::kCannotOpenData, "Can't open passive listener.");
     co_return;
   }
   send(rc::kEnteringExtendedPassive,
-       "Entering Extended Passive Mode (|||" + std::to_string(endpoint->port()) + "|)");
+       "Entering Extended Passive Mode (|||" + std::to_string(*endpoint) + "|)");
 }
 
 transport::awaitable<void> ControlSession::on_port(const std::string& argument) {
@@ -92,7 +114,7 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Illegal PORT command.");
     co_return;
   }
-  data_channel_.set_active({tcp::endpoint(address, host_port->port)});
+  set_active_peer(address, host_port->port);
   send(rc::kCommandOk, "PORT Command successful.");
 }
 
@@ -109,7 +131,7 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
     send(rc::kParameterSyntaxError, "Illegal EPRT command.");
     co_return;
   }
-  data_channel_.set_active({tcp::endpoint(address, host_port->port)});
+  set_active_peer(address, host_port->port);
   send(rc::kCommandOk, "EPRT Command successful.");
 }
 

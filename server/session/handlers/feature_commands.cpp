@@ -104,6 +104,8 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     send(rc::kFileActionOk, "OK.");
   } else if (name == "WHOAMI" && user_) {
     send(rc::kCommandOk, user_->name);
+  } else if (name == "UDPX") {
+    on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
@@ -112,19 +114,28 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
   co_return;
 }
 
-// docs/UDPX.md §7. TCP is the only data channel a transfer can use today; the UDPX engine exists
-// (transport/udpx) but is not yet wired to RETR/STOR, so udpx is refused rather than accepted
-// and ignored, and FEAT does not offer it.
+// docs/UDPX.md §7. A new stack applies to the next PASV/PORT: an address given before it was
+// for the other kind of data channel, so it is forgotten.
 void ControlSession::on_set_net_stack(const std::string& stack) {
   namespace control = protocol::control;
   const auto parsed = control::parse_net_stack(stack);
   if (const auto* chosen = std::get_if<control::NetStack>(&parsed)) {
+    stream_cache_.drop();
+    data_channel_.cancel();
     if (chosen->kind == control::NetStackKind::Tcp) {
+      udpx_.disable();
       send(rc::kCommandOk, "Data channel network stack set to TCP.");
-    } else {
-      send(rc::kParameterNotImplemented,
-           "The UDPX data channel is not available on this server yet; TCP stays in use.");
+      return;
     }
+    const auto& limits = services_.config.udpx;
+    std::uint64_t rate = chosen->rate_bps.value_or(limits.default_rate_bps);
+    if (limits.max_rate_bps > 0) rate = std::min(rate, limits.max_rate_bps);
+    const auto minimum = std::min(chosen->min_bps.value_or(0), rate);
+    const auto policy = chosen->policy.value_or(control::UdpxPolicy::Fair);
+    udpx_.disable();
+    udpx_.enable(*chosen);
+    send(rc::kCommandOk, "Data channel network stack set to UDPX " +
+                             control::describe_udpx(rate, minimum, policy) + ".");
     return;
   }
   const auto& error = std::get<control::NetStackError>(parsed);

@@ -45,7 +45,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
     // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
     send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
@@ -95,7 +95,8 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !data_channel_.is_passive() && !can_reuse_streams(false)) {
+  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_passive() &&
+      !can_reuse_streams(false)) {
     send(rc::kBadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
   }
@@ -181,7 +182,7 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
 transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
   if (!check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
     send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }

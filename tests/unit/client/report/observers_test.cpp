@@ -39,7 +39,7 @@ void run_files(gridftp::client::TransferObserver& observer, int threads, int fil
         const auto id = static_cast<std::size_t>(t * files_each + i + 1);
         observer.file_started(FileStart{id, "ftp://h/f" + std::to_string(id), "/tmp/o", 10, 1});
         observer.file_progress(id, 5);
-        observer.file_finished(FileEnd{id, FileResult::Copied, 10, 1s, 1, {}});
+        observer.file_finished(FileEnd{id, FileResult::Copied, 10, 1s, 1, {}, std::nullopt});
       }
     });
   }
@@ -81,6 +81,6 @@ TEST_CASE("LineReport and JsonReport take files from several threads", "[client]
 TEST_CASE("JsonReport names a file it was never told about by its id alone", "[client][report]") {
   std::string json;
   JsonReport report([&](std::string_view text) { json += text; }, Clock::time_point{});
-  report.file_finished(FileEnd{9, FileResult::Failed, 0, 0s, 1, "lost"});
+  report.file_finished(FileEnd{9, FileResult::Failed, 0, 0s, 1, "lost", std::nullopt});
   CHECK(json.find(R"("source":"","dest":"","result":"failed")") != std::string::npos);
 }

@@ -55,8 +55,8 @@ TEST_CASE("ProgressBoard totals finished and active files", "[client][report]") 
   board.start(file(2, "b", 300), kT0);
   board.start(file(3, "c", 50), kT0);
   board.progress(1, 100, kT0 + 1s);
-  board.finish(FileEnd{1, FileResult::Copied, 100, 1s, 1, {}}, kT0 + 1s);
-  board.finish(FileEnd{3, FileResult::Failed, 10, 1s, 1, "boom"}, kT0 + 1s);
+  board.finish(FileEnd{1, FileResult::Copied, 100, 1s, 1, {}, std::nullopt}, kT0 + 1s);
+  board.finish(FileEnd{3, FileResult::Failed, 10, 1s, 1, "boom", std::nullopt}, kT0 + 1s);
   board.progress(2, 100, kT0 + 2s);
   const auto total = board.snapshot(kT0 + 2s).total;
   CHECK(total.files_done == 1);
@@ -83,7 +83,7 @@ TEST_CASE("ProgressBoard's total size is unknown while a file's size is", "[clie
 TEST_CASE("ProgressBoard ignores progress for files it does not know", "[client][report]") {
   ProgressBoard board(kT0);
   board.start(file(1, "a", 100), kT0);
-  board.finish(FileEnd{1, FileResult::Copied, 100, 1s, 1, {}}, kT0 + 1s);
+  board.finish(FileEnd{1, FileResult::Copied, 100, 1s, 1, {}, std::nullopt}, kT0 + 1s);
   board.progress(1, 100, kT0 + 2s);  // a late report from a data thread
   board.progress(9, 100, kT0 + 2s);
   const auto snapshot = board.snapshot(kT0 + 2s);

@@ -95,3 +95,14 @@ TEST_CASE("parse_checksum_reply rejects empty and non-hex text", "[client][plan]
   REQUIRE_FALSE(digest);
   CHECK(digest.error() == make_error_code(ClientErrc::ChecksumUnavailable));
 }
+
+TEST_CASE("net_stack_argument spells -udp as SITE SETNETSTACK takes it", "[client][plan]") {
+  using gridftp::client::net_stack_argument;
+  using gridftp::client::UdpxRequest;
+  CHECK(net_stack_argument(std::nullopt) == "default");
+  CHECK(net_stack_argument(UdpxRequest{}) == "udpx");
+  CHECK(net_stack_argument(UdpxRequest{500'000'000, std::nullopt, "high"}) ==
+        "udpx:rate=500000000;policy=high");
+  CHECK(net_stack_argument(UdpxRequest{1'000'000'000, 10'000'000, std::nullopt}) ==
+        "udpx:rate=1000000000;min=10000000");
+}

@@ -17,7 +17,7 @@ namespace {
 const udp::endpoint kLoopback(asio::ip::make_address("127.0.0.1"), 0);
 
 DatagramSocket open_socket(asio::io_context& io, DatagramSocketOptions options = {}) {
-  auto socket = DatagramSocket::open(io, kLoopback, options);
+  auto socket = DatagramSocket::open(io.get_executor(), kLoopback, options);
   REQUIRE(socket);
   return std::move(*socket);
 }

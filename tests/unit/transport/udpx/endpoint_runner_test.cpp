@@ -82,8 +82,8 @@ TEST_CASE("A file crosses loopback through two UDPX endpoints", "[udpx][socket]"
   TempFile source_file(contents);
   TempFile sink_file({});
   asio::io_context io;
-  auto sender_socket = DatagramSocket::open(io, kLoopback);
-  auto receiver_socket = DatagramSocket::open(io, kLoopback);
+  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
   REQUIRE(sender_socket);
   REQUIRE(receiver_socket);
   // The handshake first: the secret stands in for the control session's TLS exporter.
@@ -99,7 +99,7 @@ TEST_CASE("A file crosses loopback through two UDPX endpoints", "[udpx][socket]"
   FileBlockSink sink(sink_file.fd);
 
   // Junk at the receiver's port first: it must be dropped, not believed.
-  auto stranger = DatagramSocket::open(io, kLoopback);
+  auto stranger = DatagramSocket::open(io.get_executor(), kLoopback);
   REQUIRE(stranger);
   const auto junk = random_bytes(600);
   const std::vector<OutgoingDatagram> forged{{junk, receiver_socket->local_endpoint()}};
@@ -134,7 +134,7 @@ TEST_CASE("A UDPX receiver whose sender never comes gives up after its idle time
           "[udpx][socket]") {
   const Keys keys;
   asio::io_context io;
-  auto socket = DatagramSocket::open(io, kLoopback);
+  auto socket = DatagramSocket::open(io.get_executor(), kLoopback);
   REQUIRE(socket);
   auto path = keys.path(Side::Passive);
   TempFile sink_file({});
@@ -158,8 +158,8 @@ TEST_CASE("A sender that dies mid-transfer leaves its receiver to time out with 
     return crypto::hkdf_extract(random, key);
   };
   asio::io_context io;
-  auto sender_socket = DatagramSocket::open(io, kLoopback);
-  auto receiver_socket = DatagramSocket::open(io, kLoopback);
+  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
   REQUIRE(sender_socket);
   REQUIRE(receiver_socket);
   auto active = Handshake::active(exporter, {}, 1452);

@@ -1,0 +1,160 @@
+#include "client/data/udpx_data.hpp"
+
+#include <thread>
+
+#include "client/client_errors.hpp"
+#include "client/data/mode_e_transfer.hpp"
+#include "protocol/core/errors.hpp"
+#include "security/gsi_handshake.hpp"
+#include "transport/udpx/udpx_transfer.hpp"
+
+namespace gridftp::client {
+namespace {
+
+namespace udpx = transport::udpx;
+
+class StagedFileSink final : public udpx::BlockSink {
+ public:
+  explicit StagedFileSink(const StagedFile& staged) : staged_(staged) {}
+  Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) override {
+    return staged_.write_at(
+        offset, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  }
+
+ private:
+  const StagedFile& staged_;
+};
+
+class LocalFileSource final : public udpx::BlockSource {
+ public:
+  LocalFileSource(const LocalSource& source, std::uint64_t end) : source_(source), end_(end) {}
+  Result<std::size_t> read_at(std::uint64_t offset, std::span<std::uint8_t> out) override {
+    if (offset >= end_) return std::size_t{0};
+    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), end_ - offset));
+    auto read = source_.read_at(offset, std::span(reinterpret_cast<char*>(out.data()), count));
+    if (!read) return make_error(read.error());
+    return count;
+  }
+
+ private:
+  const LocalSource& source_;
+  std::uint64_t end_;
+};
+
+protocol::udpx::Policy policy_of(const std::optional<std::string>& name) {
+  if (name == "fixed") return protocol::udpx::Policy::Fixed;
+  if (name == "high") return protocol::udpx::Policy::High;
+  if (name == "low") return protocol::udpx::Policy::Low;
+  return protocol::udpx::Policy::Fair;
+}
+
+NetworkFigures figures_of(const udpx::UdpxTransferReport& report) {
+  return NetworkFigures{report.bytes,        report.rate_bps,       report.srtt_ms, report.loss,
+                        report.sending_cost, report.receiving_cost, report.dropped};
+}
+
+// Everything but the file: the active side's key exchange with our credential, rates and
+// protection as asked. Errors: UdpxNeedsDcau, and the handshake's creation errors.
+Result<udpx::UdpxTransferSpec> active_spec(Session& session,
+                                           const protocol::control::HostPort& server,
+                                           const UdpxRequest& request) {
+  const auto security = session.data_channel_security();
+  if (!security.credentials) return make_error(make_error_code(ClientErrc::UdpxNeedsDcau));
+  security::GsiOptions options;
+  options.ssl_compatible = true;  // UDPX peers: plain TLS, no GSI bytes after it
+  auto tls = security::GsiHandshake::create(
+      security.credentials->data_context(security::TlsRole::Client, security.protection).get(),
+      security::TlsEngine::Role::Client, options);
+  if (!tls) return make_error(tls.error());
+  boost::system::error_code ec;
+  const auto address = transport::asio::ip::make_address(server.address, ec);
+  if (ec) return make_error(make_error_code(protocol::Errc::BadHostPort));
+  udpx::UdpxTransferSpec spec;
+  spec.side = udpx::Side::Active;
+  spec.peer = udpx::udp::endpoint(address, server.port);
+  spec.tls = udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
+                             security.credentials->identity()};
+  spec.offer.target_rate_bps = request.rate_bps.value_or(0);
+  spec.offer.min_rate_bps = request.min_bps.value_or(0);
+  spec.offer.policy = policy_of(request.policy);
+  spec.offer.encrypt = security.protection == security::DataProtection::Private;
+  if (request.rate_bps) spec.sender.rate.target = static_cast<double>(*request.rate_bps) / 8;
+  spec.sender.rate.minimum = static_cast<double>(request.min_bps.value_or(0)) / 8;
+  spec.sender.rate.policy = spec.offer.policy;
+  spec.sender.data_protection = spec.offer.encrypt ? udpx::crypto::BodyProtection::Encrypt
+                                                   : udpx::crypto::BodyProtection::AuthenticateOnly;
+  spec.shape.transfer_id = 1;
+  spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;
+  spec.idle_timeout =
+      std::chrono::duration_cast<std::chrono::microseconds>(session.options().data_timeout).count();
+  spec.idle_timeout = std::min<udpx::Microseconds>(spec.idle_timeout, 30'000'000);
+  return spec;
+}
+
+// PASV, the transfer command and its 1xx, the engine (progress from its live counter), then
+// the server's final reply.
+Result<NetworkFigures> run_active(Session& session, const std::string& command,
+                                  const UdpxRequest& request, ProgressTicker& progress,
+                                  const std::function<void(udpx::UdpxTransferSpec&)>& fill) {
+  auto server = session.request_passive();
+  if (!server) return make_error(server.error());
+  auto spec = active_spec(session, *server, request);
+  if (!spec) return make_error(spec.error());
+  fill(*spec);
+  auto socket = udpx::DatagramSocket::open(session.io().get_executor(),
+                                           spec->peer->address().is_v6()
+                                               ? udpx::udp::endpoint(udpx::udp::v6(), 0)
+                                               : udpx::udp::endpoint(udpx::udp::v4(), 0));
+  if (!socket) return make_error(socket.error());
+  if (auto begun = session.begin_transfer(command); !begun) return make_error(begun.error());
+  udpx::UdpxLive live;
+  udpx::UdpxTransferReport report;
+  std::thread engine([&] { report = udpx::run_udpx_transfer(*socket, *spec, &live); });
+  std::atomic<bool> done{false};
+  std::uint64_t reported = 0;
+  std::thread watch([&] {
+    while (!done.load()) {
+      const auto bytes = live.bytes.load();
+      if (bytes > reported) {
+        progress.add(bytes - reported, Clock::now());
+        reported = bytes;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  engine.join();
+  done.store(true);
+  watch.join();
+  if (report.bytes > reported) progress.add(report.bytes - reported, Clock::now());
+  if (!report.ok) {
+    // The server's final reply (read here, kept as the failure's detail) says why in its words.
+    return make_error(with_server_reason(session, make_error_code(ClientErrc::UdpxFailed)));
+  }
+  if (auto finished = session.finish_transfer(session.options().data_timeout); !finished) {
+    return make_error(finished.error());
+  }
+  return figures_of(report);
+}
+
+}  // namespace
+
+Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
+                                    const StagedFile& staged, const UdpxRequest& request,
+                                    ProgressTicker& progress) {
+  return run_active(session, command, request, progress, [&](udpx::UdpxTransferSpec& spec) {
+    spec.sink = std::make_unique<StagedFileSink>(staged);
+  });
+}
+
+Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
+                                 const LocalSource& source, std::uint64_t offset,
+                                 std::uint64_t length, const UdpxRequest& request,
+                                 ProgressTicker& progress) {
+  return run_active(session, command, request, progress, [&](udpx::UdpxTransferSpec& spec) {
+    spec.shape.base = offset;
+    spec.shape.length = length;
+    spec.source = std::make_unique<LocalFileSource>(source, offset + length);
+  });
+}
+
+}  // namespace gridftp::client

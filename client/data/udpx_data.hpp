@@ -1,0 +1,30 @@
+// gridcp's end of a get or put over UDPX (docs/UDPX.md §8): SETNETSTACK has been sent
+// (prepare_session); here PASV gives the server's UDP port, the transfer command starts it,
+// and we run the shared engine (transport/udpx/udpx_transfer) as the active side: the TLS
+// client of the key exchange, presenting our credential and expecting our own identity back
+// (DCAU A: the server holds the proxy we delegated), then the receiver (get) or sender (put).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "client/report/progress_ticker.hpp"
+#include "client/session/session.hpp"
+#include "client/storage/local_source.hpp"
+#include "client/storage/staged_file.hpp"
+#include "client/transfer/transfer_observer.hpp"
+#include "client/transfer/transfer_plan.hpp"
+
+namespace gridftp::client {
+
+// Errors: ClientErrc::UdpxNeedsDcau, the PASV and transfer command's refusals, and
+// ClientErrc::UdpxFailed (after the server's final reply has been read and logged).
+Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
+                                    const StagedFile& staged, const UdpxRequest& request,
+                                    ProgressTicker& progress);
+Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
+                                 const LocalSource& source, std::uint64_t offset,
+                                 std::uint64_t length, const UdpxRequest& request,
+                                 ProgressTicker& progress);
+
+}  // namespace gridftp::client

@@ -1,0 +1,196 @@
+// Transfers over the UDPX data channel (docs/UDPX.md §7, §8), and the SITE UDPX commands that
+// watch and steer them. The engine (transport/udpx/udpx_transfer) is the one gridcp runs; here
+// the session supplies the file, DCAU's TLS for the key exchange, and the 150/226 framing.
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/core/errors.hpp"
+#include "protocol/core/text_case.hpp"
+#include "security/gsi_handshake.hpp"
+#include "server/session/control_session.hpp"
+#include "transport/udpx/file_blocks.hpp"
+
+namespace gridftp::server {
+
+namespace rc = protocol::control::reply_code;
+namespace udpx = transport::udpx;
+
+namespace {
+
+// A listing travels as a file would: blocks of an in-memory text.
+class TextBlockSource final : public udpx::BlockSource {
+ public:
+  explicit TextBlockSource(std::string text) : text_(std::move(text)) {}
+  Result<std::size_t> read_at(std::uint64_t offset, std::span<std::uint8_t> out) override {
+    if (offset >= text_.size()) return std::size_t{0};
+    const auto count = std::min<std::size_t>(out.size(), text_.size() - offset);
+    std::memcpy(out.data(), text_.data() + offset, count);
+    return count;
+  }
+  std::uint64_t size() const { return text_.size(); }
+
+ private:
+  std::string text_;
+};
+
+protocol::udpx::Policy wire_policy(protocol::control::UdpxPolicy policy) {
+  switch (policy) {
+    case protocol::control::UdpxPolicy::Fixed:
+      return protocol::udpx::Policy::Fixed;
+    case protocol::control::UdpxPolicy::High:
+      return protocol::udpx::Policy::High;
+    case protocol::control::UdpxPolicy::Low:
+      return protocol::udpx::Policy::Low;
+    case protocol::control::UdpxPolicy::Fair:
+      break;
+  }
+  return protocol::udpx::Policy::Fair;
+}
+
+// The condition a failed UDPX transfer is reported as: no handshake is a data connection that
+// could not be opened (425), a wrong identity as over TCP, a broken transfer 426.
+Condition condition_of(const udpx::UdpxTransferReport& report, bool handshake_done) {
+  if (report.code == protocol::udpx::CloseCode::StorageError) return Condition::TransferFailed;
+  if (!handshake_done) {
+    return report.error.find("not '") != std::string::npos ? Condition::UnexpectedDataIdentity
+                                                           : Condition::DataConnection;
+  }
+  return Condition::TransferAborted;
+}
+
+std::string format_figures(const udpx::UdpxTransferReport& report) {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "rate=%.1fMb/s rtt=%.1fms loss=%.2f%% sending_cost=%.2f%% receiving_cost=%.2f%% "
+                "dropped=%llu",
+                report.rate_bps / 1e6, report.srtt_ms, report.loss * 100, report.sending_cost * 100,
+                report.receiving_cost * 100, static_cast<unsigned long long>(report.dropped));
+  return line;
+}
+
+}  // namespace
+
+bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
+
+transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
+  namespace control = protocol::control;
+  auto security = data_security();  // checked by require_data_channel_or_reply before the 150
+  if (!security || !*security) co_return make_error(error_code_for(Condition::ProtectionRequired));
+  const auto& dcau = **security;
+  const bool active = udpx_.is_active();
+  udpx::UdpxTransferSpec spec;
+  spec.side = active ? udpx::Side::Active : udpx::Side::Passive;
+  spec.peer = udpx_.active_peer();
+  SSL_CTX* context = active ? dcau.connecting.get() : dcau.accepting.get();
+  security::GsiOptions options;
+  options.ssl_compatible = true;  // both ends are UDPX peers: plain TLS, no GSI bytes after it
+  auto tls = security::GsiHandshake::create(
+      context, active ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server,
+      options);
+  if (!tls) co_return make_error(tls.error());
+  spec.tls = udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
+                             dcau.expected_peer};
+  const auto& stack = udpx_.stack();
+  const auto& limits = services_.config.udpx;
+  const double cap = static_cast<double>(limits.max_rate_bps);
+  const double asked = static_cast<double>(stack.rate_bps.value_or(limits.default_rate_bps));
+  spec.offer.target_rate_bps = static_cast<std::uint64_t>(cap > 0 ? std::min(cap, asked) : asked);
+  spec.offer.min_rate_bps = std::min(stack.min_bps.value_or(0), spec.offer.target_rate_bps);
+  spec.offer.policy = wire_policy(stack.policy.value_or(control::UdpxPolicy::Fair));
+  spec.offer.max_udp_payload = stack.mtu.value_or(1452);
+  spec.offer.encrypt = dcau.protection == security::DataProtection::Private;
+  spec.sender.rate.target = static_cast<double>(spec.offer.target_rate_bps) / 8;
+  spec.sender.rate.minimum = static_cast<double>(spec.offer.min_rate_bps) / 8;
+  spec.sender.rate.policy = spec.offer.policy;
+  spec.sender.data_protection = spec.offer.encrypt ? udpx::crypto::BodyProtection::Encrypt
+                                                   : udpx::crypto::BodyProtection::AuthenticateOnly;
+  spec.idle_timeout = static_cast<udpx::Microseconds>(limits.idle_timeout_seconds) * 1'000'000;
+  spec.shape.transfer_id = 1;
+  spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;
+  if (job.upload) {
+    spec.sink = std::make_unique<udpx::FileBlockSink>(job.upload->fd());
+  } else if (job.source) {
+    struct stat facts {};
+    if (::fstat(job.source->get(), &facts) != 0)
+      co_return make_error(std::error_code(errno, std::system_category()));
+    const auto size = static_cast<std::uint64_t>(facts.st_size);
+    spec.shape.base = std::min(job.offset, size);
+    spec.shape.length = std::min(job.length, size - spec.shape.base);
+    spec.source = std::make_unique<udpx::FileBlockSource>(job.source->get());
+  } else {
+    auto text = std::make_unique<TextBlockSource>(std::move(*job.listing));
+    spec.shape.length = text->size();
+    spec.source = std::move(text);
+  }
+  auto socket = udpx_.take_socket(socket_.get_executor());
+  if (!socket) co_return make_error(socket.error());
+  udpx_.live = std::make_shared<udpx::UdpxLive>();
+  auto report =
+      co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
+  progress_.bytes = report.bytes;
+  const bool handshake_done = !report.peer_identity.empty() || report.ok || report.seconds > 0;
+  transfer_links_.push_back("udpx " +
+                            std::string(dcau.protection == security::DataProtection::Private
+                                            ? "AES-128-GCM"
+                                            : "AES-128-GCM (authenticated)") +
+                            " " + format_figures(report));
+  log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag(), job.command, report.peer_identity,
+             format_figures(report), report.handshake_seconds * 1e3);
+  udpx_.last_report = report;
+  if (report.ok && job.upload && report.base != job.upload->start_offset()) {
+    transfer_detail_ = "the UDPX sender began at another offset than REST said";
+    co_return make_error(error_code_for(Condition::TransferFailed));
+  }
+  if (!report.ok) {
+    transfer_detail_ = report.error;
+    co_return make_error(error_code_for(condition_of(report, handshake_done)));
+  }
+  co_return Result<void>{};
+}
+
+// SITE UDPX RATE <rate> (bit/s, k/M/G suffixes): the running transfer's new target, when this
+// end sends; SITE UDPX STAT: the running or last transfer's figures.
+void ControlSession::on_site_udpx(const std::string& argument) {
+  const auto space = argument.find(' ');
+  const auto what = protocol::ascii_upper(argument.substr(0, space));
+  const auto rest = space == std::string::npos ? std::string() : argument.substr(space + 1);
+  if (what == "RATE") {
+    auto rate = protocol::control::parse_rate(rest);
+    if (!rate || *rate == 0) {
+      send(rc::kParameterSyntaxError, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
+      return;
+    }
+    if (!transfer_active_ || !udpx_.live) {
+      send(rc::kBadSequence, "No UDPX transfer is running.");
+      return;
+    }
+    const double cap = static_cast<double>(services_.config.udpx.max_rate_bps);
+    double bits = static_cast<double>(*rate);
+    if (cap > 0) bits = std::min(bits, cap);
+    udpx_.live->target_rate.store(bits / 8);
+    send(rc::kCommandOk, "UDPX rate set to " + std::to_string(static_cast<std::uint64_t>(bits)) +
+                             " bit/s (applies where this server sends).");
+    return;
+  }
+  if (what == "STAT") {
+    std::vector<std::string> lines{"UDPX status:"};
+    if (transfer_active_ && udpx_.live) {
+      lines.push_back(" running bytes=" + std::to_string(udpx_.live->bytes.load()));
+    }
+    if (udpx_.last_report) {
+      const auto& report = *udpx_.last_report;
+      lines.push_back(" last " + std::string(report.ok ? "ok" : "failed") +
+                      " bytes=" + std::to_string(report.bytes) + " " + format_figures(report));
+    }
+    if (lines.size() == 1) lines.push_back(" no UDPX transfer yet");
+    lines.push_back("End");
+    send(protocol::control::Reply{rc::kCommandOk, std::move(lines)});
+    return;
+  }
+  send(rc::kParameterSyntaxError, "SITE UDPX takes RATE <bit/s> or STAT.");
+}
+
+}  // namespace gridftp::server

@@ -1,0 +1,132 @@
+#include "transport/udpx/udpx_transfer.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace gridftp::transport::udpx {
+namespace {
+
+std::string describe_close(wire::CloseCode code, Microseconds idle_timeout) {
+  switch (code) {
+    case wire::CloseCode::Ok:
+      return "";
+    case wire::CloseCode::Aborted:
+      return "UDPX transfer aborted";
+    case wire::CloseCode::StorageError:
+      return "UDPX transfer failed: storage error";
+    case wire::CloseCode::IdleTimeout:
+      return "no packet from the UDPX peer for " + std::to_string(idle_timeout / 1'000'000) + " s";
+    default:
+      return "UDPX transfer failed: protocol error " +
+             std::to_string(static_cast<std::uint64_t>(code));
+  }
+}
+
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
+
+// The sender's rates: ours, narrowed by what the receiver asked for in its HELLO or HELLO_ACK.
+SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& theirs) {
+  if (theirs.target_rate_bps > 0) {
+    settings.rate.target =
+        std::min(settings.rate.target, static_cast<double>(theirs.target_rate_bps) / 8);
+  }
+  if (theirs.min_rate_bps > 0) {
+    settings.rate.minimum =
+        std::max(settings.rate.minimum, static_cast<double>(theirs.min_rate_bps) / 8);
+  }
+  settings.rate.minimum = std::min(settings.rate.minimum, settings.rate.target);
+  return settings;
+}
+
+}  // namespace
+
+UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec,
+                                     UdpxLive* live) {
+  UdpxTransferReport report;
+  RunLimits limits;
+  limits.idle_timeout = spec.idle_timeout;
+  if (live != nullptr) {
+    limits.stop = &live->stop;
+    limits.progress = &live->bytes;
+    limits.target_rate = &live->target_rate;
+  }
+  const bool sending = spec.source != nullptr;
+  auto handshake = spec.side == Side::Active
+                       ? Handshake::active(std::move(spec.tls), spec.offer,
+                                           static_cast<std::size_t>(spec.offer.max_udp_payload))
+                       : Handshake::passive(std::move(spec.tls), spec.offer);
+  if (!handshake) {
+    report.error = "UDPX handshake: " + handshake.error().message();
+    return report;
+  }
+  std::optional<udp::endpoint> peer = spec.peer;
+  const auto shaken = run_handshake(socket, *handshake, peer, limits);
+  report.handshake_seconds = static_cast<double>(shaken.elapsed) * 1e-6;
+  report.peer_identity = handshake->peer_identity();
+  report.dropped = shaken.dropped;
+  if (!shaken.completed) {
+    report.code = shaken.code;
+    report.error = !handshake->failure().empty() ? "UDPX key exchange: " + handshake->failure()
+                   : shaken.code == wire::CloseCode::Aborted
+                       ? describe_close(shaken.code, spec.idle_timeout)
+                       : "no answer to the UDPX handshake";
+    return report;
+  }
+  Handshake* answer_again = spec.side == Side::Passive ? &*handshake : nullptr;
+  RunOutcome outcome;
+  if (sending) {
+    DataSender sender(handshake->path(), *spec.source, spec.shape,
+                      negotiated(spec.sender, handshake->peer_hello()));
+    outcome = run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
+    const auto stats = sender.stats();
+    const auto length = static_cast<double>(spec.shape.length);
+    report.base = spec.shape.base;
+    report.bytes = outcome.completed ? spec.shape.length : sender.acknowledged_bytes();
+    report.srtt_ms = stats.srtt * 1e3;
+    report.loss =
+        ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
+    report.sending_cost =
+        std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
+  } else {
+    DataReceiver receiver(handshake->path(), *spec.sink, spec.shape.transfer_id, spec.receiver);
+    outcome = run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
+    const auto& stats = receiver.stats();
+    report.base = receiver.shape().base;
+    report.bytes = stats.bytes_written;
+    report.srtt_ms = static_cast<double>(stats.srtt) * 1e-3;
+    report.receiving_cost =
+        ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
+  }
+  report.ok = outcome.completed;
+  report.code = outcome.code;
+  report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
+  report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
+  report.rate_bps = ratio(static_cast<double>(report.bytes) * 8, report.seconds);
+  report.dropped += outcome.dropped;
+  return report;
+}
+
+awaitable<UdpxTransferReport> run_udpx_transfer_on_thread(DatagramSocket socket,
+                                                          UdpxTransferSpec spec,
+                                                          std::shared_ptr<UdpxLive> live) {
+  struct Shared {
+    DatagramSocket socket;
+    UdpxTransferSpec spec;
+    UdpxTransferReport report;
+  };
+  auto shared = std::make_shared<Shared>(Shared{std::move(socket), std::move(spec), {}});
+  auto executor = co_await asio::this_coro::executor;
+  auto done = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
+  std::thread([shared, live, done, executor] {
+    shared->report = run_udpx_transfer(shared->socket, shared->spec, live.get());
+    // An expiry in the past, not cancel(): it also ends a wait that has not started yet.
+    asio::post(executor, [done] { done->expires_at(asio::steady_timer::time_point::min()); });
+  }).detach();
+  boost::system::error_code ignored;
+  while (done->expiry() != asio::steady_timer::time_point::min()) {
+    co_await done->async_wait(asio::redirect_error(use_awaitable, ignored));
+  }
+  co_return std::move(shared->report);
+}
+
+}  // namespace gridftp::transport::udpx

@@ -1,0 +1,70 @@
+// One whole UDPX transfer, as gridftpd and gridcp both run it (docs/UDPX.md §6, §8): the
+// handshake (TLS in KEY_EXCHANGE packets, then HELLO/HELLO_ACK), then this end's half of the
+// transfer, sending or receiving, on a thread of its own; the caller's coroutine waits for it
+// without blocking its event loop and may stop it or change its rate meanwhile.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "transport/asio.hpp"
+#include "transport/udpx/data_receiver.hpp"
+#include "transport/udpx/data_sender.hpp"
+#include "transport/udpx/datagram_socket.hpp"
+#include "transport/udpx/endpoint_runner.hpp"
+#include "transport/udpx/handshake.hpp"
+
+namespace gridftp::transport::udpx {
+
+struct UdpxTransferSpec {
+  Side side = Side::Active;           // Active: we were given the peer's address (PORT)
+  std::optional<udp::endpoint> peer;  // Active: where the passive side listens
+  InBandTls tls;                      // DCAU's TLS, run in the handshake
+  wire::HelloBody offer;              // our rates, policy and protection
+  // Exactly one of these: we send the blocks of `shape` from `source`, or receive into `sink`.
+  std::unique_ptr<BlockSource> source;
+  TransferShape shape;
+  std::unique_ptr<BlockSink> sink;
+  SenderSettings sender;
+  ReceiverSettings receiver;
+  Microseconds idle_timeout = 30'000'000;
+};
+
+// What the transfer log, SITE UDPX STAT and gridcp report (docs/UDPX.md §8).
+struct UdpxTransferReport {
+  bool ok = false;
+  std::string error;  // why not, in words
+  wire::CloseCode code = wire::CloseCode::Ok;
+  std::string peer_identity;
+  std::uint64_t base = 0;   // where the transfer began in the file
+  std::uint64_t bytes = 0;  // file bytes moved (sender: the shape's length when acknowledged)
+  double seconds = 0;       // data phase, handshake excluded
+  double handshake_seconds = 0;
+  double rate_bps = 0;  // effective: file bits per second of the data phase
+  double srtt_ms = 0;
+  double loss = 0;            // sender: packets the receiver reported lost / DATA packets sent
+  double sending_cost = 0;    // payload sent beyond the file / file
+  double receiving_cost = 0;  // duplicate DATA / DATA received
+  std::uint64_t dropped = 0;  // datagrams refused: forged, replayed, malformed
+};
+
+// Live figures a running transfer publishes for the control side.
+struct UdpxLive {
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<double> target_rate{0};  // bytes/s asked for mid-transfer (0: no change)
+  std::atomic<bool> stop{false};
+};
+
+// Runs on the calling thread until the transfer ends. `live` may be null.
+UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec,
+                                     UdpxLive* live);
+
+// The same on a thread of its own; the awaiting coroutine resumes on its executor when it ends.
+// `live` outlives the transfer (shared with the thread).
+awaitable<UdpxTransferReport> run_udpx_transfer_on_thread(DatagramSocket socket,
+                                                          UdpxTransferSpec spec,
+                                                          std::shared_ptr<UdpxLive> live);
+
+}  // namespace gridftp::transport::udpx
