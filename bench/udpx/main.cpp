@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
   };
   asio::io_context io;
   const bool sending = send->parsed();
-  auto socket =
-      DatagramSocket::open(io.get_executor(), sending ? udp::endpoint(udp::v4(), 0) : parse_endpoint(address));
+  auto socket = DatagramSocket::open(
+      io.get_executor(), sending ? udp::endpoint(udp::v4(), 0) : parse_endpoint(address));
   if (!socket) {
     std::fprintf(stderr, "udpx_pipe: socket: %s\n", socket.error().message().c_str());
     return 1;
