@@ -46,6 +46,7 @@ REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LISTEN_RE = re.compile(r"listening on (\S+) port (\d+)")
 START_DEADLINE_S = 30.0
 MIB = 1024 * 1024
+GIB = 1024 * MIB
 
 _started_procs: list[subprocess.Popen] = []
 _temp_dirs: list[str] = []
@@ -488,14 +489,15 @@ def write_config(path: str, sections: dict[str, dict]) -> str:
 
 def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
                    gsi: TestPki | None = None, launcher: list[str] | None = None,
-                   **sections) -> GridftpdServer:
+                   gsi_host: str | None = None, **sections) -> GridftpdServer:
     """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
     writable `incoming/`. Keyword arguments are config sections to merge, e.g.
     start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5}).
     With gsi=<TestPki> it gets a [gsi] section (host cert/key, cert dir, gridmap, root = the
     test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
     turns it on; like the Globus server, `incoming/` then belongs to the mapped account.
-    `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"]."""
+    `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"].
+    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
@@ -508,7 +510,9 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
         "logging": {"level": "info", "transfer_log": transfer_log},
     }
     if gsi is not None:
-        config["gsi"] = {"enabled": True, "host_cert": gsi.host_cert, "host_key": gsi.host_key,
+        host_cert, host_key = gsi.named_hosts[gsi_host] if gsi_host else (gsi.host_cert,
+                                                                          gsi.host_key)
+        config["gsi"] = {"enabled": True, "host_cert": host_cert, "host_key": host_key,
                          "cert_dir": gsi.cert_dir, "gridmap": gsi.gridmap, "root": root}
         make_world_traversable(root)
         give_to_globus_user(os.path.join(root, "incoming"), gsi.account)

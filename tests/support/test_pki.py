@@ -6,6 +6,7 @@ make_test_pki(base_dir) builds, under base_dir:
                          <hash>.r0 (a CRL revoking the "revoked" user)
   ca/                    the trusted CA's key and its `openssl ca` database (for the CRL)
   host/                  CN=localhost, SAN DNS:localhost + IP:127.0.0.1 (key unencrypted, 0600)
+  hosts/<name>/          CN=<name>, no SAN, for NAMED_HOSTS (the WAN emulator's two ends)
   users/<name>/          user cert, key (0600) and an RFC 3820 proxy from grid-proxy-init
   untrusted/             a second CA that is NOT in certificates/, with its own user + proxy
   gridmap                test -> account, other -> other_account; revoked and untrusted are
@@ -43,6 +44,8 @@ USER_DNS = {
     "unmapped": "/O=Grid/OU=Test/CN=Unmapped User",
     "untrusted": "/O=Grid/OU=Test/CN=Untrusted User",
 }
+# Extra host credentials (CN only): the WAN emulator's two ends (tests/support/wanem.py).
+NAMED_HOSTS = ("wanem-a", "wanem-b")
 USER_NAMES = ("test", "other", "revoked", "unmapped", "untrusted", "expired")
 
 _CA_EXT = """[ca_ext]
@@ -55,6 +58,15 @@ basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth, clientAuth
 subjectAltName = DNS:localhost, IP:127.0.0.1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+"""
+# Hosts named by their CN alone (no SAN), for servers reached by another name than localhost
+# (the WAN emulator's ends).
+_NAMED_HOST_EXT = """[named_host_ext]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth, clientAuth
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 """
@@ -158,7 +170,7 @@ class _Ca:
         self.key = _genkey(os.path.join(directory, "ca.key"))
         self.cert = os.path.join(directory, "ca.pem")
         self.ext_file = _write(os.path.join(directory, "ext.cnf"),
-                               _CA_EXT + _HOST_EXT + _USER_EXT + _PROXY_EXT)
+                               _CA_EXT + _HOST_EXT + _NAMED_HOST_EXT + _USER_EXT + _PROXY_EXT)
         _openssl("req", "-x509", "-new", "-key", self.key, "-sha256", "-days", "3650",
                  "-subj", dn, "-config", self.ext_file, "-extensions", "ca_ext",
                  "-set_serial", "1", "-out", self.cert, what=f"CA certificate {dn}")
@@ -223,6 +235,7 @@ class TestPki:
         self.cert_dir = os.path.join(base_dir, "certificates")
         self.ca_cert = self.ca_key = self.ca_hash = self.crl = ""
         self.host_cert = self.host_key = ""
+        self.named_hosts: dict[str, tuple[str, str]] = {}  # name -> (cert, key), CN=name
         self.untrusted_ca_cert = self.untrusted_cert_dir = ""
         self.gridmap = os.path.join(base_dir, "gridmap")
         self.users: dict[str, UserCred] = {}
@@ -323,6 +336,9 @@ def _build(base_dir: str, account: str, other_account: str) -> TestPki:
     os.chmod(os.path.join(pki.cert_dir, f"{pki.ca_hash}.0"), 0o644)
 
     pki.host_cert, pki.host_key = ca.issue(os.path.join(base_dir, "host"), HOST_DN, "host_ext")
+    for name in NAMED_HOSTS:
+        pki.named_hosts[name] = ca.issue(os.path.join(base_dir, "hosts", name),
+                                         f"/O=Grid/OU=Test/CN={name}", "named_host_ext")
 
     accounts = {"test": account, "other": other_account, "revoked": account,
                 "unmapped": None, "untrusted": account}

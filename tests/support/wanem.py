@@ -22,6 +22,9 @@ from gridftp_harness import _binary
 
 NS_A, NS_B = "wanemA", "wanemB"
 ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
+# Host names of the two ends, for GSI servers whose certificates must name the host a client
+# asked for: `ip netns exec` mounts /etc/netns/<ns>/hosts over /etc/hosts in the namespace.
+HOST_A, HOST_B = "wanem-a", "wanem-b"
 _TOTALS_RE = re.compile(r"^(a_to_b|b_to_a) (.*)$")
 
 
@@ -43,6 +46,7 @@ class Wanem:
         if stats_csv:
             self.argv += ["--stats", stats_csv]
         self.addr_a, self.addr_b = ADDR_A, ADDR_B
+        self.host_a, self.host_b = HOST_A, HOST_B
         self.proc: subprocess.Popen | None = None
         self.lines: list[str] = []
         self.totals: dict[str, dict[str, int]] = {}
@@ -51,6 +55,9 @@ class Wanem:
     def __enter__(self) -> "Wanem":
         for netns in (NS_A, NS_B):  # left over from a run that was killed
             subprocess.run(["ip", "netns", "del", netns], stderr=subprocess.DEVNULL, check=False)
+            os.makedirs(f"/etc/netns/{netns}", exist_ok=True)
+            with open(f"/etc/netns/{netns}/hosts", "w") as hosts:
+                hosts.write(f"127.0.0.1 localhost\n{ADDR_A} {HOST_A}\n{ADDR_B} {HOST_B}\n")
         self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True)
         ready = threading.Event()
@@ -101,6 +108,13 @@ class Wanem:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        for netns in (NS_A, NS_B):
+            if os.path.exists(f"/etc/netns/{netns}/hosts"):
+                os.remove(f"/etc/netns/{netns}/hosts")
+                try:
+                    os.rmdir(f"/etc/netns/{netns}")
+                except OSError:
+                    pass  # someone else keeps files there
         for line in self.lines:
             if m := _TOTALS_RE.match(line):
                 self.totals[m.group(1)] = {k: int(v) for k, v in
