@@ -1,6 +1,7 @@
 #include "transport/udpx/data_receiver.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gridftp::transport::udpx {
 namespace {
@@ -9,6 +10,13 @@ constexpr std::size_t kMaxNakRanges = 64;  // what one datagram's body holds at 
 constexpr Microseconds kNakCheckPeriod = 1'000;
 
 }  // namespace
+
+Microseconds DataReceiver::storage_clock() const {
+  if (settings_.clock != nullptr) return settings_.clock();
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 DataReceiver::DataReceiver(PacketPath& path, BlockSink& sink, std::uint16_t transfer_id,
                            const ReceiverSettings& settings)
@@ -112,9 +120,13 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
   switch (tracker_.on_block(block, fields->attempt == 0, now)) {
     case wire::ReceiveTracker::Arrival::New:
       if (block > highest_before) interval_lost_ += block - highest_before;
-      if (auto written = sink_.write_at(fields->offset, packet.body); !written) {
-        fail(wire::CloseCode::StorageError);
-        return;
+      {
+        const Microseconds started = storage_clock();
+        if (auto written = sink_.write_at(fields->offset, packet.body); !written) {
+          fail(wire::CloseCode::StorageError);
+          return;
+        }
+        storage_.on_write(packet.body.size(), storage_clock() - started);
       }
       stats_.bytes_written += packet.body.size();
       break;
@@ -242,6 +254,9 @@ Result<std::size_t> DataReceiver::next_datagram(std::span<std::uint8_t> out, Mic
     feedback.packets_received = interval_packets_;
     feedback.packets_lost = interval_lost_;
     feedback.packets_duplicate = interval_duplicates_;
+    const auto storage = storage_.end_interval(interval);
+    feedback.disk_rate = storage.rate;
+    feedback.disk_cap = storage.cap;
     feedback.echo = echo(now);
     last_feedback_ = now;
     interval_min_delay_ = -1;

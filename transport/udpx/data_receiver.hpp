@@ -16,6 +16,7 @@
 #include "protocol/udpx/control_bodies.hpp"
 #include "protocol/udpx/queuing_delay.hpp"
 #include "protocol/udpx/receive_tracker.hpp"
+#include "protocol/udpx/storage_pace.hpp"
 #include "transport/udpx/block_io.hpp"
 #include "transport/udpx/packet_path.hpp"
 
@@ -29,6 +30,8 @@ struct ReceiverSettings {
   Microseconds close_repeat = 50'000;
   Microseconds close_give_up = 3'000'000;  // stop repeating CLOSE; the data is all written
   std::uint32_t peer_connection_id = 0;
+  // Times storage writes for the storage cap (docs/UDPX.md §2.4); null: the steady clock.
+  Microseconds (*clock)() = nullptr;
 };
 
 struct ReceiverStats {
@@ -65,6 +68,7 @@ class DataReceiver {
   wire::AckBody ack_body(Microseconds now) const;
   Microseconds nak_interval() const;
   void fail(wire::CloseCode code);
+  Microseconds storage_clock() const;
 
   PacketPath& path_;
   BlockSink& sink_;
@@ -73,6 +77,7 @@ class DataReceiver {
   TransferShape shape_;
   wire::ReceiveTracker tracker_;
   wire::QueuingDelayEstimator delay_;
+  wire::StoragePace storage_;
   State state_ = State::WaitingForTransfer;
   wire::CloseCode close_code_ = wire::CloseCode::Ok;
 

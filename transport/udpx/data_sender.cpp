@@ -46,7 +46,10 @@ void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds no
   sample.delivery_rate = static_cast<double>(feedback.receive_rate);
   sample.packets = feedback.packets_received;
   sample.lost = feedback.packets_lost;
-  sample.app_limited = idle_with_tokens_;
+  storage_cap_ = static_cast<double>(feedback.disk_cap);
+  // Held back by the receiver's storage, not by the network: the network saw less than the
+  // controller's rate, which says nothing about the path.
+  sample.app_limited = idle_with_tokens_ || (storage_cap_ > 0 && storage_cap_ < rate_.rate());
   const double since =
       static_cast<double>(std::max<Microseconds>(now - last_feedback_, 1)) * kMicro;
   sample.sending_rate = static_cast<double>(bytes_since_feedback_) / since;
@@ -112,6 +115,7 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
 SenderStats DataSender::stats() const {
   SenderStats out = stats_;
   out.rate = rate_.rate();
+  out.storage_cap = storage_cap_;
   out.srtt = rate_.srtt();
   return out;
 }
@@ -124,11 +128,15 @@ wire::CommonHeader DataSender::header(wire::PacketType type) const {
   return header;
 }
 
+double DataSender::pacing_rate() const {
+  return storage_cap_ > 0 ? std::min(rate_.rate(), storage_cap_) : rate_.rate();
+}
+
 void DataSender::refill(Microseconds now) {
   const double burst =
-      std::max(2.0 * settings_.rate.packet_bytes, rate_.rate() * 1e-3);  // at most 1 ms at once
+      std::max(2.0 * settings_.rate.packet_bytes, pacing_rate() * 1e-3);  // at most 1 ms at once
   tokens_ =
-      std::min(burst, tokens_ + rate_.rate() * static_cast<double>(now - tokens_at_) * kMicro);
+      std::min(burst, tokens_ + pacing_rate() * static_cast<double>(now - tokens_at_) * kMicro);
   tokens_at_ = now;
 }
 
@@ -240,7 +248,7 @@ Microseconds DataSender::next_wakeup(Microseconds now) const {
   if (nothing_to_send_) return now + 1'000;
   const double missing = settings_.rate.packet_bytes - tokens_;
   if (missing <= 0) return now;
-  const double wait_us = missing / std::max(rate_.rate(), 1.0) / kMicro;
+  const double wait_us = missing / std::max(pacing_rate(), 1.0) / kMicro;
   return now + std::clamp<Microseconds>(static_cast<Microseconds>(wait_us), 1, 10'000);
 }
 

@@ -35,6 +35,7 @@ struct SenderStats {
   double rate = 0;                  // the controller's rate, bytes/s
   double srtt = 0;                  // seconds
   std::uint64_t peer_lost = 0;      // losses the receiver reported
+  double storage_cap = 0;           // the receiver's storage pace, bytes/s (0: none)
 };
 
 class DataSender {
@@ -68,6 +69,8 @@ class DataSender {
   void on_echo(const wire::Echo& echo, Microseconds now);
   void on_feedback(const wire::FeedbackBody& feedback, Microseconds now);
   void refill(Microseconds now);
+  // What pacing uses: the controller's rate, held to the receiver's storage cap when it sets one.
+  double pacing_rate() const;
 
   PacketPath& path_;
   BlockSource& source_;
@@ -92,6 +95,7 @@ class DataSender {
   std::uint64_t bytes_since_feedback_ = 0;
   Microseconds last_feedback_ = 0;
   std::vector<wire::BlockRange> nak_ranges_;  // reused for every NAK
+  double storage_cap_ = 0;                    // bytes/s, from FEEDBACK (docs/UDPX.md §2.4)
   SenderStats stats_;
 };
 

@@ -204,3 +204,84 @@ TEST_CASE("A sender that dies mid-transfer leaves its receiver to time out with 
   const auto partial = sink_file.read_all();
   CHECK(std::equal(partial.begin(), partial.begin() + 1404, contents.begin()));
 }
+
+namespace {
+
+// Storage that takes `bytes_per_second` at most: each write waits its share of time.
+class ThrottledSink final : public BlockSink {
+ public:
+  ThrottledSink(BlockSink& inner, double bytes_per_second)
+      : inner_(inner), bytes_per_second_(bytes_per_second) {}
+  gridftp::Result<void> write_at(std::uint64_t offset,
+                                 std::span<const std::uint8_t> bytes) override {
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(static_cast<double>(bytes.size()) / bytes_per_second_));
+    const auto now = std::chrono::steady_clock::now();
+    if (last_ != std::chrono::steady_clock::time_point{}) {
+      longest_gap_ = std::max(longest_gap_, now - last_);
+    }
+    last_ = now;
+    return inner_.write_at(offset, bytes);
+  }
+  // The longest time between two writes: a stall of the transfer, as the storage saw it.
+  std::chrono::steady_clock::duration longest_gap() const { return longest_gap_; }
+
+ private:
+  BlockSink& inner_;
+  double bytes_per_second_;
+  std::chrono::steady_clock::time_point last_{};
+  std::chrono::steady_clock::duration longest_gap_{};
+};
+
+}  // namespace
+
+TEST_CASE("A receiver with slow storage slows the sender instead of losing datagrams",
+          "[udpx][socket]") {
+  // 16 MB to storage that takes at most 20 MB/s, from a sender asked for 100 MB/s: without the
+  // storage cap (docs/UDPX.md §2.4) the receive buffer overflows and the excess is lost and
+  // sent again; with it, the sender paces at the storage's speed.
+  const auto contents = random_bytes(16 << 20);
+  TempFile source_file(contents);
+  TempFile sink_file({});
+  const Keys keys;
+  asio::io_context io;
+  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  REQUIRE(sender_socket);
+  REQUIRE(receiver_socket);
+  auto sender_path = keys.path(Side::Active);
+  auto receiver_path = keys.path(Side::Passive);
+  FileBlockSource source(source_file.fd);
+  FileBlockSink file_sink(sink_file.fd);
+  ThrottledSink slow_sink(file_sink, 20e6);
+  DataReceiver receiver(receiver_path, slow_sink, 1, ReceiverSettings{});
+  RunOutcome received;
+  std::thread receiving(
+      [&] { received = run_receiver(*receiver_socket, receiver_path, receiver, std::nullopt); });
+  SenderSettings settings;
+  settings.rate.target = 100e6;
+  DataSender sender(sender_path, source, TransferShape{1, 0, contents.size(), 1404}, settings);
+  const auto sent =
+      run_sender(*sender_socket, sender_path, sender, receiver_socket->local_endpoint());
+  receiving.join();
+  const auto stats = sender.stats();
+  const double data_packets = static_cast<double>(stats.data_packets);
+  INFO("retransmissions " << stats.retransmissions << " of " << stats.data_packets
+                          << ", duplicates " << receiver.stats().duplicates << ", storage cap "
+                          << stats.storage_cap);
+  REQUIRE(sent.completed);
+  REQUIRE(received.completed);
+  CHECK(sink_file.read_all() == contents);
+  CHECK(stats.storage_cap > 0);
+  CHECK(stats.storage_cap < 30e6);
+  // Receiving cost (duplicates) under 1 %. What is sent twice is what overflowed before the
+  // first storage report reached the sender and the pace settled: 10-25 % here, where the same
+  // transfer without the cap resends more than half of the file.
+  CHECK(static_cast<double>(receiver.stats().duplicates) < 0.01 * data_packets);
+  CHECK(static_cast<double>(stats.retransmissions) < 0.35 * data_packets);
+  // Reported, not asserted (no timings in tests): acceptance 3 of the UDPX issue wants no
+  // stall over 1 s, which this figure shows on the machine that ran it.
+  const double stall_ms =
+      std::chrono::duration<double, std::milli>(slow_sink.longest_gap()).count();
+  WARN("longest stall between storage writes: " << stall_ms << " ms");
+}
