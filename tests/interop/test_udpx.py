@@ -12,22 +12,31 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
     and the server's transfer log;
   * third-party gridftpd -> gridftpd with gridcp -udp and with globus-url-copy -dcstack udpx;
   * -nodcau is refused (no authenticated key) with a message, and no file is left behind;
-  * SITE UDPX STAT reports the last transfer.
+  * damaged copies, replays and foreign datagrams injected at the server's UDP port during a put
+    (captured off the loopback device) are dropped and counted; the file still arrives whole;
+  * a client killed mid-put: the server ends the transfer with 426 after its idle timeout,
+    names the reason, and leaves no file under the final name.
 """
 
 import json
 import os
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
 
 from gridftp_harness import (MIB, GsiControl, assert_file_digest, file_url, gridcp_binary,
                              make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_gridftpd)
+                             shared_test_pki, start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
 
 
-def gsi_server():
-    return start_gridftpd(gsi=shared_test_pki())
+def gsi_server(**sections):
+    return start_gridftpd(gsi=shared_test_pki(), **sections)
 
 
 def gridcp(args: list[str], what: str, expect_rc: int | None = 0):
@@ -132,6 +141,107 @@ def test_udpx_without_dcau_is_refused():
     finally:
         control.close()
     server.assert_alive("after refusals")
+
+
+ETH_P_IP = 0x0800
+UDPX_DATA_FIRST_BYTE = 0x12  # version 1, type DATA (docs/UDPX.md §1.2)
+
+
+class UdpxTap:
+    """Captures UDPX DATA datagrams on the loopback device (AF_PACKET, root) and injects
+    forgeries at their destination: damaged copies, exact replays and foreign packets."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_IP))
+        self.sock.bind(("lo", 0))
+        self.sock.settimeout(0.2)
+        self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.port = None
+        self.seen: list[bytes] = []
+        self.injected = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        rng = random.Random(5)
+        while not self.stop.is_set():
+            try:
+                packet = self.sock.recv(65535)
+            except socket.timeout:
+                continue
+            if len(packet) < 28 or packet[9] != socket.IPPROTO_UDP:
+                continue
+            header = (packet[0] & 0x0F) * 4
+            port = int.from_bytes(packet[header + 2:header + 4], "big")
+            payload = packet[header + 8:]
+            if len(payload) < 1000 or payload[0] != UDPX_DATA_FIRST_BYTE:
+                continue
+            if self.port is None:
+                self.port = port
+            if port != self.port or len(self.seen) >= 300:
+                continue
+            self.seen.append(payload)
+            if len(self.seen) % 10:
+                continue
+            damaged = bytearray(payload)
+            damaged[rng.randrange(32, len(damaged))] ^= 0x40
+            foreign = bytes(payload[:16]) + bytes(rng.getrandbits(8) for _ in range(len(payload) - 16))
+            for forged in (bytes(damaged), payload, self.seen[rng.randrange(len(self.seen))],
+                           foreign):
+                self.out.sendto(forged, ("127.0.0.1", self.port))
+                self.injected += 1
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(5)
+        self.sock.close()
+        self.out.close()
+
+
+def test_forged_replayed_and_foreign_datagrams_are_dropped_and_counted():
+    server = gsi_server()
+    source = os.path.join(make_temp_dir("udpx-tap-"), "src.bin")
+    digest = make_file(source, 24 * MIB, seed=91)
+    tap = UdpxTap()
+    try:
+        # 100 Mb/s: two seconds of DATA for the tap to copy, damage and replay.
+        result = gridcp(["-udp", "--rate", "100M", file_url(source),
+                         server.gsiftp_url("incoming/tapped.bin")], what="gridcp -udp put, tapped")
+    finally:
+        tap.close()
+    check_copy(server.fs("incoming/tapped.bin"), digest, "put with forgeries injected", result)
+    assert tap.injected >= 40, f"the tap injected only {tap.injected} datagrams"
+    record = udpx_records(server, "STOR")[-1]
+    assert record["udpx_dropped"] >= tap.injected, \
+        f"{tap.injected} forged, replayed or foreign datagrams sent, {record['udpx_dropped']} dropped"
+
+
+def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
+    server = gsi_server(udpx={"idle_timeout_seconds": 3})
+    source = os.path.join(make_temp_dir("udpx-kill-"), "src.bin")
+    make_file(source, 64 * MIB, seed=92)
+    argv = [gridcp_binary(), "-udp", "--rate", "50M", file_url(source),
+            server.gsiftp_url("incoming/killed.bin")]
+    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: any(name.startswith(".gridftpd-part.")
+                               for name in os.listdir(server.fs("incoming"))), 30,
+                   "the UDPX put to begin")
+        time.sleep(1)  # a second of data in flight
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    record = server.wait_transfer_record(
+        lambda r: r.get("network") == "udpx" and r.get("command") == "STOR", "the killed put")
+    assert record["result"] == "failed", record
+    assert "no packet from the UDPX peer for 3 s" in record.get("error", ""), record
+    assert 0 < record["bytes"] < 64 * MIB, record
+    assert not os.path.exists(server.fs("incoming/killed.bin")), "a partial passed off as whole"
+    # "transfer aborted" is the condition the 426 reply stands for (reply_for_error).
+    assert record["error"].startswith("transfer aborted"), record
+    server.assert_alive("after a client died mid-put")
 
 
 if __name__ == "__main__":
