@@ -1,6 +1,7 @@
 #include "protocol/control/session_rules.hpp"
 
 #include "protocol/core/errors.hpp"
+#include "protocol/core/text_case.hpp"
 
 namespace gridftp::protocol::control {
 namespace {
@@ -47,6 +48,14 @@ bool is_protected_command(Verb verb) {
 
 bool runs_during_transfer(Verb verb) {
   return verb == Verb::Abor || verb == Verb::Stat || verb == Verb::Noop;
+}
+
+bool runs_during_transfer(const Command& command) {
+  if (runs_during_transfer(command.verb)) return true;
+  if (command.verb != Verb::Site) return false;
+  const std::string_view argument = command.argument;
+  return argument.size() >= 5 && ascii_upper(std::string(argument.substr(0, 4))) == "UDPX" &&
+         argument[4] == ' ';
 }
 
 }  // namespace gridftp::protocol::control

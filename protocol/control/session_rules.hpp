@@ -27,5 +27,8 @@ bool is_protected_command(Verb verb);
 // Verbs that may run while a transfer is in progress instead of waiting for it (RFC 959 §4.1.3:
 // ABOR and STAT are answered at once; QUIT closes after the transfer).
 bool runs_during_transfer(Verb verb);
+// The same for a whole command: also SITE UDPX (RATE and STAT steer and watch the running UDPX
+// transfer, docs/UDPX.md §8).
+bool runs_during_transfer(const Command& command);
 
 }  // namespace gridftp::protocol::control

@@ -164,7 +164,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   }
   const auto verb = command->verb;
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
-  if (transfer_active_ && !protocol::control::runs_during_transfer(verb))
+  if (transfer_active_ && !protocol::control::runs_during_transfer(*command))
     co_await wait_for_transfer();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {

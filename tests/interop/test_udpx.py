@@ -15,7 +15,10 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
   * damaged copies, replays and foreign datagrams injected at the server's UDP port during a put
     (captured off the loopback device) are dropped and counted; the file still arrives whole;
   * a client killed mid-put: the server ends the transfer with 426 after its idle timeout,
-    names the reason, and leaves no file under the final name.
+    names the reason, and leaves no file under the final name;
+  * SITE UDPX RATE on the sending server of a running third-party transfer (driven here over
+    two raw GSI control channels): the pace changes within a second, SITE UDPX STAT reports
+    the running transfer, and the file still arrives whole.
 """
 
 import json
@@ -242,6 +245,63 @@ def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
     # "transfer aborted" is the condition the 426 reply stands for (reply_for_error).
     assert record["error"].startswith("transfer aborted"), record
     server.assert_alive("after a client died mid-put")
+
+
+def gsi_control(server) -> GsiControl:
+    pki = shared_test_pki()
+    control = GsiControl(server.host, server.port)
+    control.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
+    return control
+
+
+def growth_rate(path_of, seconds: float) -> float:
+    """Bytes per second the dest's partial file grew by over `seconds`."""
+    before, started = os.path.getsize(path_of()), time.monotonic()
+    time.sleep(seconds)
+    return (os.path.getsize(path_of()) - before) / (time.monotonic() - started)
+
+
+def test_site_udpx_rate_changes_a_running_transfer():
+    source, dest = gsi_server(), gsi_server()
+    digest = make_file(source.fs("data/rate.bin"), 48 * MIB, seed=93)
+    make_tree_readable(source.fs("data"))
+    src, dst = gsi_control(source), gsi_control(dest)
+    try:
+        for control in (src, dst):
+            control.enc_expect("TYPE I", 200)
+            control.enc_expect("SITE SETNETSTACK udpx:rate=120M", 200)
+        reply = dst.enc_expect("PASV", 227)
+        address = reply[reply.index("(") + 1:reply.index(")")]
+        dst.enc_expect("STOR /incoming/rate.bin", 150)
+        src.enc_expect(f"PORT {address}", 200)
+        src.enc_expect("RETR /data/rate.bin", 150)
+
+        def partial():
+            names = [n for n in os.listdir(dest.fs("incoming")) if n.startswith(".gridftpd-part.")]
+            return dest.fs(f"incoming/{names[0]}") if names else dest.fs("incoming/rate.bin")
+
+        wait_until(lambda: os.path.exists(partial()) and os.path.getsize(partial()) > MIB, 30,
+                   "the UDPX transfer to start writing")
+        fast = growth_rate(partial, 1.0)
+        src.enc_expect("SITE UDPX RATE 20M", 200)
+        time.sleep(1.0)  # the new pace holds from the next second on
+        slow = growth_rate(partial, 1.0)
+        print(f"  {fast * 8e-6:.1f} Mb/s at 120M asked, {slow * 8e-6:.1f} Mb/s one second after "
+              "SITE UDPX RATE 20M", flush=True)
+        stat = src.enc_expect("SITE UDPX STAT", 200)
+        assert "running bytes=" in stat, stat
+        assert slow < 0.4 * fast, f"before SITE UDPX RATE {fast * 8e-6:.1f} Mb/s, one second " \
+                                  f"after it {slow * 8e-6:.1f} Mb/s (asked 120 then 20)"
+        src.enc_expect("SITE UDPX RATE 1G", 200)
+        for control in (src, dst):
+            code, text = control.enc_read_reply()
+            while 100 <= code < 200:
+                code, text = control.enc_read_reply()
+            assert code == 226, f"the steered transfer ended with {text!r}"
+    finally:
+        src.close()
+        dst.close()
+    assert_file_digest(dest.fs("incoming/rate.bin"), digest, "the file steered by SITE UDPX RATE")
 
 
 if __name__ == "__main__":

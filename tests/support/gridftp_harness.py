@@ -576,7 +576,20 @@ def give_to_globus_user(path: str, account: str = GLOBUS_USER) -> None:
     make_world_traversable(path)
 
 
-def _read_greeting(host: str, port: int) -> str | None:
+_GREETING_PROBE = ("import socket, sys\n"
+                   "try:\n"
+                   "    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)\n"
+                   "    print(s.recv(4096).decode(errors='replace'), end='')\n"
+                   "except OSError:\n"
+                   "    pass\n")
+
+
+def _read_greeting(host: str, port: int, launcher: list[str] | None = None) -> str | None:
+    if launcher:  # connect from where the server runs, e.g. inside its network namespace
+        probe = subprocess.run(launcher + [sys.executable, "-c", _GREETING_PROBE, host, str(port)],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=30)
+        return probe.stdout or None
     try:
         with socket.create_connection((host, port), timeout=5) as s:
             data = b""
@@ -592,12 +605,15 @@ def _read_greeting(host: str, port: int) -> str | None:
 
 def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
                         extra_args: list[str] | None = None,
-                        gsi: TestPki | None = None) -> GlobusServer:
+                        gsi: TestPki | None = None,
+                        launcher: list[str] | None = None) -> GlobusServer:
     """The real globus-gridftp-server, anonymous users mapped to gftest. `root` (made if None)
     gets a writable `incoming/` like ours; Globus URLs use absolute filesystem paths.
     With gsi=<TestPki> it runs in GSI mode instead (no -aa: AUTH GSSAPI with the PKI's host
     credential, gridmap and cert dir); it then setuids to each user's gridmap account, so
-    `incoming/` belongs to pki.account."""
+    `incoming/` belongs to pki.account.
+    `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"] (then the
+    port is picked here, not in the launcher's namespace, and the greeting read through it)."""
     binary = require_tool("globus-gridftp-server")
     ensure_globus_user()
     if root is None:
@@ -611,10 +627,10 @@ def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
         env.update(gsi.server_env())
     last_error = ""
     for _attempt in range(3):
-        port = free_port(host)
+        port = free_port("127.0.0.1" if launcher else host)
         auth_args = [] if gsi else ["-aa", "-anonymous-user", GLOBUS_USER]
-        argv = ([binary, "-p", str(port), "-control-interface", host] + auth_args
-                + ["-disable-usage-stats", "-d", "error"] + (extra_args or []))
+        argv = (launcher or []) + [binary, "-p", str(port), "-control-interface", host]
+        argv += auth_args + ["-disable-usage-stats", "-d", "error"] + (extra_args or [])
         lines: list[str] = []
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, env=env)
@@ -623,7 +639,7 @@ def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
         deadline = time.monotonic() + START_DEADLINE_S
         greeting = None
         while time.monotonic() < deadline and proc.poll() is None:
-            greeting = _read_greeting(host, port)
+            greeting = _read_greeting(host, port, launcher)
             if greeting:
                 break
             time.sleep(0.05)
@@ -871,6 +887,13 @@ class GsiControl(RawControl):
             raise AssertionError("enc_cmd before a successful GSI authentication")
         self.tls.write(line.encode() + b"\r\n")
         self.send("ENC " + base64.b64encode(self._out.read()).decode())
+        code, text = self.read_reply()
+        if code in (631, 632, 633):
+            return self._unwrap(text)
+        return code, text
+
+    def enc_read_reply(self) -> tuple[int, str]:
+        """The next reply, unwrapped: the final reply of a transfer begun earlier."""
         code, text = self.read_reply()
         if code in (631, 632, 633):
             return self._unwrap(text)

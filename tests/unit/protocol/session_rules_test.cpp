@@ -103,6 +103,18 @@ TEST_CASE("check_allowed table: every verb in every pre-login phase", "[control]
   }
 }
 
+TEST_CASE("SITE UDPX runs during a transfer; other SITE commands wait",
+          "[control][session_rules]") {
+  using gridftp::protocol::control::Command;
+  using gridftp::protocol::control::Verb;
+  CHECK(runs_during_transfer(Command{Verb::Site, "UDPX RATE 100M"}));
+  CHECK(runs_during_transfer(Command{Verb::Site, "udpx STAT"}));
+  CHECK_FALSE(runs_during_transfer(Command{Verb::Site, "UDPXRATE"}));
+  CHECK_FALSE(runs_during_transfer(Command{Verb::Site, "SETNETSTACK udpx"}));
+  CHECK_FALSE(runs_during_transfer(Command{Verb::Retr, "UDPX x"}));
+  CHECK(runs_during_transfer(Command{Verb::Abor, ""}));
+}
+
 TEST_CASE("runs_during_transfer is true only for ABOR, STAT and NOOP", "[control][session_rules]") {
   for (const Verb verb : kAllVerbs) {
     INFO("verb " << static_cast<int>(verb));
