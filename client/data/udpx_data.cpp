@@ -48,11 +48,6 @@ protocol::udpx::Policy policy_of(const std::optional<std::string>& name) {
   return protocol::udpx::Policy::Fair;
 }
 
-NetworkFigures figures_of(const udpx::UdpxTransferReport& report) {
-  return NetworkFigures{report.bytes,        report.rate_bps,       report.srtt_ms, report.loss,
-                        report.sending_cost, report.receiving_cost, report.dropped};
-}
-
 // Everything but the file: the active side's key exchange with our credential, rates and
 // protection as asked. Errors: UdpxNeedsDcau, and the handshake's creation errors.
 Result<udpx::UdpxTransferSpec> active_spec(Session& session,
@@ -125,7 +120,7 @@ Result<NetworkFigures> run_active(Session& session, const std::string& command,
   engine.join();
   done.store(true);
   watch.join();
-  if (report.bytes > reported) progress.add(report.bytes - reported, Clock::now());
+  if (report.figures.bytes > reported) progress.add(report.figures.bytes - reported, Clock::now());
   if (!report.ok) {
     // The server's final reply (read here, kept as the failure's detail) says why in its words.
     return make_error(with_server_reason(session, make_error_code(ClientErrc::UdpxFailed)));
@@ -133,7 +128,7 @@ Result<NetworkFigures> run_active(Session& session, const std::string& command,
   if (auto finished = session.finish_transfer(session.options().data_timeout); !finished) {
     return make_error(finished.error());
   }
-  return figures_of(report);
+  return report.figures;
 }
 
 }  // namespace

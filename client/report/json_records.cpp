@@ -45,13 +45,8 @@ std::string encode_file_record(const FileStart& start, const FileEnd& end) {
     json.add("error", end.error);
   }
   if (end.udpx) {
-    json.add("network", "udpx")
-        .add("udpx_rate_bits_per_second", end.udpx->rate_bps)
-        .add("udpx_rtt_ms", end.udpx->rtt_ms)
-        .add("udpx_loss", end.udpx->loss)
-        .add("udpx_sending_cost", end.udpx->sending_cost)
-        .add("udpx_receiving_cost", end.udpx->receiving_cost)
-        .add("udpx_dropped", end.udpx->dropped);
+    json.add("network", "udpx");
+    protocol::udpx::add_json_fields(json, *end.udpx);
   }
   return json.str();
 }

@@ -38,13 +38,7 @@ std::string bytes_line(const FileEnd& end) {
 
 // After a UDPX transfer, what its engine saw (docs/UDPX.md §8).
 std::string udpx_line(const NetworkFigures& udpx) {
-  char text[192];
-  std::snprintf(text, sizeof text,
-                "UDPX: %.1f Mb/s, RTT %.1f ms, loss %.2f%%, sending cost %.2f%%, receiving cost "
-                "%.2f%%\n",
-                udpx.rate_bps / 1e6, udpx.rtt_ms, udpx.loss * 100, udpx.sending_cost * 100,
-                udpx.receiving_cost * 100);
-  return text;
+  return "UDPX: " + protocol::udpx::describe(udpx) + "\n";
 }
 
 }  // namespace

@@ -10,19 +10,12 @@
 #include <string>
 
 #include "client/clock.hpp"
+#include "protocol/udpx/transfer_figures.hpp"
 
 namespace gridftp::client {
 
 // A UDPX transfer's figures (docs/UDPX.md §8), for the -vb line and --json.
-struct NetworkFigures {
-  std::uint64_t bytes = 0;  // file bytes moved
-  double rate_bps = 0;      // effective, file bits per second of the data phase
-  double rtt_ms = 0;
-  double loss = 0;            // fraction of DATA packets lost (sender side)
-  double sending_cost = 0;    // payload sent beyond the file / file
-  double receiving_cost = 0;  // duplicate DATA / DATA received
-  std::uint64_t dropped = 0;  // datagrams refused: forged, replayed, malformed
-};
+using NetworkFigures = protocol::udpx::TransferFigures;
 
 struct FileStart {
   std::size_t id = 0;

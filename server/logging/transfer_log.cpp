@@ -28,15 +28,7 @@ std::string format_transfer_record(const TransferRecord& record,
       .add("network", record.network)
       .add("result", record.ok ? "ok" : "failed");
   if (!record.ok) json.add("error", record.error);
-  if (record.udpx) {
-    json.add("udpx_rate_bits_per_second", record.udpx->rate_bps)
-        .add("udpx_rtt_ms", record.udpx->srtt_ms)
-        .add("udpx_loss", record.udpx->loss)
-        .add("udpx_sending_cost", record.udpx->sending_cost)
-        .add("udpx_receiving_cost", record.udpx->receiving_cost)
-        .add("udpx_dropped", record.udpx->dropped)
-        .add("udpx_handshake_seconds", record.udpx->handshake_seconds);
-  }
+  if (record.udpx) protocol::udpx::add_json_fields(json, *record.udpx);
   return json.str();
 }
 

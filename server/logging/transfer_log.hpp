@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "transport/udpx/udpx_transfer.hpp"
+#include "protocol/udpx/transfer_figures.hpp"
 
 namespace spdlog {
 class logger;
@@ -30,7 +30,7 @@ struct TransferRecord {
   bool ok = false;
   std::string error;
   std::string network = "tcp";  // the data channel: tcp or udpx (SITE SETNETSTACK)
-  std::optional<transport::udpx::UdpxTransferReport> udpx;  // its figures (docs/UDPX.md §8)
+  std::optional<protocol::udpx::TransferFigures> udpx;  // its figures (docs/UDPX.md §8)
 };
 
 std::string format_transfer_record(const TransferRecord& record,

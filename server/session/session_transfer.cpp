@@ -172,7 +172,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   if (!transfer_detail_.empty()) record.error += ": " + transfer_detail_;
   if (udpx_.enabled()) {
     record.network = "udpx";
-    record.udpx = udpx_.last_report;
+    if (udpx_.last_report) record.udpx = udpx_.last_report->figures;
   }
   services_.transfer_log.write(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();

@@ -61,16 +61,6 @@ Condition condition_of(const udpx::UdpxTransferReport& report, bool handshake_do
   return Condition::TransferAborted;
 }
 
-std::string format_figures(const udpx::UdpxTransferReport& report) {
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "rate=%.1fMb/s rtt=%.1fms loss=%.2f%% sending_cost=%.2f%% receiving_cost=%.2f%% "
-                "dropped=%llu",
-                report.rate_bps / 1e6, report.srtt_ms, report.loss * 100, report.sending_cost * 100,
-                report.receiving_cost * 100, static_cast<unsigned long long>(report.dropped));
-  return line;
-}
-
 }  // namespace
 
 bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
@@ -130,15 +120,15 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   udpx_.live = std::make_shared<udpx::UdpxLive>();
   auto report =
       co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
-  progress_.bytes = report.bytes;
+  progress_.bytes = report.figures.bytes;
   const bool handshake_done = !report.peer_identity.empty() || report.ok || report.seconds > 0;
   transfer_links_.push_back("udpx " +
                             std::string(dcau.protection == security::DataProtection::Private
                                             ? "AES-128-GCM"
                                             : "AES-128-GCM (authenticated)") +
-                            " " + format_figures(report));
+                            " " + protocol::udpx::describe(report.figures));
   log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag(), job.command, report.peer_identity,
-             format_figures(report), report.handshake_seconds * 1e3);
+             protocol::udpx::describe(report.figures), report.figures.handshake_seconds * 1e3);
   udpx_.last_report = report;
   if (report.ok && job.upload && report.base != job.upload->start_offset()) {
     transfer_detail_ = "the UDPX sender began at another offset than REST said";
@@ -183,7 +173,8 @@ void ControlSession::on_site_udpx(const std::string& argument) {
     if (udpx_.last_report) {
       const auto& report = *udpx_.last_report;
       lines.push_back(" last " + std::string(report.ok ? "ok" : "failed") +
-                      " bytes=" + std::to_string(report.bytes) + " " + format_figures(report));
+                      " bytes=" + std::to_string(report.figures.bytes) + " " +
+                      protocol::udpx::describe(report.figures));
     }
     if (lines.size() == 1) lines.push_back(" no UDPX transfer yet");
     lines.push_back("End");

@@ -26,8 +26,8 @@ another build of gridcp with GRIDCP=/path/to/gridcp.
 
 import os
 
-from gridftp_harness import (MIB, assert_file_digest, file_url, gridcp_binary, make_file,
-                             make_temp_dir, make_tree_readable, run_peer, run_tests,
+from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, gridcp_binary,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
                              shared_test_pki, start_globus_server)
 
 SIZE = 5 * MIB + 7
@@ -46,12 +46,6 @@ def gridcp(args: list[str], env: dict | None = None, what: str = "",
     return run_peer([gridcp_binary()] + args, env=env or shared_test_pki().client_env("test"),
                     timeout=180, what=what, expect_rc=expect_rc)
 
-
-def check_copy(path: str, digest: str, what: str, result) -> None:
-    try:
-        assert_file_digest(path, digest, what)
-    except AssertionError as e:
-        raise AssertionError(f"{e}\n{result.describe()}")
 
 
 def parallel_flags(p: int | None) -> list[str]:

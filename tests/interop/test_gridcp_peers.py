@@ -19,10 +19,10 @@ All byte-identical by SHA-256 on a 5 MiB + 7 B file:
 
 import os
 
-from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, assert_same_tree, file_url,
-                             give_to_globus_user, gridcp_binary, make_file, make_temp_dir,
-                             make_tree_readable, run_peer, run_tests, shared_test_pki,
-                             start_globus_server, start_gridftpd, tree_digests)
+from gridftp_harness import (MIB, assert_file_digest, assert_same_tree, check_copy, file_url,
+                             give_to_globus_user, gridcp_binary, GridftpdServer, make_file,
+                             make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             shared_test_pki, start_globus_server, start_gridftpd, tree_digests)
 
 SIZE = 5 * MIB + 7
 LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -34,13 +34,6 @@ LOGGED_LEVEL = {"nodcau": "dcau=N prot=C", "dcau-a": "dcau=A prot=C",
 def gridcp(args: list[str], what: str, gsi: bool = False):
     env = shared_test_pki().client_env("test") if gsi else None
     return run_peer([gridcp_binary()] + args, env=env, timeout=180, what=what)
-
-
-def check_copy(path: str, digest: str, what: str, result) -> None:
-    try:
-        assert_file_digest(path, digest, what)
-    except AssertionError as e:
-        raise AssertionError(f"{e}\n{result.describe()}") from None
 
 
 def seed(server, name: str, seed_value: int) -> str:

@@ -21,8 +21,8 @@ GRIDFTP_TEST_SERVER=globus runs all of it against globus-gridftp-server (validat
 import os
 import pwd
 
-from gridftp_harness import (MIB, GridftpdServer, assert_file_digest, file_url,
-                             give_to_globus_user, make_file, make_temp_dir, make_tree_readable,
+from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, give_to_globus_user,
+                             GridftpdServer, make_file, make_temp_dir, make_tree_readable,
                              run_peer, run_tests, shared_test_pki, start_globus_server,
                              start_server_under_test)
 
@@ -45,12 +45,6 @@ def make_source(server, name: str, seed: int) -> str:
     make_tree_readable(server.fs("data"))   # a GSI server reads as the mapped account
     return digest
 
-
-def check_copy(path: str, digest: str, what: str, result) -> None:
-    try:
-        assert_file_digest(path, digest, what)
-    except AssertionError as e:
-        raise AssertionError(f"{e}\n{result.describe()}")
 
 
 def test_get_and_put_each_dcau_level_and_parallelism():

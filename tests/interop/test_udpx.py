@@ -30,9 +30,9 @@ import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, GsiControl, assert_file_digest, file_url, gridcp_binary,
-                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_gridftpd, wait_until)
+from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, gridcp_binary,
+                             GsiControl, make_file, make_temp_dir, make_tree_readable, run_peer,
+                             run_tests, shared_test_pki, start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -51,12 +51,6 @@ def guc(args: list[str], what: str, expect_rc: int | None = 0):
     return run_peer(["globus-url-copy"] + args, env=shared_test_pki().client_env("test"),
                     timeout=180, what=what, expect_rc=expect_rc)
 
-
-def check_copy(path: str, digest: str, what: str, result) -> None:
-    try:
-        assert_file_digest(path, digest, what)
-    except AssertionError as e:
-        raise AssertionError(f"{e}\n{result.describe()}")
 
 
 def make_sources(server, seed: int) -> dict[str, str]:

@@ -8,10 +8,13 @@ names wanem-a and wanem-b (their host certificates say so), clients in namespace
     globus-url-copy -dcstack udpx: the same sizes and levels, and 1 GiB with globus-url-copy.
 
 Every file byte-identical (SHA-256); the emulator's counters prove the data crossed it and
-met losses; the servers' transfer logs prove it went over UDPX.
+met losses; the servers' transfer logs prove it went over UDPX. Also (acceptance 4): two
+concurrent fair gets through one 100 Mb/s bottleneck split it within 10 %.
 """
 
+import json
 import os
+import subprocess
 
 from gridftp_harness import (GIB, MIB, assert_file_digest, gridcp_binary, make_file,
                              make_temp_dir, make_tree_readable, run_tests, sha256_file,
@@ -125,3 +128,31 @@ def test_third_party_udpx_through_a_lossy_link():
 
 if __name__ == "__main__":
     run_tests(globals())
+
+
+def test_two_fair_udpx_transfers_share_the_link():
+    """Acceptance 4: two concurrent gridcp -udp gets at the default (fair) policy through one
+    100 Mb/s bottleneck at 50 ms RTT end within 10 % of each other's effective rate."""
+    require_root_and_tun()
+    with Wanem(rtt_ms=50, loss_percent=0, rate_mbit=100, seed=13) as link:
+        server = server_in(NS_B, link.host_b)
+        digest = make_file(server.fs("data/fair.bin"), 96 * MIB, seed=95)
+        make_tree_readable(server.fs("data"))
+        local = make_temp_dir("udpx-fair-")
+        os.chmod(local, 0o755)
+        env = dict(os.environ, **shared_test_pki().client_env("test"))
+        procs = [link.popen_in_a([gridcp_binary(), "-udp", "--json",
+                                  url(server, link.host_b, "data/fair.bin"),
+                                  f"file://{local}/fair-{i}.bin"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for i in range(2)]
+        rates = []
+        for i, proc in enumerate(procs):
+            out, err = proc.communicate(timeout=600)
+            assert proc.returncode == 0, f"fair get {i}: exit {proc.returncode}\n{err[-3000:]}"
+            assert_file_digest(f"{local}/fair-{i}.bin", digest, f"fair get {i}")
+            rates.append(json.loads(out.splitlines()[0])["udpx_rate_bits_per_second"])
+        server.stop()
+    print(f"  two fair UDPX gets: {rates[0] / 1e6:.1f} and {rates[1] / 1e6:.1f} Mb/s", flush=True)
+    assert min(rates) >= 0.9 * max(rates), f"unfair split: {rates}"
+    assert sum(rates) > 0.7 * 100e6 * 1404 / 1480, f"the pair left the link idle: {rates}"

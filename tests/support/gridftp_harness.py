@@ -237,6 +237,14 @@ def assert_file_digest(path: str, digest: str, what: str) -> None:
                              f"(size {os.path.getsize(path)})")
 
 
+def check_copy(path: str, digest: str, what: str, result) -> None:
+    """assert_file_digest, with the command that made the file (a PeerResult) in the message."""
+    try:
+        assert_file_digest(path, digest, what)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{result.describe()}")
+
+
 def make_world_traversable(path: str) -> None:
     """tempfile dirs are 0700; the Globus server runs as gftest and must reach them."""
     path = os.path.abspath(path)

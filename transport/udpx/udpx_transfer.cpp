@@ -61,9 +61,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   }
   std::optional<udp::endpoint> peer = spec.peer;
   const auto shaken = run_handshake(socket, *handshake, peer, limits);
-  report.handshake_seconds = static_cast<double>(shaken.elapsed) * 1e-6;
+  report.figures.handshake_seconds = static_cast<double>(shaken.elapsed) * 1e-6;
   report.peer_identity = handshake->peer_identity();
-  report.dropped = shaken.dropped;
+  report.figures.dropped = shaken.dropped;
   if (!shaken.completed) {
     report.code = shaken.code;
     report.error = !handshake->failure().empty() ? "UDPX key exchange: " + handshake->failure()
@@ -81,28 +81,28 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     const auto stats = sender.stats();
     const auto length = static_cast<double>(spec.shape.length);
     report.base = spec.shape.base;
-    report.bytes = outcome.completed ? spec.shape.length : sender.acknowledged_bytes();
-    report.srtt_ms = stats.srtt * 1e3;
-    report.loss =
+    report.figures.bytes = outcome.completed ? spec.shape.length : sender.acknowledged_bytes();
+    report.figures.rtt_ms = stats.srtt * 1e3;
+    report.figures.loss =
         ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
-    report.sending_cost =
+    report.figures.sending_cost =
         std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
   } else {
     DataReceiver receiver(handshake->path(), *spec.sink, spec.shape.transfer_id, spec.receiver);
     outcome = run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
     const auto& stats = receiver.stats();
     report.base = receiver.shape().base;
-    report.bytes = stats.bytes_written;
-    report.srtt_ms = static_cast<double>(stats.srtt) * 1e-3;
-    report.receiving_cost =
+    report.figures.bytes = stats.bytes_written;
+    report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
+    report.figures.receiving_cost =
         ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
   }
   report.ok = outcome.completed;
   report.code = outcome.code;
   report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
   report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
-  report.rate_bps = ratio(static_cast<double>(report.bytes) * 8, report.seconds);
-  report.dropped += outcome.dropped;
+  report.figures.rate_bps = ratio(static_cast<double>(report.figures.bytes) * 8, report.seconds);
+  report.figures.dropped += outcome.dropped;
   return report;
 }
 

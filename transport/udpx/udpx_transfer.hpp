@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "protocol/udpx/transfer_figures.hpp"
 #include "transport/asio.hpp"
 #include "transport/udpx/data_receiver.hpp"
 #include "transport/udpx/data_sender.hpp"
@@ -38,16 +39,11 @@ struct UdpxTransferReport {
   std::string error;  // why not, in words
   wire::CloseCode code = wire::CloseCode::Ok;
   std::string peer_identity;
-  std::uint64_t base = 0;   // where the transfer began in the file
-  std::uint64_t bytes = 0;  // file bytes moved (sender: the shape's length when acknowledged)
-  double seconds = 0;       // data phase, handshake excluded
-  double handshake_seconds = 0;
-  double rate_bps = 0;  // effective: file bits per second of the data phase
-  double srtt_ms = 0;
-  double loss = 0;            // sender: packets the receiver reported lost / DATA packets sent
-  double sending_cost = 0;    // payload sent beyond the file / file
-  double receiving_cost = 0;  // duplicate DATA / DATA received
-  std::uint64_t dropped = 0;  // datagrams refused: forged, replayed, malformed
+  std::uint64_t base = 0;  // where the transfer began in the file
+  double seconds = 0;      // data phase, handshake excluded
+  // Bytes (the sender counts what the receiver acknowledged), rates and costs: the sender
+  // knows loss and sending cost, the receiver receiving cost.
+  wire::TransferFigures figures;
 };
 
 // Live figures a running transfer publishes for the control side.

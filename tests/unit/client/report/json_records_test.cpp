@@ -57,10 +57,10 @@ TEST_CASE("RunSummary rate is zero for a run that took no time", "[client][repor
 
 TEST_CASE("encode_file_record adds the UDPX figures of a UDPX transfer", "[client][report][json]") {
   const FileStart start{2, "gsiftp://h/a", "/tmp/a", 1000, 1};
-  const gridftp::client::NetworkFigures figures{1000, 800000, 52.5, 0.01, 0.0125, 0.002, 3};
+  const gridftp::client::NetworkFigures figures{1000, 800000, 52.5, 0.01, 0.0125, 0.002, 3, 0.5};
   const FileEnd end{2, FileResult::Copied, 1000, 1s, 1, {}, figures};
   const auto json = encode_file_record(start, end);
   CHECK(json.find(R"("network":"udpx","udpx_rate_bits_per_second":800000,"udpx_rtt_ms":52.5,)"
                   R"("udpx_loss":0.01,"udpx_sending_cost":0.0125,"udpx_receiving_cost":0.002,)"
-                  R"("udpx_dropped":3})") != std::string::npos);
+                  R"("udpx_dropped":3,"udpx_handshake_seconds":0.5})") != std::string::npos);
 }
