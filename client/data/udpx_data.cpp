@@ -88,9 +88,11 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
 
 // PASV, the transfer command and its 1xx, the engine (progress from its live counter), then
 // the server's final reply.
-Result<NetworkFigures> run_active(Session& session, const std::string& command,
-                                  const UdpxRequest& request, ProgressTicker& progress,
-                                  const std::function<void(udpx::UdpxTransferSpec&)>& fill) {
+Result<NetworkFigures> run_active(
+    Session& session, const std::string& command, const std::optional<std::string>& rest,
+    const UdpxRequest& request, ProgressTicker& progress,
+    const std::function<void(udpx::UdpxTransferSpec&)>& fill,
+    const std::function<void(const udpx::UdpxTransferReport&)>& on_failure = {}) {
   auto server = session.request_passive();
   if (!server) return make_error(server.error());
   auto spec = active_spec(session, *server, request);
@@ -101,6 +103,11 @@ Result<NetworkFigures> run_active(Session& session, const std::string& command,
                                                ? udpx::udp::endpoint(udpx::udp::v6(), 0)
                                                : udpx::udp::endpoint(udpx::udp::v4(), 0));
   if (!socket) return make_error(socket.error());
+  // REST goes right before the transfer command (RFC 3659 §5.3).
+  if (rest) {
+    if (auto restarted = session.restart_at(*rest); !restarted)
+      return make_error(restarted.error());
+  }
   if (auto begun = session.begin_transfer(command); !begun) return make_error(begun.error());
   udpx::UdpxLive live;
   udpx::UdpxTransferReport report;
@@ -122,6 +129,7 @@ Result<NetworkFigures> run_active(Session& session, const std::string& command,
   watch.join();
   if (report.figures.bytes > reported) progress.add(report.figures.bytes - reported, Clock::now());
   if (!report.ok) {
+    if (on_failure) on_failure(report);
     // The server's final reply (read here, kept as the failure's detail) says why in its words.
     return make_error(with_server_reason(session, make_error_code(ClientErrc::UdpxFailed)));
   }
@@ -134,22 +142,31 @@ Result<NetworkFigures> run_active(Session& session, const std::string& command,
 }  // namespace
 
 Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
-                                    const StagedFile& staged, const UdpxRequest& request,
-                                    ProgressTicker& progress) {
-  return run_active(session, command, request, progress, [&](udpx::UdpxTransferSpec& spec) {
-    spec.sink = std::make_unique<StagedFileSink>(staged);
-  });
+                                    const StagedFile& staged,
+                                    const std::optional<std::string>& rest,
+                                    const UdpxRequest& request, ProgressTicker& progress) {
+  return run_active(
+      session, command, rest, request, progress,
+      [&](udpx::UdpxTransferSpec& spec) { spec.sink = std::make_unique<StagedFileSink>(staged); },
+      [&](const udpx::UdpxTransferReport& report) {
+        // Blocks beyond the first gap are dropped: a resumed get asks for everything after it.
+        // Before the first block (no data phase, or no XFER yet) the file holds what it held.
+        if (report.seconds <= 0) return;
+        const std::uint64_t held_before = rest ? std::stoull(*rest) : 0;
+        (void)staged.truncate(std::max(report.contiguous_end, held_before));
+      });
 }
 
 Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,
                                  std::uint64_t length, const UdpxRequest& request,
                                  ProgressTicker& progress) {
-  return run_active(session, command, request, progress, [&](udpx::UdpxTransferSpec& spec) {
-    spec.shape.base = offset;
-    spec.shape.length = length;
-    spec.source = std::make_unique<LocalFileSource>(source, offset + length);
-  });
+  return run_active(session, command, std::nullopt, request, progress,
+                    [&](udpx::UdpxTransferSpec& spec) {
+                      spec.shape.base = offset;
+                      spec.shape.length = length;
+                      spec.source = std::make_unique<LocalFileSource>(source, offset + length);
+                    });
 }
 
 }  // namespace gridftp::client

@@ -19,9 +19,12 @@ namespace gridftp::client {
 
 // Errors: ClientErrc::UdpxNeedsDcau, the PASV and transfer command's refusals, and
 // ClientErrc::UdpxFailed (after the server's final reply has been read and logged).
+// A get: REST `rest` first when given (-rst resuming a partial file). When it fails, the
+// staged file is cut to what arrived without a gap, so a -rst retry asks only for the rest.
 Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
-                                    const StagedFile& staged, const UdpxRequest& request,
-                                    ProgressTicker& progress);
+                                    const StagedFile& staged,
+                                    const std::optional<std::string>& rest,
+                                    const UdpxRequest& request, ProgressTicker& progress);
 Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,
                                  std::uint64_t length, const UdpxRequest& request,

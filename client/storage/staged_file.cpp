@@ -45,6 +45,13 @@ Result<std::uint64_t> StagedFile::size_bytes() const {
   return static_cast<std::uint64_t>(info.st_size);
 }
 
+Result<void> StagedFile::truncate(std::uint64_t size) const {
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+    return errno_error();
+  }
+  return {};
+}
+
 StagedFile::StagedFile(int fd, std::string path, std::string temporary_path)
     : fd_(fd), path_(std::move(path)), temporary_path_(std::move(temporary_path)) {}
 

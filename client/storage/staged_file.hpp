@@ -32,6 +32,9 @@ class StagedFile {
   // Writes `bytes` at `offset` (pwrite(2)); safe from several threads at once, as MODE E blocks
   // arrive in any order. Errors: errno from pwrite(2).
   Result<void> write_at(std::uint64_t offset, std::string_view bytes) const;
+  // Cuts the temporary file to `size` bytes (a UDPX get keeps only what arrived in order, for
+  // -rst to resume after). Errors: errno from ftruncate(2).
+  Result<void> truncate(std::uint64_t size) const;
   // Closes and renames onto the destination. Errors: errno from close(2) or rename(2).
   Result<void> commit();
 

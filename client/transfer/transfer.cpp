@@ -222,7 +222,7 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   Result<std::uint64_t> bytes = std::uint64_t{0};
   if (options.udpx) {
     // UDPX blocks carry their file offsets: a -off window lands at its own offset, as in guc.
-    auto received = receive_udpx(session, command, *staged, *options.udpx, progress);
+    auto received = receive_udpx(session, command, *staged, resume.rest, *options.udpx, progress);
     if (received) figures = *received;
     bytes = received ? Result<std::uint64_t>(received->bytes) : make_error(received.error());
   } else if (options.parallelism) {

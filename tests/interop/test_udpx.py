@@ -16,6 +16,8 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
     (captured off the loopback device) are dropped and counted; the file still arrives whole;
   * a client killed mid-put: the server ends the transfer with 426 after its idle timeout,
     names the reason, and leaves no file under the final name;
+  * a get whose server session dies mid-transfer: gridcp -udp -rst notices within its stall
+    timeout, keeps what arrived in order, and the retry moves only the rest (REST n);
   * SITE UDPX RATE on the sending server of a running third-party transfer (driven here over
     two raw GSI control channels): the pace changes within a second, SITE UDPX STAT reports
     the running transfer, and the file still arrives whole.
@@ -239,6 +241,53 @@ def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
     # "transfer aborted" is the condition the 426 reply stands for (reply_for_error).
     assert record["error"].startswith("transfer aborted"), record
     server.assert_alive("after a client died mid-put")
+
+
+def session_processes(server) -> list[int]:
+    """The per-session processes the server spawned (process per session, as root)."""
+    children = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == server.proc.pid:
+            children.append(int(entry))
+    return children
+
+
+def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
+    server = gsi_server()
+    size = 64 * MIB
+    digest = make_file(server.fs("data/cut.bin"), size, seed=94)
+    make_tree_readable(server.fs("data"))
+    dest = os.path.join(make_temp_dir("udpx-cut-"), "cut.bin")
+    argv = [gridcp_binary(), "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
+            "--rst-interval", "1", "--st", "3", server.gsiftp_url("data/cut.bin"), file_url(dest)]
+    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    partial = dest + ".gridcp-part"
+    try:
+        wait_until(lambda: os.path.exists(partial) and os.path.getsize(partial) > 8 * MIB, 30,
+                   "the UDPX get to be under way")
+        sessions = session_processes(server)
+        assert sessions, "no session process to cut off"
+        for pid in sessions:  # the server's own children: the session that sends the file
+            os.kill(pid, signal.SIGKILL)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, f"gridcp -udp -rst did not finish the get:\n{output}"
+    assert_file_digest(dest, digest, "a UDPX get resumed after its server session died")
+    resumed = [r for r in udpx_records(server, "RETR") if r["result"] == "ok"]
+    assert len(resumed) == 1, f"expected one completed UDPX RETR, got {resumed}"
+    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
+        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
 
 
 def gsi_control(server) -> GsiControl:

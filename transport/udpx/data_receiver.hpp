@@ -6,6 +6,7 @@
 // an argument.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -58,6 +59,10 @@ class DataReceiver {
   const ReceiverStats& stats() const { return stats_; }
   // The transfer as announced (valid from Receiving on).
   const TransferShape& shape() const { return shape_; }
+  // Bytes from the transfer's base that arrived without a gap: what a restart can keep.
+  std::uint64_t contiguous_bytes() const {
+    return std::min(shape_.length, tracker_.frontier() * shape_.block_bytes);
+  }
 
  private:
   wire::CommonHeader header(wire::PacketType type) const;

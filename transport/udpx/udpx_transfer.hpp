@@ -40,7 +40,10 @@ struct UdpxTransferReport {
   wire::CloseCode code = wire::CloseCode::Ok;
   std::string peer_identity;
   std::uint64_t base = 0;  // where the transfer began in the file
-  double seconds = 0;      // data phase, handshake excluded
+  // Receiver: the end (an absolute offset) of what arrived without a gap from `base`; a failed
+  // transfer restarts there (docs/UDPX.md §8).
+  std::uint64_t contiguous_end = 0;
+  double seconds = 0;  // data phase, handshake excluded
   // Bytes (the sender counts what the receiver acknowledged), rates and costs: the sender
   // knows loss and sending cost, the receiver receiving cost.
   wire::TransferFigures figures;
