@@ -2,6 +2,7 @@
 """UDPX against TCP on emulated long, lossy paths (docs/UDPX.md, docs/WANEM.md).
 
     bench/udpx_wan_bench.py [--rate-mbit 100] [--rtt 10,100,300] [--loss 0,1,5] [--seconds 15]
+                            [--with-gridftpd] [--with-globus] [--transfer-limit S]
 
 For every RTT x loss cell, through the WAN emulator between two namespaces (one bottleneck of
 --rate-mbit, a drop-tail queue of one bandwidth-delay product, random loss on both directions):
@@ -15,7 +16,31 @@ Printed per cell: the link's payload ceiling (1 - loss) x rate x 1404/1452 (UDPX
 share of a datagram, IP and UDP headers apart), each goodput, UDPX / ceiling, UDPX / best TCP,
 UDPX's sending cost (retransmissions / data packets) and receiving cost (duplicates / data
 packets), and the CPU seconds of the two UDPX processes and the emulator (2 cores here).
-Needs root and /dev/net/tun. Binaries from $WANEM and $UDPX_PIPE or build/release.
+
+With --with-gridftpd, also through the same link in the same cell, a GSI gridftpd in namespace
+B (host name wanem-b, a throwaway test PKI) serving a file of the same size from /dev/shm, and
+gridcp in namespace A getting it to /dev/shm (compared with the source after every copy):
+  * gridcp -udp (UDPX, PROT C, default rate policy): "gcUDPX" = gridcp --json's
+    udpx_rate_bits_per_second (the data phase); "gcU file" = bytes / gridcp's seconds (the whole
+    file, login included); "gc send" = udpx_sending_cost of the server's transfer log record
+    (the server is the sender: resent payload / file bytes), "gc recv" = udpx_receiving_cost of
+    gridcp's record (the receiver: duplicate DATA / DATA received; a sender's record always
+    says 0 there);
+  * gridcp -nodcau -p 1 and -p 8 (TCP, MODE E, no TLS on the data), once with every TCP
+    connection between the namespaces on bbr and once on cubic (a congctl metric on the route
+    to the other end in both namespaces, see set_congestion; the server in B is the sender):
+    goodput = bytes / gridcp's seconds (whole file, login included), columns "p1 bbr",
+    "p1 cubic", "p8 bbr", "p8 cubic";
+  * "gcU/appTCP" = gcUDPX / the best of those TCP gets (and of the Globus ones below, if run),
+    "gcU/iperf" = gcUDPX / the better iperf3 figure.
+With --with-globus, the same file from the real globus-gridftp-server (GSI, wanem-b's host
+credential) in namespace B, gridcp -nodcau -p 8 get under bbr and under cubic: "gl8 bbr",
+"gl8 cubic", bytes / gridcp's seconds.
+A get still running after --transfer-limit seconds (default 4 x --seconds + 60) is killed; its
+figure is then the bytes that reached /dev/shm / the time, marked '*'. A get that fails or
+arrives different prints FAIL and makes the exit status 1.
+Needs root and /dev/net/tun. Binaries from $WANEM, $UDPX_PIPE, $GRIDFTPD and $GRIDCP or
+build/release; globus-gridftp-server from PATH.
 """
 
 from __future__ import annotations
@@ -25,15 +50,20 @@ import json
 import os
 import resource
 import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 
-from wanem import Wanem, require_root_and_tun  # noqa: E402
+from gridftp_harness import (make_tree_readable, shared_test_pki,  # noqa: E402
+                             start_globus_server, start_gridftpd)
+from wanem import (ADDR_A, ADDR_B, NS_A, NS_B, Wanem, in_netns,  # noqa: E402
+                   require_root_and_tun)
 
 PAYLOAD_SHARE = 1404 / (1452 + 28)  # UDPX block bytes per IP byte on the wire
 
@@ -90,43 +120,254 @@ def run_tcp(link: Wanem, congestion: str, seconds: float) -> float:
     return json.loads(out.stdout)["end"]["sum_received"]["bits_per_second"] / 1e6
 
 
+def set_congestion(congestion: str) -> None:
+    """The congestion control of every new TCP connection between the two namespaces: a
+    congctl metric on the route to the other end, in both. (A namespace's own default,
+    net.ipv4.tcp_congestion_control, only takes algorithms in the host's
+    tcp_allowed_congestion_control, which need not hold cubic; a route metric takes any.)"""
+    for netns, peer in ((NS_A, ADDR_B), (NS_B, ADDR_A)):
+        route = subprocess.run(in_netns(netns, ["ip", "route", "show", peer]), check=True,
+                               capture_output=True, text=True).stdout.split()
+        if "congctl" in route:
+            del route[route.index("congctl"):route.index("congctl") + 2]
+        subprocess.run(in_netns(netns, ["ip", "route", "replace", *route, "congctl",
+                                        congestion]), check=True)
+
+
+def gridcp_get(link: Wanem, gridcp: str, options: list[str], url: str, source: str,
+               limit: float) -> dict:
+    """One gridcp get from namespace A to /dev/shm; goodput from gridcp --json's file record."""
+    sink = "/dev/shm/udpx-bench-gridcp.out"
+    staged = sink + ".gridcp-part"  # where gridcp writes until the file is whole
+    env = dict(os.environ, **shared_test_pki().client_env("test"))
+    start = time.monotonic()
+    try:
+        try:
+            out = link.run_in_a([gridcp, "--json", *options, url, f"file://{sink}"],
+                                capture_output=True, text=True, timeout=limit, env=env)
+        except subprocess.TimeoutExpired:
+            moved = sum(os.stat(path).st_blocks * 512 for path in (sink, staged)
+                        if os.path.exists(path))
+            return {"ok": True, "partial": True,
+                    "mbit": moved * 8 / (time.monotonic() - start) / 1e6}
+        lines = out.stdout.splitlines()
+        if out.returncode != 0 or not lines:
+            return {"ok": False, "error": f"exit {out.returncode}: "
+                                          f"{(out.stderr or out.stdout).strip()[-500:]}"}
+        record = json.loads(lines[0])
+        same = subprocess.run(["cmp", "-s", source, sink]).returncode == 0
+        return {"ok": same and record.get("result") == "copied", "partial": False,
+                "error": "" if same else "bytes differ",
+                "mbit": record["bytes"] * 8 / record["seconds"] / 1e6, "record": record}
+    finally:
+        for path in (sink, staged):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def run_gridftp(link: Wanem, gridcp: str, roots: dict[str, str], name: str,
+                with_gridftpd: bool, with_globus: bool, limit: float) -> dict:
+    """The gridcp gets of one cell, keyed by column; servers started in B and stopped here."""
+    pki = shared_test_pki()
+    results: dict[str, dict] = {}
+    servers = []
+    try:
+        urls = {}
+        if with_gridftpd:
+            server = start_gridftpd(roots["gridftpd"], gsi=pki, gsi_host=link.host_b,
+                                    launcher=in_netns(NS_B, []),
+                                    listen={"control_interface": "0.0.0.0", "port": 0})
+            servers.append(server)
+            urls["gridftpd"] = f"gsiftp://{link.host_b}:{server.port}/data/{name}"
+            got = gridcp_get(link, gridcp, ["-udp"], urls["gridftpd"],
+                             server.fs(f"data/{name}"), limit)
+            if got["ok"] and not got["partial"]:
+                got["file_mbit"] = got["mbit"]
+                rate = got["record"].get("udpx_rate_bits_per_second")
+                if rate is None:
+                    got.update(ok=False, error="gridcp -udp --json has no udpx figures")
+                else:
+                    got["mbit"] = rate / 1e6
+                    got["receiving_cost"] = got["record"]["udpx_receiving_cost"]
+                try:
+                    log = server.wait_transfer_record(
+                        lambda r: r.get("network") == "udpx" and r.get("command") == "RETR",
+                        "the gridcp -udp get", timeout=10)
+                    got["sending_cost"] = log["udpx_sending_cost"]
+                except AssertionError as e:
+                    got.update(ok=False, error=str(e).splitlines()[0])
+            results["gcUDPX"] = got
+        if with_globus:
+            cert, key = pki.named_hosts[link.host_b]
+            launcher = in_netns(NS_B, ["env", f"X509_USER_CERT={cert}", f"X509_USER_KEY={key}"])
+            globus = start_globus_server(roots["globus"], host=link.addr_b, gsi=pki,
+                                         launcher=launcher)
+            servers.append(globus)
+            urls["globus"] = f"gsiftp://{link.host_b}:{globus.port}{globus.path('data/' + name)}"
+        for congestion in ("bbr", "cubic"):
+            set_congestion(congestion)
+            if with_gridftpd:
+                for streams in (1, 8):
+                    results[f"p{streams} {congestion}"] = gridcp_get(
+                        link, gridcp, ["-nodcau", "-p", str(streams)], urls["gridftpd"],
+                        os.path.join(roots["gridftpd"], "data", name), limit)
+            if with_globus:
+                results[f"gl8 {congestion}"] = gridcp_get(
+                    link, gridcp, ["-nodcau", "-p", "8"], urls["globus"],
+                    os.path.join(roots["globus"], "data", name), limit)
+    finally:
+        for server in servers:
+            server.stop()
+        if with_globus:
+            stop_globus_sessions()
+    return results
+
+
+def stop_globus_sessions() -> None:
+    """Globus forks a process per session that outlives its listener; a get cut at the limit
+    leaves one behind in namespace B. Ends those (only globus-gridftp-server processes in B)."""
+    pids = subprocess.run(["ip", "netns", "pids", NS_B], capture_output=True,
+                          text=True).stdout.split()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if os.path.basename(argv[0]) == b"globus-gridftp-server":
+                os.kill(int(pid), 9)
+        except (OSError, ValueError):
+            pass
+
+
+def cell(result: dict | None, width: int) -> str:
+    if result is None or not result["ok"]:
+        return f"{'FAIL':>{width}}"
+    return (f"{result['mbit']:{width - 1}.1f}*" if result.get("partial")
+            else f"{result['mbit']:{width}.1f}")
+
+
+def make_roots(size: int, with_globus: bool) -> tuple[str, dict[str, str], str]:
+    """Server roots in /dev/shm holding one random file of `size` bytes (hard-linked)."""
+    base = tempfile.mkdtemp(prefix="udpx-bench-", dir="/dev/shm")
+    roots = {"gridftpd": os.path.join(base, "gridftpd")}
+    if with_globus:
+        roots["globus"] = os.path.join(base, "globus")
+    name = "bench.bin"
+    first = None
+    for root in roots.values():
+        os.makedirs(os.path.join(root, "data"))
+        path = os.path.join(root, "data", name)
+        if first is None:
+            with open(path, "wb") as out:
+                for offset in range(0, size, 1 << 24):
+                    out.write(os.urandom(min(1 << 24, size - offset)))
+            first = path
+        else:
+            os.link(first, path)
+        make_tree_readable(os.path.join(root, "data"))
+    return base, roots, name
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rate-mbit", type=float, default=100)
     parser.add_argument("--rtt", default="10,100,300", help="ms, comma-separated")
     parser.add_argument("--loss", default="0,1,5", help="percent, comma-separated")
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--with-gridftpd", action="store_true",
+                        help="also gridcp -udp, -p 1 and -p 8 gets from a GSI gridftpd")
+    parser.add_argument("--with-globus", action="store_true",
+                        help="also gridcp -p 8 gets from a GSI globus-gridftp-server")
+    parser.add_argument("--transfer-limit", type=float, default=None,
+                        help="seconds before a gridcp get is cut (default 4 x --seconds + 60)")
     args = parser.parse_args()
     require_root_and_tun()
     pipe = binary("UDPX_PIPE", "udpx_pipe")
     binary("WANEM", "wanem")
     os.environ.setdefault("WANEM", os.path.join(ROOT, "build", "release", "wanem"))
+    extra = args.with_gridftpd or args.with_globus
+    gridcp = ""
+    if extra:
+        # absolute: the harness starts gridftpd in its own work directory
+        os.environ["GRIDFTPD"] = os.path.abspath(binary("GRIDFTPD", "gridftpd"))
+        gridcp = os.path.abspath(binary("GRIDCP", "gridcp"))
+    if args.with_globus and not shutil.which("globus-gridftp-server") \
+            and not os.access("/usr/sbin/globus-gridftp-server", os.X_OK):
+        sys.exit("globus-gridftp-server not found (docs/PEERS.md)")
+    limit = args.transfer_limit or 4 * args.seconds + 60
     rate = args.rate_mbit
     size = int(rate * 1e6 / 8 * args.seconds)
+    columns = []  # (key, header, width)
+    if args.with_gridftpd:
+        columns += [("gcUDPX", "gcUDPX", 7), ("gcU file", "gcU file", 8),
+                    ("gc send", "gc send", 8), ("gc recv", "gc recv", 8),
+                    ("p1 bbr", "p1 bbr", 7), ("p1 cubic", "p1 cubic", 8),
+                    ("p8 bbr", "p8 bbr", 7), ("p8 cubic", "p8 cubic", 8)]
+    if args.with_globus:
+        columns += [("gl8 bbr", "gl8 bbr", 7), ("gl8 cubic", "gl8 cubic", 9)]
+    if args.with_gridftpd:
+        columns += [("gcU/appTCP", "gcU/appTCP", 10), ("gcU/iperf", "gcU/iperf", 9)]
     print(f"UDPX vs TCP through the WAN emulator: {rate:g} Mb/s bottleneck, queue one BDP, "
           f"random loss both ways; UDPX file {size / 1e6:.0f} MB, TCP {args.seconds:g} s; "
           f"cores: {os.cpu_count()}")
+    if extra:
+        print(f"gridcp gets of a {size / 1e6:.0f} MB file from namespace B, Mb/s (GSI; TCP with "
+              f"-nodcau: p1/p8 = gridcp -p 1/-p 8 from gridftpd, gl8 = gridcp -p 8 from "
+              f"globus-gridftp-server, bbr/cubic = the congestion control on the route between "
+              f"the namespaces); * = cut at {limit:g} s")
     print(f"{'rtt ms':>6} {'loss %':>6} {'ceiling':>8} {'UDPX':>7} {'bbr':>7} {'cubic':>7} "
-          f"{'UDPX/ceil':>9} {'UDPX/TCP':>8} {'send cost':>9} {'recv cost':>9} {'UDPX cpu s':>10}")
+          f"{'UDPX/ceil':>9} {'UDPX/TCP':>8} {'send cost':>9} {'recv cost':>9} {'UDPX cpu s':>10}"
+          + "".join(f" {header:>{width}}" for _, header, width in columns))
     failed = False
-    for rtt in [float(x) for x in args.rtt.split(",")]:
-        for loss in [float(x) for x in args.loss.split(",")]:
-            ceiling = rate * (1 - loss / 100) * PAYLOAD_SHARE
-            with Wanem(rtt_ms=rtt, loss_percent=loss, rate_mbit=rate,
-                       seed=int(time.time())) as link:
-                udpx = run_udpx(link, pipe, size, rate)
-                bbr = run_tcp(link, "bbr", args.seconds)
-                cubic = run_tcp(link, "cubic", args.seconds)
-            if not udpx["ok"]:
-                failed = True
-                print(f"{rtt:6g} {loss:6g}  UDPX FAILED: {udpx.get('error', 'bytes differ')}")
-                continue
-            best_tcp = max(bbr, cubic)
-            print(f"{rtt:6g} {loss:6g} {ceiling:8.1f} {udpx['mbit']:7.1f} {bbr:7.1f} {cubic:7.1f} "
-                  f"{udpx['mbit'] / ceiling:9.2f} "
-                  f"{(udpx['mbit'] / best_tcp) if best_tcp else float('inf'):8.2f} "
-                  f"{udpx['sending_cost'] * 100:8.2f}% {udpx['receiving_cost'] * 100:8.3f}% "
-                  f"{udpx['cpu']:10.1f}", flush=True)
+    if extra:
+        shared_test_pki()  # built once for the run (a few seconds)
+    base, roots, name = make_roots(size, args.with_globus) if extra else ("", {}, "")
+    try:
+        for rtt in [float(x) for x in args.rtt.split(",")]:
+            for loss in [float(x) for x in args.loss.split(",")]:
+                ceiling = rate * (1 - loss / 100) * PAYLOAD_SHARE
+                with Wanem(rtt_ms=rtt, loss_percent=loss, rate_mbit=rate,
+                           seed=int(time.time())) as link:
+                    udpx = run_udpx(link, pipe, size, rate)
+                    bbr = run_tcp(link, "bbr", args.seconds)
+                    cubic = run_tcp(link, "cubic", args.seconds)
+                    gets = (run_gridftp(link, gridcp, roots, name, args.with_gridftpd,
+                                        args.with_globus, limit) if extra else {})
+                if not udpx["ok"]:
+                    failed = True
+                    print(f"{rtt:6g} {loss:6g}  UDPX FAILED: {udpx.get('error', 'bytes differ')}")
+                    continue
+                best_tcp = max(bbr, cubic)
+                row = (f"{rtt:6g} {loss:6g} {ceiling:8.1f} {udpx['mbit']:7.1f} {bbr:7.1f} "
+                       f"{cubic:7.1f} {udpx['mbit'] / ceiling:9.2f} "
+                       f"{(udpx['mbit'] / best_tcp) if best_tcp else float('inf'):8.2f} "
+                       f"{udpx['sending_cost'] * 100:8.2f}% {udpx['receiving_cost'] * 100:8.3f}% "
+                       f"{udpx['cpu']:10.1f}")
+                failures = [f"{key}: {got.get('error', '')}" for key, got in gets.items()
+                            if not got["ok"]]
+                failed = failed or bool(failures)
+                gc = gets.get("gcUDPX")
+                gc_ok = gc is not None and gc["ok"] and not gc.get("partial")
+                app_tcp = max((got["mbit"] for key, got in gets.items()
+                               if key != "gcUDPX" and got["ok"]), default=0.0)
+                for key, _, width in columns:
+                    if key in gets:
+                        row += " " + cell(gets[key], width)
+                    elif key == "gcU file":
+                        row += f" {gc['file_mbit']:{width}.1f}" if gc_ok else f" {'-':>{width}}"
+                    elif key in ("gc send", "gc recv"):
+                        field = "sending_cost" if key == "gc send" else "receiving_cost"
+                        row += (f" {gc[field] * 100:{width - 1}.2f}%" if gc_ok
+                                else f" {'-':>{width}}")
+                    elif key in ("gcU/appTCP", "gcU/iperf"):
+                        best = app_tcp if key == "gcU/appTCP" else best_tcp
+                        row += (f" {gc['mbit'] / best:{width}.2f}" if gc_ok and best
+                                else f" {'-':>{width}}")
+                print(row, flush=True)
+                for failure in failures:
+                    print(f"{'':13} {failure}", flush=True)
+    finally:
+        if base:
+            shutil.rmtree(base, ignore_errors=True)
     return 1 if failed else 0
 
 

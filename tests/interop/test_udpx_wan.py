@@ -126,9 +126,6 @@ def test_third_party_udpx_through_a_lossy_link():
     check_link(link)
 
 
-if __name__ == "__main__":
-    run_tests(globals())
-
 
 def test_two_fair_udpx_transfers_share_the_link():
     """Acceptance 4: two concurrent gridcp -udp gets at the default (fair) policy through one
@@ -156,3 +153,7 @@ def test_two_fair_udpx_transfers_share_the_link():
     print(f"  two fair UDPX gets: {rates[0] / 1e6:.1f} and {rates[1] / 1e6:.1f} Mb/s", flush=True)
     assert min(rates) >= 0.9 * max(rates), f"unfair split: {rates}"
     assert sum(rates) > 0.7 * 100e6 * 1404 / 1480, f"the pair left the link idle: {rates}"
+
+
+if __name__ == "__main__":
+    run_tests(globals())
