@@ -91,6 +91,7 @@ void ControlSession::request_close() {
     boost::system::error_code ignored;
     if (self->data_socket_) self->data_socket_->close(ignored);
     self->data_channel_.cancel();
+    if (self->udpx_.live) self->udpx_.live->stop = true;
     self->send(rc::kServiceNotAvailable, "Server shutting down.");
     self->close_after_replies();
   });

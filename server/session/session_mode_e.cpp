@@ -48,6 +48,7 @@ void ControlSession::close_data_streams() {
   }
   boost::system::error_code ignored;
   if (stream_acceptor_) stream_acceptor_->close(ignored);
+  if (udpx_.live) udpx_.live->stop = true;  // a UDPX transfer's thread ends at its next turn
 }
 
 asio::any_io_executor ControlSession::stream_executor(std::size_t index) {

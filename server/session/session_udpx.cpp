@@ -52,11 +52,17 @@ protocol::udpx::Policy wire_policy(protocol::control::UdpxPolicy policy) {
 
 // The condition a failed UDPX transfer is reported as: no handshake is a data connection that
 // could not be opened (425), a wrong identity as over TCP, a broken transfer 426.
-Condition condition_of(const udpx::UdpxTransferReport& report, bool handshake_done) {
+Condition condition_of(const udpx::UdpxTransferReport& report) {
+  using Failure = udpx::UdpxTransferReport::Failure;
   if (report.code == protocol::udpx::CloseCode::StorageError) return Condition::TransferFailed;
-  if (!handshake_done) {
-    return report.error.find("not '") != std::string::npos ? Condition::UnexpectedDataIdentity
-                                                           : Condition::DataConnection;
+  switch (report.failure) {
+    case Failure::Handshake:
+      return Condition::DataConnection;
+    case Failure::PeerIdentity:
+      return Condition::UnexpectedDataIdentity;
+    case Failure::None:
+    case Failure::Transfer:
+      break;
   }
   return Condition::TransferAborted;
 }
@@ -121,7 +127,6 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   auto report =
       co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
   progress_.bytes = report.figures.bytes;
-  const bool handshake_done = !report.peer_identity.empty() || report.ok || report.seconds > 0;
   transfer_links_.push_back("udpx " +
                             std::string(dcau.protection == security::DataProtection::Private
                                             ? "AES-128-GCM"
@@ -136,7 +141,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   }
   if (!report.ok) {
     transfer_detail_ = report.error;
-    co_return make_error(error_code_for(condition_of(report, handshake_done)));
+    co_return make_error(error_code_for(condition_of(report)));
   }
   co_return Result<void>{};
 }

@@ -11,6 +11,8 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
   * gridcp -udp get and put of 0 B, 1 B and 5 MiB + 7 B files, with the UDPX figures in --json
     and the server's transfer log;
   * third-party gridftpd -> gridftpd with gridcp -udp and with globus-url-copy -dcstack udpx;
+  * -off/-len (ERET and ESTO) over UDPX land the window at its own offset, and
+    -verify-checksum (CKSM) agrees after a UDPX get and put;
   * -nodcau is refused (no authenticated key) with a message, and no file is left behind;
   * damaged copies, replays and foreign datagrams injected at the server's UDP port during a put
     (captured off the loopback device) are dropped and counted; the file still arrives whole;
@@ -90,6 +92,37 @@ def test_gridcp_get_and_put_over_udpx():
         f"transfer log: {len(gets)} UDPX RETR, {len(puts)} STOR records"
     assert all(r["result"] == "ok" and "udpx_rtt_ms" in r for r in gets + puts)
     server.assert_alive("after gridcp -udp")
+
+
+def test_partial_ranges_and_checksums_over_udpx():
+    server = gsi_server()
+    make_sources(server, seed=35)
+    with open(server.fs("data/odd.bin"), "rb") as f:
+        whole = f.read()
+    out = make_temp_dir("udpx-range-")
+    window = (1_000_003, 2_500_000)
+    dest = os.path.join(out, "window.bin")
+    result = gridcp(["-udp", "--off", str(window[0]), "--len", str(window[1]),
+                     server.gsiftp_url("data/odd.bin"), file_url(dest)], what="-udp ERET")
+    with open(dest, "rb") as f:
+        got = f.read()
+    # globus-url-copy's rule, which gridcp keeps: the window lands at its own offset.
+    assert got[window[0]:] == whole[window[0]:window[0] + window[1]], result.describe()
+    source = os.path.join(out, "whole.bin")
+    with open(source, "wb") as f:
+        f.write(whole)
+    result = gridcp(["-udp", "--off", str(window[0]), "--len", str(window[1]), file_url(source),
+                     server.gsiftp_url("incoming/esto.bin")], what="-udp ESTO")
+    with open(server.fs("incoming/esto.bin"), "rb") as f:
+        stored = f.read()
+    assert stored[window[0]:] == whole[window[0]:window[0] + window[1]], result.describe()
+    for direction, args in (("get", [server.gsiftp_url("data/odd.bin"),
+                                     file_url(os.path.join(out, "ck.bin"))]),
+                            ("put", [file_url(source), server.gsiftp_url("incoming/ck.bin")])):
+        gridcp(["-udp", "-verify-checksum", "-checksum-alg", "SHA256"] + args,
+               what=f"-udp -verify-checksum {direction}")
+    assert sum(1 for r in udpx_records(server, "ERET")) == 1
+    assert sum(1 for r in udpx_records(server, "ESTO")) == 1
 
 
 def test_third_party_gridcp_udpx():

@@ -69,6 +69,7 @@ void Handshake::fail(std::string why) {
 Result<void> Handshake::on_tls_complete() {
   peer_identity_ = tls_->peer_identity();
   if (!expected_peer_.empty() && !security::same_identity(peer_identity_, expected_peer_)) {
+    refused_identity_ = true;
     return make_error(error_code_for(Condition::UnexpectedDataIdentity));
   }
   secret_for_ = exporter_of(tls_->engine());

@@ -76,6 +76,8 @@ class Handshake {
   // The in-band TLS's verdict once it is done: the peer's identity, or why it failed.
   const std::string& peer_identity() const { return peer_identity_; }
   const std::string& failure() const { return failure_; }
+  // The key exchange proved an identity other than the one DCAU expects.
+  bool refused_peer_identity() const { return refused_identity_; }
 
  private:
   Handshake(Side side, SecretForRandom secret_for, const wire::HelloBody& ours)
@@ -110,6 +112,7 @@ class Handshake {
   std::optional<PacketPath> key_exchange_path_;  // keys from R_a alone: integrity, not secrecy
   std::string peer_identity_;
   std::string failure_;
+  bool refused_identity_ = false;
 };
 
 }  // namespace gridftp::transport::udpx

@@ -65,6 +65,8 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   report.peer_identity = handshake->peer_identity();
   report.figures.dropped = shaken.dropped;
   if (!shaken.completed) {
+    report.failure = handshake->refused_peer_identity() ? UdpxTransferReport::Failure::PeerIdentity
+                                                        : UdpxTransferReport::Failure::Handshake;
     report.code = shaken.code;
     report.error = !handshake->failure().empty() ? "UDPX key exchange: " + handshake->failure()
                    : shaken.code == wire::CloseCode::Aborted
@@ -99,6 +101,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
         ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
   }
   report.ok = outcome.completed;
+  if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
   report.code = outcome.code;
   report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
   report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;

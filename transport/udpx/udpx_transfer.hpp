@@ -35,7 +35,12 @@ struct UdpxTransferSpec {
 
 // What the transfer log, SITE UDPX STAT and gridcp report (docs/UDPX.md §8).
 struct UdpxTransferReport {
+  // Where it ended, for the reply: no handshake (425), a refused identity (425 as over TCP),
+  // a transfer broken after the handshake (426).
+  enum class Failure { None, Handshake, PeerIdentity, Transfer };
+
   bool ok = false;
+  Failure failure = Failure::None;
   std::string error;  // why not, in words
   wire::CloseCode code = wire::CloseCode::Ok;
   std::string peer_identity;
