@@ -103,7 +103,7 @@ TEST_CASE("check_allowed table: every verb in every pre-login phase", "[control]
   }
 }
 
-TEST_CASE("SITE UDPX runs during a transfer; other SITE commands wait",
+TEST_CASE("SITE UDPX runs during a transfer, other SITE commands wait",
           "[control][session_rules]") {
   using gridftp::protocol::control::Command;
   using gridftp::protocol::control::Verb;
