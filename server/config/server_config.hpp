@@ -2,8 +2,10 @@
 // (conf/gridftpd.toml documents each key). Immutable after load_config(); modules get their part.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +86,12 @@ struct UdpxConfig {
   std::uint64_t default_rate_bps = 1'000'000'000;  // a client that names no rate gets this
   std::uint64_t max_rate_bps = 0;                  // per transfer; 0: no cap
   unsigned idle_timeout_seconds = 30;              // no packet from the peer: 426
+
+  // The rate a transfer is given: what the client asked (or the default), held to the cap.
+  std::uint64_t effective_rate(std::optional<std::uint64_t> asked) const {
+    const auto rate = asked.value_or(default_rate_bps);
+    return max_rate_bps > 0 ? std::min(rate, max_rate_bps) : rate;
+  }
 };
 
 struct ServerConfig {

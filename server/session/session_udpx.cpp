@@ -91,9 +91,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
                              dcau.expected_peer};
   const auto& stack = udpx_.stack();
   const auto& limits = services_.config.udpx;
-  const double cap = static_cast<double>(limits.max_rate_bps);
-  const double asked = static_cast<double>(stack.rate_bps.value_or(limits.default_rate_bps));
-  spec.offer.target_rate_bps = static_cast<std::uint64_t>(cap > 0 ? std::min(cap, asked) : asked);
+  spec.offer.target_rate_bps = limits.effective_rate(stack.rate_bps);
   spec.offer.min_rate_bps = std::min(stack.min_bps.value_or(0), spec.offer.target_rate_bps);
   spec.offer.policy = wire_policy(stack.policy.value_or(control::UdpxPolicy::Fair));
   spec.offer.max_udp_payload = stack.mtu.value_or(1452);
@@ -162,12 +160,10 @@ void ControlSession::on_site_udpx(const std::string& argument) {
       send(rc::kBadSequence, "No UDPX transfer is running.");
       return;
     }
-    const double cap = static_cast<double>(services_.config.udpx.max_rate_bps);
-    double bits = static_cast<double>(*rate);
-    if (cap > 0) bits = std::min(bits, cap);
-    udpx_.live->target_rate.store(bits / 8);
-    send(rc::kCommandOk, "UDPX rate set to " + std::to_string(static_cast<std::uint64_t>(bits)) +
-                             " bit/s (applies where this server sends).");
+    const auto bits = services_.config.udpx.effective_rate(*rate);
+    udpx_.live->target_rate.store(static_cast<double>(bits) / 8);
+    send(rc::kCommandOk,
+         "UDPX rate set to " + std::to_string(bits) + " bit/s (applies where this server sends).");
     return;
   }
   if (what == "STAT") {

@@ -127,9 +127,7 @@ void ControlSession::on_set_net_stack(const std::string& stack) {
       send(rc::kCommandOk, "Data channel network stack set to TCP.");
       return;
     }
-    const auto& limits = services_.config.udpx;
-    std::uint64_t rate = chosen->rate_bps.value_or(limits.default_rate_bps);
-    if (limits.max_rate_bps > 0) rate = std::min(rate, limits.max_rate_bps);
+    const auto rate = services_.config.udpx.effective_rate(chosen->rate_bps);
     const auto minimum = std::min(chosen->min_bps.value_or(0), rate);
     const auto policy = chosen->policy.value_or(control::UdpxPolicy::Fair);
     udpx_.disable();
