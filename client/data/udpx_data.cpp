@@ -73,11 +73,6 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
   spec.offer.min_rate_bps = request.min_bps.value_or(0);
   spec.offer.policy = policy_of(request.policy);
   spec.offer.encrypt = security.protection == security::DataProtection::Private;
-  if (request.rate_bps) spec.sender.rate.target = static_cast<double>(*request.rate_bps) / 8;
-  spec.sender.rate.minimum = static_cast<double>(request.min_bps.value_or(0)) / 8;
-  spec.sender.rate.policy = spec.offer.policy;
-  spec.sender.data_protection = spec.offer.encrypt ? udpx::crypto::BodyProtection::Encrypt
-                                                   : udpx::crypto::BodyProtection::AuthenticateOnly;
   spec.shape.transfer_id = 1;
   spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;
   spec.idle_timeout =

@@ -96,11 +96,6 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   spec.offer.policy = wire_policy(stack.policy.value_or(control::UdpxPolicy::Fair));
   spec.offer.max_udp_payload = stack.mtu.value_or(1452);
   spec.offer.encrypt = dcau.protection == security::DataProtection::Private;
-  spec.sender.rate.target = static_cast<double>(spec.offer.target_rate_bps) / 8;
-  spec.sender.rate.minimum = static_cast<double>(spec.offer.min_rate_bps) / 8;
-  spec.sender.rate.policy = spec.offer.policy;
-  spec.sender.data_protection = spec.offer.encrypt ? udpx::crypto::BodyProtection::Encrypt
-                                                   : udpx::crypto::BodyProtection::AuthenticateOnly;
   spec.idle_timeout = static_cast<udpx::Microseconds>(limits.idle_timeout_seconds) * 1'000'000;
   spec.shape.transfer_id = 1;
   spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;

@@ -24,8 +24,16 @@ std::string describe_close(wire::CloseCode code, Microseconds idle_timeout) {
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
-// The sender's rates: ours, narrowed by what the receiver asked for in its HELLO or HELLO_ACK.
-SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& theirs) {
+// The sender's rates and protection: our offer (a target of 0 keeps the default), narrowed by
+// what the receiver asked for in its HELLO or HELLO_ACK.
+SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& ours,
+                          const wire::HelloBody& theirs) {
+  if (ours.target_rate_bps > 0)
+    settings.rate.target = static_cast<double>(ours.target_rate_bps) / 8;
+  settings.rate.minimum = static_cast<double>(ours.min_rate_bps) / 8;
+  settings.rate.policy = ours.policy;
+  settings.data_protection =
+      ours.encrypt ? crypto::BodyProtection::Encrypt : crypto::BodyProtection::AuthenticateOnly;
   if (theirs.target_rate_bps > 0) {
     settings.rate.target =
         std::min(settings.rate.target, static_cast<double>(theirs.target_rate_bps) / 8);
@@ -78,7 +86,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   RunOutcome outcome;
   if (sending) {
     DataSender sender(handshake->path(), *spec.source, spec.shape,
-                      negotiated(spec.sender, handshake->peer_hello()));
+                      negotiated(spec.sender, spec.offer, handshake->peer_hello()));
     outcome = run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
     const auto stats = sender.stats();
     const auto length = static_cast<double>(spec.shape.length);

@@ -28,6 +28,7 @@ struct UdpxTransferSpec {
   std::unique_ptr<BlockSource> source;
   TransferShape shape;
   std::unique_ptr<BlockSink> sink;
+  // Tuning beyond the offer; target, minimum, policy and protection come from `offer`.
   SenderSettings sender;
   ReceiverSettings receiver;
   Microseconds idle_timeout = 30'000'000;
