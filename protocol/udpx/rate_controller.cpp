@@ -14,6 +14,13 @@ constexpr int kStartupQueueReports = 1;      // one report of a queue ends Start
 constexpr double kMaxGainPerReport = 0.25;   // a report is an RTT late: short paths need a cap
 constexpr double kBackstopCut = 0.85;
 constexpr int kBackstopTestRounds = 2;
+// Base-delay refresh: a flow that started into a standing queue takes it for propagation delay
+// and keeps it full (docs/UDPX.md §2.3). Halving the rate for 200 ms after Startup lets the
+// bottleneck empty, so every flow's receiver sees the true baseline; repeating it every 30 s
+// keeps a true minimum inside the receiver's 64-second memory (§2.2) for 0.3 % of the rate.
+constexpr double kRefreshFactor = 0.5;
+constexpr double kRefreshSeconds = 0.2;
+constexpr double kRefreshInterval = 30;
 
 }  // namespace
 
@@ -77,16 +84,34 @@ void RateController::leave_startup() {
   // What actually got through drains the queue Startup built.
   const double delivered = std::max(round_max_delivery_, last_round_max_delivery_);
   if (delivered > 0) rate_ = std::min(rate_, delivered);
+  next_refresh_ = 0;  // refresh the baseline at once: Startup may have begun into a queue
+}
+
+bool RateController::refreshing(double now) {
+  if (refresh_until_ > 0) {
+    if (now < refresh_until_) return true;
+    refresh_until_ = 0;
+    rate_ = std::max(rate_, rate_before_refresh_);
+    next_refresh_ = now + kRefreshInterval;
+    return false;
+  }
+  if (phase_ == Phase::Startup || now < next_refresh_) return false;
+  rate_before_refresh_ = rate_;
+  rate_ *= kRefreshFactor;
+  refresh_until_ = now + kRefreshSeconds;
+  return true;
 }
 
 void RateController::check_loss_round() {
   if (round_packets_ == 0) return;
   const double n = static_cast<double>(round_packets_);
   const double ratio = static_cast<double>(round_lost_) / n;
-  if (!loss_baseline_known_) {
-    loss_baseline_ = ratio;  // the first round's level is taken as the path's random loss
+  if (phase_ == Phase::Startup || !loss_baseline_known_) {
+    // Startup's rounds set the path's random loss: its lowest round, since a round that met
+    // a full queue (another flow's, or its own overshoot) overstates it.
+    loss_baseline_ = loss_baseline_known_ ? std::min(loss_baseline_, ratio) : ratio;
     loss_baseline_known_ = true;
-    return;
+    if (phase_ == Phase::Startup) return;
   }
   const double spread = 3 * std::sqrt(loss_baseline_ * (1 - loss_baseline_) / n);
   const bool excess = ratio > loss_baseline_ + spread + 0.01;
@@ -168,7 +193,8 @@ void RateController::on_feedback(const RateSample& sample) {
   const double gain = std::min(kMaxGainPerReport, settings_.gain * rounds);
   // While the backstop tests a cut the rate holds still: the test compares loss at two rates.
   // After a round of excess loss it holds too, rather than grow into a possible policer.
-  if (testing_rounds_left_ == 0 && excess_rounds_ == 0) update_rate(sample, rounds, gain);
+  if (!refreshing(sample.now) && testing_rounds_left_ == 0 && excess_rounds_ == 0)
+    update_rate(sample, rounds, gain);
   if (sample.app_limited && sample.sending_rate > 0)
     rate_ = std::min(rate_, 1.25 * sample.sending_rate);
   if (sample.now - round_start_ >= srtt) end_round(sample);

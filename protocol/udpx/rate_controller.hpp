@@ -54,6 +54,7 @@ class RateController {
   double rttvar() const { return rttvar_; }
   double rtt_min() const { return rtt_min_; }
   double random_loss_baseline() const { return loss_baseline_; }
+  bool refreshing_base_delay() const { return refresh_until_ > 0; }
 
  private:
   double weight() const;
@@ -63,6 +64,7 @@ class RateController {
   void leave_startup();
   void end_round(const RateSample& sample);
   void check_loss_round();
+  bool refreshing(double now);
 
   RateSettings settings_;
   Phase phase_ = Phase::Startup;
@@ -86,6 +88,11 @@ class RateController {
 
   // Probe: rounds with the queue under tau0/2.
   int quiet_rounds_ = 0;
+
+  // Base-delay refresh: the rate is held at half until refresh_until_.
+  double next_refresh_ = 0;
+  double refresh_until_ = 0;
+  double rate_before_refresh_ = 0;
 
   // Loss backstop.
   bool loss_baseline_known_ = false;

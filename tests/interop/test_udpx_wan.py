@@ -15,6 +15,7 @@ concurrent fair gets through one 100 Mb/s bottleneck split it within 10 %.
 import json
 import os
 import subprocess
+import time
 
 from gridftp_harness import (GIB, MIB, assert_file_digest, gridcp_binary, make_file,
                              make_temp_dir, make_tree_readable, run_tests, sha256_file,
@@ -138,11 +139,16 @@ def test_two_fair_udpx_transfers_share_the_link():
         local = make_temp_dir("udpx-fair-")
         os.chmod(local, 0o755)
         env = dict(os.environ, **shared_test_pki().client_env("test"))
-        procs = [link.popen_in_a([gridcp_binary(), "-udp", "--json",
-                                  url(server, link.host_b, "data/fair.bin"),
-                                  f"file://{local}/fair-{i}.bin"], env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for i in range(2)]
+        procs = []
+        for i in range(2):
+            # The second get starts a few hundred ms later, while the first one's Startup has
+            # the queue full: the case where a delay-based flow mistakes a queue for the path.
+            time.sleep(0.25 * i)
+            procs.append(link.popen_in_a([gridcp_binary(), "-udp", "--json",
+                                          url(server, link.host_b, "data/fair.bin"),
+                                          f"file://{local}/fair-{i}.bin"], env=env,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True))
         rates = []
         for i, proc in enumerate(procs):
             out, err = proc.communicate(timeout=600)

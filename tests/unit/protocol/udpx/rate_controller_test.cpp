@@ -1,9 +1,11 @@
 // The UDPX sender's rate law (docs/UDPX.md §2.3) against a fluid model of one bottleneck:
-// it fills the link and holds a small queue, flows share by weight, random loss leaves the rate
-// alone, loss that grows with the rate cuts it, and the fixed/low policies and caps hold.
+// it fills the link and holds a small queue, flows share by weight (also when one starts into
+// the other's full queue), random loss leaves the rate alone, loss that grows with the rate cuts
+// it, and the fixed/low policies and caps hold.
 #include "protocol/udpx/rate_controller.hpp"
 
 #include <cmath>
+#include <deque>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -18,53 +20,91 @@ namespace {
 constexpr double kStep = 0.01;  // one FEEDBACK every 10 ms
 constexpr double kBlock = 1404;
 
-// A bottleneck of `capacity` bytes/s with a drop-free queue (or, with `policer`, no queue and
-// the excess dropped), propagation RTT `rtt`, random loss `loss(t)` on top.
+// A bottleneck of `capacity` bytes/s with a queue (drop-free, or drop-tail past `queue_limit`
+// bytes; with `policer`, no queue and the excess dropped), propagation RTT `rtt`, random loss
+// `loss(t)` on top. Flow i starts at `starts[i]` (0 when not given) and, as the receiver's
+// estimator does (§2.2), measures the queue from the lowest delay it has seen since it started:
+// a flow that starts into a standing queue takes that queue for propagation delay.
 struct Link {
   double capacity = 12.5e6;
   double rtt = 0.05;
   bool policer = false;
+  double queue_limit = 0;  // bytes; 0: unlimited
   double queue_bytes = 0;
+  std::vector<double> starts;
+  std::vector<double> lowest_queue_seen;
+  // Each report reaches its sender one RTT after the bottleneck saw the traffic it describes.
+  struct Report {
+    double due;
+    double rtt;
+    RateSample sample;
+  };
+  std::vector<std::deque<Report>> in_flight;
   std::uint64_t random_state = 12345;
 
   double uniform() {
     random_state = random_state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<double>(random_state >> 11) * 0x1.0p-53;
   }
+  bool started(std::size_t flow, double t) const {
+    return flow >= starts.size() || t >= starts[flow];
+  }
 };
 
-// Runs the controllers for `seconds` from `start`; `observe(t, rates, queue_delay)` each step.
+// Runs the controllers for `seconds` from `start`; `observe(t, rates, queue_delay)` each step
+// (a flow not started yet shows rate 0).
 template <typename Loss, typename Observe>
 void simulate(Link& link, std::vector<RateController>& flows, double start, double seconds,
               Loss loss, Observe observe) {
+  link.lowest_queue_seen.resize(flows.size(), HUGE_VAL);
+  link.in_flight.resize(flows.size());
   for (double t = start; t < start + seconds; t += kStep) {
     double total = 0;
-    for (const auto& flow : flows) total += flow.rate();
+    for (std::size_t i = 0; i < flows.size(); ++i)
+      if (link.started(i, t)) total += flows[i].rate();
     double congestion_loss = 0;
     if (link.policer) {
       congestion_loss = total > link.capacity ? (total - link.capacity) / total : 0;
     } else {
       link.queue_bytes = std::max(0.0, link.queue_bytes + (total - link.capacity) * kStep);
+      if (link.queue_limit > 0 && link.queue_bytes > link.queue_limit) {
+        congestion_loss = (link.queue_bytes - link.queue_limit) / (total * kStep);
+        link.queue_bytes = link.queue_limit;
+      }
     }
     const double queue_delay = link.queue_bytes / link.capacity;
     const double share = total > link.capacity ? link.capacity / total : 1.0;
     std::vector<double> rates;
-    for (auto& flow : flows) {
-      flow.on_rtt_sample(link.rtt + queue_delay);
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      auto& flow = flows[i];
+      if (!link.started(i, t)) {
+        rates.push_back(0);
+        continue;
+      }
+      auto& lowest = link.lowest_queue_seen[i];
+      lowest = std::min(lowest, queue_delay);
       RateSample sample;
-      sample.now = t;
       sample.interval = kStep;
-      sample.queue_delay_min = queue_delay;
+      sample.queue_delay_min = queue_delay - lowest;
       sample.delivery_rate = flow.rate() * share;
       const double sent = flow.rate() * kStep / kBlock;
       sample.packets = static_cast<std::uint64_t>(sent);
       const double p = congestion_loss + loss(t) * (1 - congestion_loss);
       std::uint64_t lost = 0;
-      for (std::uint64_t i = 0; i < sample.packets; ++i)
+      for (std::uint64_t packet = 0; packet < sample.packets; ++packet)
         if (link.uniform() < p) ++lost;
       sample.lost = lost;
       sample.sending_rate = flow.rate();
-      flow.on_feedback(sample);
+      const double rtt = link.rtt + queue_delay;
+      auto& pending = link.in_flight[i];
+      pending.push_back({t + rtt, rtt, sample});
+      while (!pending.empty() && pending.front().due <= t + 1e-9) {
+        auto report = pending.front();
+        report.sample.now = t;
+        flow.on_rtt_sample(report.rtt);
+        flow.on_feedback(report.sample);
+        pending.pop_front();
+      }
       rates.push_back(flow.rate());
     }
     observe(t, rates, queue_delay);
@@ -131,6 +171,27 @@ TEST_CASE("Two fair flows share evenly, and high against fair takes two thirds",
   }
 }
 
+TEST_CASE("A fair flow that starts into another's queue still gets an even share", "[udpx]") {
+  // The interop fairness run: 100 Mb/s, 50 ms, a drop-tail queue of one BDP, the second flow
+  // starting while the first one's Startup has the queue full.
+  for (const double second_start :
+       {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0}) {
+    Link link;
+    link.queue_limit = link.capacity * link.rtt;
+    link.starts = {0, second_start};
+    std::vector<RateController> flows{RateController(settings(Policy::Fair)),
+                                      RateController(settings(Policy::Fair))};
+    double a = 0, b = 0;
+    simulate(link, flows, 0, 20, no_loss, [&](double t, const std::vector<double>& r, double) {
+      if (t < second_start + 1.5 || t > second_start + 9.5) return;  // past flow 2's Startup
+      a += r[0];
+      b += r[1];
+    });
+    INFO("second flow starts at " << second_start << " s; rates " << a << " " << b);
+    REQUIRE(std::min(a, b) / std::max(a, b) > 0.85);
+  }
+}
+
 TEST_CASE("A step to 5% random loss costs one short dip, then the rate returns", "[udpx]") {
   Link link;
   link.capacity = 50e6;  // the flow is held by its target, not by the link
@@ -138,7 +199,8 @@ TEST_CASE("A step to 5% random loss costs one short dip, then the rate returns",
   const auto loss = [](double t) { return t < 5 ? 0.0 : 0.05; };
   double lowest_after_step = 1e18, last = 0;
   simulate(link, flows, 0, 15, loss, [&](double t, const std::vector<double>& r, double) {
-    if (t > 5) lowest_after_step = std::min(lowest_after_step, r[0]);
+    if (t > 5 && !flows[0].refreshing_base_delay())
+      lowest_after_step = std::min(lowest_after_step, r[0]);
     last = r[0];
   });
   REQUIRE(last == Approx(12.5e6));
