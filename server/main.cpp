@@ -60,6 +60,7 @@ struct CommandLine {
   bool print_default_config = false;
   std::optional<int> session_fd;  // internal: a session process serving this inherited socket
   std::optional<int> delegation_key_fd;  // internal: the key its parent made ahead
+  std::optional<int> udpx_pool_fd;       // internal: the parent's UDPX rate pool page
 };
 
 // -d takes Globus's level names; map them onto spdlog's.
@@ -147,6 +148,8 @@ void add_options(CLI::App& app, CommandLine& cli) {
   app.add_option("--delegation-key-fd", cli.delegation_key_fd,
                  "(internal) a delegation key made by the parent")
       ->group("");
+  app.add_option("--udpx-pool-fd", cli.udpx_pool_fd, "(internal) the parent's UDPX rate pool")
+      ->group("");
   std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
   for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
   app.footer(footer);
@@ -220,7 +223,7 @@ int main(int argc, char** argv) {
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   if (cli.session_fd) {
-    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd);
+    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd, cli.udpx_pool_fd);
     std::thread signal_thread([&server, stop_signals] {
       int received = 0;
       sigwait(&stop_signals, &received);

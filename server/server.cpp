@@ -41,8 +41,8 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
       gsi_(std::move(gsi)),
       ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
-      services_{config_,       registry_,        authenticator_, gsi_.get(), ftps_,
-                transfer_log_, loggers_.control, blocking_pool_, data_loops_},
+      services_{config_,          registry_,      authenticator_, gsi_.get(), ftps_,  transfer_log_,
+                loggers_.control, blocking_pool_, data_loops_,    nullptr,    nullptr},
       acceptor_(io_context_) {}
 
 Server::~Server() {
@@ -77,7 +77,16 @@ Result<tcp::endpoint> Server::bind() {
 }
 
 void Server::run() {
-  // A session process (serve_inherited) has no listener of its own.
+  // A session process (serve_inherited) has no listener of its own, and maps its parent's pool.
+  if (config_.udpx.aggregate_rate_bps > 0 && !services_.udpx_pool) {
+    auto pool = UdpxRatePool::create(config_.udpx.aggregate_rate_bps);
+    if (pool) {
+      services_.udpx_pool = std::move(*pool);
+    } else {
+      loggers_.control->error("[udpx] aggregate_rate_bps is not enforced: {}",
+                              pool.error().message());
+    }
+  }
   if (gsi_ && !delegation_keys_) {
     delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits,
                                                            kReadyDelegationKeys);
@@ -147,7 +156,10 @@ transport::awaitable<void> Server::accept_loop() {
       if (auto key = delegation_keys_ ? delegation_keys_->take() : security::EvpPkeyPtr{}) {
         if (auto pem = security::private_key_pem(key.get())) key_pem = std::move(*pem);
       }
-      auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem);
+      const auto pool_fd =
+          services_.udpx_pool ? std::optional<int>(services_.udpx_pool->fd()) : std::nullopt;
+      auto spawned =
+          spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pool_fd);
       security::wipe_secret(key_pem);
       if (!spawned) {
         loggers_.control->error("cannot start a session process: {}", spawned.error().message());
@@ -190,8 +202,17 @@ transport::awaitable<void> Server::reap_session_processes() {
   }
 }
 
-void Server::serve_inherited(int fd, std::optional<int> key_fd) {
+void Server::serve_inherited(int fd, std::optional<int> key_fd, std::optional<int> pool_fd) {
   serves_one_session_ = true;
+  if (pool_fd) {
+    auto pool = UdpxRatePool::attach(*pool_fd, config_.udpx.aggregate_rate_bps);
+    if (pool) {
+      services_.udpx_pool = std::move(*pool);
+    } else {
+      loggers_.control->error("session process: no UDPX rate pool from the parent: {}",
+                              pool.error().message());
+    }
+  }
   if (gsi_) {
     delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits, 0);
     services_.delegation_keys = delegation_keys_.get();

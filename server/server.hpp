@@ -46,8 +46,9 @@ class Server {
     spawn_arguments_ = std::move(arguments);
   }
   // A session process: serves the one connection on `fd`, then run() returns. `key_fd` carries
-  // a delegation key the parent made ahead (see security/key_pool.hpp).
-  void serve_inherited(int fd, std::optional<int> key_fd);
+  // a delegation key the parent made ahead (see security/key_pool.hpp), `pool_fd` the UDPX
+  // rate pool's shared page.
+  void serve_inherited(int fd, std::optional<int> key_fd, std::optional<int> pool_fd);
 
  private:
   transport::awaitable<void> accept_loop();

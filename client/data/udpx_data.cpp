@@ -6,6 +6,7 @@
 #include "client/data/mode_e_transfer.hpp"
 #include "protocol/core/errors.hpp"
 #include "security/gsi_handshake.hpp"
+#include "transport/udpx/restart_blocks.hpp"
 #include "transport/udpx/udpx_transfer.hpp"
 
 namespace gridftp::client {
@@ -139,16 +140,25 @@ Result<NetworkFigures> run_active(
 Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
                                     const StagedFile& staged,
                                     const std::optional<std::string>& rest,
+                                    protocol::restart::ByteRangeSet* held,
                                     const UdpxRequest& request, ProgressTicker& progress) {
+  // The server sends the stream of what `held` lacks (REST), so blocks land through the same
+  // layout; with nothing held it is the file itself.
+  const protocol::restart::ByteRangeSet nothing;
+  udpx::LaidOutSink* sink = nullptr;
   return run_active(
       session, command, rest, request, progress,
-      [&](udpx::UdpxTransferSpec& spec) { spec.sink = std::make_unique<StagedFileSink>(staged); },
-      [&](const udpx::UdpxTransferReport& report) {
-        // Blocks beyond the first gap are dropped: a resumed get asks for everything after it.
-        // Before the first block (no data phase, or no XFER yet) the file holds what it held.
-        if (report.seconds <= 0) return;
-        const std::uint64_t held_before = rest ? std::stoull(*rest) : 0;
-        (void)staged.truncate(std::max(report.contiguous_end, held_before));
+      [&](udpx::UdpxTransferSpec& spec) {
+        auto laid = std::make_unique<udpx::LaidOutSink>(
+            std::make_unique<StagedFileSink>(staged),
+            protocol::udpx::RestartLayout(held != nullptr ? *held : nothing, 0,
+                                          protocol::udpx::RestartLayout::kOpenEnd));
+        sink = laid.get();
+        spec.sink = std::move(laid);
+      },
+      [&](const udpx::UdpxTransferReport&) {
+        // Every block written stays, wherever it lies: the retry's REST names them all.
+        if (held != nullptr && sink != nullptr) held->insert(sink->written());
       });
 }
 

@@ -14,16 +14,19 @@
 #include "client/storage/staged_file.hpp"
 #include "client/transfer/transfer_observer.hpp"
 #include "client/transfer/transfer_plan.hpp"
+#include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::client {
 
 // Errors: ClientErrc::UdpxNeedsDcau, the PASV and transfer command's refusals, and
 // ClientErrc::UdpxFailed (after the server's final reply has been read and logged).
-// A get: REST `rest` first when given (-rst resuming a partial file). When it fails, the
-// staged file is cut to what arrived without a gap, so a -rst retry asks only for the rest.
+// A get. `held` (null when the get cannot be resumed) is what the staged file holds: the
+// ranges its REST `rest` named (-rst resuming a partial file, docs/UDPX.md §8), to which the
+// ranges this attempt writes are added, so that a -rst retry asks only for what is missing.
 Result<NetworkFigures> receive_udpx(Session& session, const std::string& command,
                                     const StagedFile& staged,
                                     const std::optional<std::string>& rest,
+                                    protocol::restart::ByteRangeSet* held,
                                     const UdpxRequest& request, ProgressTicker& progress);
 Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,

@@ -146,8 +146,8 @@ namespace {
 
 // A get retried under -rst picks up the partial file of the failed attempt. In stream mode its
 // size is the count of bytes that arrived in order, and REST n asks the server for the rest (RFC
-// 3659); in MODE E the attempts recorded which ranges they wrote, and REST lists them (docs/WIRE.md
-// §4.3). `held_bytes` is what the partial file already holds.
+// 3659); in MODE E and over UDPX the attempts recorded which ranges they wrote, and REST lists
+// them (docs/WIRE.md §4.3, docs/UDPX.md §8). `held_bytes` is what the partial file already holds.
 struct GetResume {
   std::optional<std::string> rest;
   std::uint64_t held_bytes = 0;
@@ -164,7 +164,7 @@ Result<StagedFile> staged_for_get(const std::string& local_path, const TransferO
   if (!staged || !resuming) {
     return staged;
   }
-  if (options.parallelism) {
+  if (options.parallelism || options.udpx) {
     resume.rest = restart_argument(true, options.restart->local_ranges);
     resume.held_bytes = options.restart->local_ranges.covered_bytes();
     return staged;
@@ -222,7 +222,8 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
   Result<std::uint64_t> bytes = std::uint64_t{0};
   if (options.udpx) {
     // UDPX blocks carry their file offsets: a -off window lands at its own offset, as in guc.
-    auto received = receive_udpx(session, command, *staged, resume.rest, *options.udpx, progress);
+    auto received =
+        receive_udpx(session, command, *staged, resume.rest, written, *options.udpx, progress);
     if (received) figures = *received;
     bytes = received ? Result<std::uint64_t>(received->bytes) : make_error(received.error());
   } else if (options.parallelism) {

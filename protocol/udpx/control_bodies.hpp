@@ -56,7 +56,7 @@ struct FeedbackBody {
   std::uint64_t host_drops = 0;      // growth of the socket's overflow counter
   std::uint16_t ring_occupancy = 0;  // receive ring fill x 65535
   std::uint64_t disk_rate = 0;       // bytes/s written to storage
-  std::uint64_t disk_cap = 0;        // the storage controller's rate, 0 = no limit
+  std::uint64_t disk_cap = 0;        // the receiver's cap: storage pace or rate limit, 0 = none
   Echo echo;
   friend bool operator==(const FeedbackBody&, const FeedbackBody&) = default;
 };

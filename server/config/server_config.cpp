@@ -132,6 +132,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   TableReader udpx(section(root, "udpx", problems), "udpx", problems);
   udpx.read_integer("default_rate_bps", c.udpx.default_rate_bps);
   udpx.read_integer("max_rate_bps", c.udpx.max_rate_bps);
+  udpx.read_integer("aggregate_rate_bps", c.udpx.aggregate_rate_bps);
   udpx.read_integer("idle_timeout_seconds", c.udpx.idle_timeout_seconds);
   udpx.report_unknown_keys();
 

@@ -85,7 +85,8 @@ struct LoggingConfig {
 struct UdpxConfig {
   std::uint64_t default_rate_bps = 1'000'000'000;  // a client that names no rate gets this
   std::uint64_t max_rate_bps = 0;                  // per transfer; 0: no cap
-  unsigned idle_timeout_seconds = 30;              // no packet from the peer: 426
+  std::uint64_t aggregate_rate_bps = 0;  // all UDPX transfers together, shared evenly; 0: none
+  unsigned idle_timeout_seconds = 30;    // no packet from the peer: 426
 
   // The rate a transfer is given: what the client asked (or the default), held to the cap.
   std::uint64_t effective_rate(std::optional<std::uint64_t> asked) const {

@@ -15,7 +15,8 @@ extern char** environ;
 namespace gridftp::server {
 
 std::vector<std::string> session_process_command(const std::vector<std::string>& arguments, int fd,
-                                                 std::optional<int> key_fd) {
+                                                 std::optional<int> key_fd,
+                                                 std::optional<int> pool_fd) {
   std::vector<std::string> command{"/proc/self/exe"};
   command.insert(command.end(), arguments.begin(), arguments.end());
   command.emplace_back("--session-fd");
@@ -23,6 +24,10 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
   if (key_fd) {
     command.emplace_back("--delegation-key-fd");
     command.push_back(std::to_string(*key_fd));
+  }
+  if (pool_fd) {
+    command.emplace_back("--udpx-pool-fd");
+    command.push_back(std::to_string(*pool_fd));
   }
   return command;
 }
@@ -49,18 +54,20 @@ int pipe_holding(const std::string& bytes) {
 }  // namespace
 
 Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                   const std::string& key_pem) {
+                                   const std::string& key_pem, std::optional<int> pool_fd) {
   // The child gets the session socket as descriptor 3 (and the key pipe as 4) and nothing else
   // beyond stdio: not the listener, and not the sockets of sessions accepted meanwhile on other
   // threads (a copy held by the wrong process keeps a connection open after its own session has
   // closed it).
   constexpr int kSessionFd = 3;
   constexpr int kKeyFd = 4;
+  const int pool_target = key_pem.empty() ? kKeyFd : kKeyFd + 1;  // the next free descriptor
   const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
   if (!key_pem.empty() && key_pipe < 0)
     return make_error(std::error_code(errno, std::generic_category()));
   const auto command = session_process_command(
-      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt);
+      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt,
+      pool_fd ? std::optional<int>(pool_target) : std::nullopt);
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -71,9 +78,12 @@ Result<void> spawn_session_process(const std::vector<std::string>& arguments, in
         ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
     if (rc == 0 && key_pipe >= 0)
       rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
-    if (rc == 0)
-      rc = ::posix_spawn_file_actions_addclosefrom_np(&actions,
-                                                      (key_pipe >= 0 ? kKeyFd : kSessionFd) + 1);
+    if (rc == 0 && pool_fd)
+      rc = ::posix_spawn_file_actions_adddup2(&actions, *pool_fd, pool_target);
+    if (rc == 0) {
+      const int highest = pool_fd ? pool_target : key_pipe >= 0 ? kKeyFd : kSessionFd;
+      rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
+    }
     pid_t child = 0;
     if (rc == 0)
       rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);

@@ -9,6 +9,7 @@
 #include "server/auth/authenticator.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/server_config.hpp"
+#include "server/data/udpx_rate_pool.hpp"
 #include "server/logging/transfer_log.hpp"
 #include "server/session/session_registry.hpp"
 #include "transport/asio.hpp"
@@ -31,6 +32,7 @@ struct SessionServices {
   transport::asio::thread_pool& blocking_pool;
   transport::LoopPool& data_loops;               // each data stream runs on one of these
   security::KeyPool* delegation_keys = nullptr;  // null unless gsi.enabled
+  std::shared_ptr<UdpxRatePool> udpx_pool;       // null unless [udpx] aggregate_rate_bps
 };
 
 }  // namespace gridftp::server

@@ -12,6 +12,7 @@
 #include "security/gsi_handshake.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/udpx/file_blocks.hpp"
+#include "transport/udpx/restart_blocks.hpp"
 
 namespace gridftp::server {
 
@@ -97,18 +98,36 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   spec.offer.max_udp_payload = stack.mtu.value_or(1452);
   spec.offer.encrypt = dcau.protection == security::DataProtection::Private;
   spec.idle_timeout = static_cast<udpx::Microseconds>(limits.idle_timeout_seconds) * 1'000'000;
+  if (services_.udpx_pool) spec.ceiling = UdpxRatePool::join(services_.udpx_pool);
   spec.shape.transfer_id = 1;
   spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;
+  // A restart (REST ranges before RETR or STOR) moves the stream of missing ranges, which both
+  // ends lay out from the same list (docs/UDPX.md §8); with none, blocks go at file offsets.
+  const bool restart = job.present && (job.command == "RETR" || job.command == "STOR");
   if (job.upload) {
-    spec.sink = std::make_unique<udpx::FileBlockSink>(job.upload->fd());
+    auto file = std::make_unique<udpx::FileBlockSink>(job.upload->fd());
+    if (restart) {
+      spec.sink = std::make_unique<udpx::LaidOutSink>(
+          std::move(file),
+          protocol::udpx::RestartLayout(*job.present, 0, protocol::udpx::RestartLayout::kOpenEnd));
+    } else {
+      spec.sink = std::move(file);
+    }
   } else if (job.source) {
     struct stat facts {};
     if (::fstat(job.source->get(), &facts) != 0)
       co_return make_error(std::error_code(errno, std::system_category()));
     const auto size = static_cast<std::uint64_t>(facts.st_size);
-    spec.shape.base = std::min(job.offset, size);
-    spec.shape.length = std::min(job.length, size - spec.shape.base);
-    spec.source = std::make_unique<udpx::FileBlockSource>(job.source->get());
+    auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
+    if (restart) {
+      protocol::udpx::RestartLayout layout(*job.present, 0, size);
+      spec.shape.length = layout.length();
+      spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), std::move(layout));
+    } else {
+      spec.shape.base = std::min(job.offset, size);
+      spec.shape.length = std::min(job.length, size - spec.shape.base);
+      spec.source = std::move(file);
+    }
   } else {
     auto text = std::make_unique<TextBlockSource>(std::move(*job.listing));
     spec.shape.length = text->size();
@@ -139,8 +158,9 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   co_return Result<void>{};
 }
 
-// SITE UDPX RATE <rate> (bit/s, k/M/G suffixes): the running transfer's new target, when this
-// end sends; SITE UDPX STAT: the running or last transfer's figures.
+// SITE UDPX RATE <rate> (bit/s, k/M/G suffixes): the running transfer's new target where this
+// end sends, or the cap its FEEDBACK asks the sender to keep under where it receives;
+// SITE UDPX STAT: the running or last transfer's figures, and the server-wide cap's share.
 void ControlSession::on_site_udpx(const std::string& argument) {
   const auto space = argument.find(' ');
   const auto what = protocol::ascii_upper(argument.substr(0, space));
@@ -157,14 +177,18 @@ void ControlSession::on_site_udpx(const std::string& argument) {
     }
     const auto bits = services_.config.udpx.effective_rate(*rate);
     udpx_.live->target_rate.store(static_cast<double>(bits) / 8);
-    send(rc::kCommandOk,
-         "UDPX rate set to " + std::to_string(bits) + " bit/s (applies where this server sends).");
+    send(rc::kCommandOk, "UDPX rate set to " + std::to_string(bits) + " bit/s.");
     return;
   }
   if (what == "STAT") {
     std::vector<std::string> lines{"UDPX status:"};
     if (transfer_active_ && udpx_.live) {
       lines.push_back(" running bytes=" + std::to_string(udpx_.live->bytes.load()));
+    }
+    if (services_.udpx_pool) {
+      lines.push_back(" server cap=" + std::to_string(services_.config.udpx.aggregate_rate_bps) +
+                      " bit/s shared by " + std::to_string(services_.udpx_pool->running()) +
+                      " running");
     }
     if (udpx_.last_report) {
       const auto& report = *udpx_.last_report;

@@ -19,10 +19,14 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
   * a client killed mid-put: the server ends the transfer with 426 after its idle timeout,
     names the reason, and leaves no file under the final name;
   * a get whose server session dies mid-transfer: gridcp -udp -rst notices within its stall
-    timeout, keeps what arrived in order, and the retry moves only the rest (REST n);
+    timeout, keeps every block that arrived, and the retry's REST range list has the server
+    send only the missing ranges (the stream of them, docs/UDPX.md §8); a REST list past the
+    end of the file is refused with 501 before anything starts;
   * SITE UDPX RATE on the sending server of a running third-party transfer (driven here over
     two raw GSI control channels): the pace changes within a second, SITE UDPX STAT reports
-    the running transfer, and the file still arrives whole.
+    the running transfer; then on the receiving server, whose FEEDBACK caps the sender; the
+    file still arrives whole;
+  * [udpx] aggregate_rate_bps: two gets in two session processes share the server-wide cap.
 """
 
 import json
@@ -319,8 +323,27 @@ def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
     assert_file_digest(dest, digest, "a UDPX get resumed after its server session died")
     resumed = [r for r in udpx_records(server, "RETR") if r["result"] == "ok"]
     assert len(resumed) == 1, f"expected one completed UDPX RETR, got {resumed}"
+    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
     assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
         f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+
+
+def test_a_restart_list_past_the_end_of_the_file_is_refused():
+    """The REST list of a UDPX restart lays out the stream both ends number blocks in: a list
+    reaching past the file's end would shift it, so RETR refuses it before the 150."""
+    server = gsi_server()
+    make_file(server.fs("data/short.bin"), 1000, seed=98)
+    make_tree_readable(server.fs("data"))
+    control = gsi_control(server)
+    try:
+        control.enc_expect("TYPE I", 200)
+        control.enc_expect("SITE SETNETSTACK udpx", 200)
+        control.enc_expect("PASV", 227)
+        control.enc_expect("REST 0-500,900-2000", 350)
+        reply = control.enc_expect("RETR /data/short.bin", 501)
+        assert "past the end" in reply, reply
+    finally:
+        control.close()
 
 
 def gsi_control(server) -> GsiControl:
@@ -368,7 +391,16 @@ def test_site_udpx_rate_changes_a_running_transfer():
         assert "running bytes=" in stat, stat
         assert slow < 0.4 * fast, f"before SITE UDPX RATE {fast * 8e-6:.1f} Mb/s, one second " \
                                   f"after it {slow * 8e-6:.1f} Mb/s (asked 120 then 20)"
-        src.enc_expect("SITE UDPX RATE 1G", 200)
+        # The receiving end steers too: its FEEDBACK caps the sender, whose own target is back up.
+        dst.enc_expect("SITE UDPX RATE 20M", 200)
+        src.enc_expect("SITE UDPX RATE 120M", 200)
+        time.sleep(1.0)
+        capped = growth_rate(partial, 1.0)
+        print(f"  {capped * 8e-6:.1f} Mb/s with the sender back at 120M and the receiver's "
+              "SITE UDPX RATE 20M", flush=True)
+        assert capped < 0.4 * fast, f"the receiver's SITE UDPX RATE 20M left the sender at " \
+                                    f"{capped * 8e-6:.1f} Mb/s (unsteered {fast * 8e-6:.1f})"
+        dst.enc_expect("SITE UDPX RATE 1G", 200)
         for control in (src, dst):
             code, text = control.enc_read_reply()
             while 100 <= code < 200:
@@ -378,6 +410,32 @@ def test_site_udpx_rate_changes_a_running_transfer():
         src.close()
         dst.close()
     assert_file_digest(dest.fs("incoming/rate.bin"), digest, "the file steered by SITE UDPX RATE")
+
+
+def test_the_server_wide_udpx_cap_is_shared_by_its_transfers():
+    """[udpx] aggregate_rate_bps = 60 Mb/s: two gets asking 1 Gb/s each, served by two session
+    processes, each hold about half of it (the pool is shared across processes)."""
+    server = gsi_server(udpx={"aggregate_rate_bps": 60_000_000})
+    digest = make_file(server.fs("data/capped.bin"), 16 * MIB, seed=97)
+    make_tree_readable(server.fs("data"))
+    local = make_temp_dir("udpx-cap-")
+    env = dict(os.environ, **shared_test_pki().client_env("test"))
+    procs = [subprocess.Popen([gridcp_binary(), "-udp", "--rate", "1G",
+                               server.gsiftp_url("data/capped.bin"),
+                               file_url(os.path.join(local, f"capped-{i}.bin"))], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for i in range(2)]
+    for i, proc in enumerate(procs):
+        output, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0, f"capped get {i}: exit {proc.returncode}\n{output}"
+        assert_file_digest(os.path.join(local, f"capped-{i}.bin"), digest, f"capped get {i}")
+    rates = [r["udpx_rate_bits_per_second"] for r in udpx_records(server, "RETR")]
+    print("  under a 60 Mb/s server cap: " + ", ".join(f"{r / 1e6:.1f}" for r in rates) + " Mb/s",
+          flush=True)
+    assert len(rates) == 2, rates
+    # One ran alone for a moment at the start or the end, so each may exceed 30 a little.
+    assert all(r < 45e6 for r in rates), f"a transfer took more than its share: {rates}"
+    assert sum(rates) < 66e6, f"the two together passed the 60 Mb/s cap: {rates}"
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import threading
+import time
 
 from gridftp_harness import _binary
 
@@ -74,6 +75,15 @@ class Wanem:
             self.__exit__(None, None, None)
             raise AssertionError("wanem did not start:\n" + "\n".join(self.lines))
         return self
+
+    def outage(self, seconds: float) -> None:
+        """Stops the link both ways for `seconds`: the emulator is frozen, datagrams pile up in
+        the TUN queues (the overflow is dropped) and go on, late, when it resumes."""
+        self.proc.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(seconds)
+        finally:
+            self.proc.send_signal(signal.SIGCONT)
 
     def popen_in(self, netns: str, argv: list[str], **kwargs) -> subprocess.Popen:
         proc = subprocess.Popen(in_netns(netns, argv), **kwargs)

@@ -256,7 +256,11 @@ Result<std::size_t> DataReceiver::next_datagram(std::span<std::uint8_t> out, Mic
     feedback.packets_duplicate = interval_duplicates_;
     const auto storage = storage_.end_interval(interval);
     feedback.disk_rate = storage.rate;
-    feedback.disk_cap = storage.cap;
+    // The sender paces at the lower of its own rate and this cap: the lower of ours.
+    const auto rate_cap = static_cast<std::uint64_t>(rate_cap_);
+    feedback.disk_cap = storage.cap == 0 ? rate_cap
+                        : rate_cap == 0  ? storage.cap
+                                         : std::min(storage.cap, rate_cap);
     feedback.echo = echo(now);
     last_feedback_ = now;
     interval_min_delay_ = -1;

@@ -57,12 +57,11 @@ class DataReceiver {
   State state() const { return state_; }
   wire::CloseCode close_code() const { return close_code_; }
   const ReceiverStats& stats() const { return stats_; }
+  // Bytes/s the sender is asked not to exceed (SITE UDPX RATE on a receiving server, or its share
+  // of the server-wide cap), carried by FEEDBACK beside the storage cap; 0: none.
+  void set_rate_cap(double bytes_per_second) { rate_cap_ = bytes_per_second; }
   // The transfer as announced (valid from Receiving on).
   const TransferShape& shape() const { return shape_; }
-  // Bytes from the transfer's base that arrived without a gap: what a restart can keep.
-  std::uint64_t contiguous_bytes() const {
-    return std::min(shape_.length, tracker_.frontier() * shape_.block_bytes);
-  }
 
  private:
   wire::CommonHeader header(wire::PacketType type) const;
@@ -83,6 +82,7 @@ class DataReceiver {
   wire::ReceiveTracker tracker_;
   wire::QueuingDelayEstimator delay_;
   wire::StoragePace storage_;
+  double rate_cap_ = 0;
   State state_ = State::WaitingForTransfer;
   wire::CloseCode close_code_ = wire::CloseCode::Ok;
 

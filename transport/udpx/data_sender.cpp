@@ -8,6 +8,11 @@ namespace gridftp::transport::udpx {
 namespace {
 
 constexpr Microseconds kXferRepeat = 200'000;
+// Nothing from the receiver for 4 RTTs (at least 250 ms; FEEDBACK comes every 20 ms): the path
+// is down or the peer gone. DATA sent now would be lost and sent again, so the sender probes
+// instead, first after an RTT, then twice as long each time up to a second (docs/UDPX.md §3.3).
+constexpr Microseconds kSilenceFloor = 250'000;
+constexpr Microseconds kSilenceProbeCeiling = 1'000'000;
 constexpr double kMicro = 1e-6;
 
 }  // namespace
@@ -62,6 +67,8 @@ void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds no
 
 void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
   nothing_to_send_ = false;  // an ACK or NAK may open the window or queue a retransmission
+  last_heard_ = now;
+  silence_probe_gap_ = 0;
   if (state_ == State::Done || state_ == State::Failed) {
     if (packet.header.type == wire::PacketType::Close) owe_close_ack_ = true;
     return;
@@ -213,20 +220,24 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
   refill(now);
   nothing_to_send_ = false;
   if (tokens_ < settings_.rate.packet_bytes) return std::size_t{0};
+  if (receiver_silent(now)) {
+    nothing_to_send_ = true;
+    if (now < silence_probe_at_) return std::size_t{0};
+    const auto srtt = static_cast<Microseconds>(rate_.srtt() / kMicro);
+    silence_probe_gap_ = std::min(kSilenceProbeCeiling, silence_probe_gap_ == 0
+                                                            ? std::max<Microseconds>(srtt, 10'000)
+                                                            : 2 * silence_probe_gap_);
+    silence_probe_at_ = now + silence_probe_gap_;
+    return tail_probe(out, now);
+  }
   const auto next = scheduler_.next(now);
   switch (next.kind) {
     case wire::SendScheduler::Next::Kind::Retransmit:
     case wire::SendScheduler::Next::Kind::New:
       return data_packet(out, next, now);
-    case wire::SendScheduler::Next::Kind::TailProbe: {
+    case wire::SendScheduler::Next::Kind::TailProbe:
       scheduler_.on_sent(next, now);
-      tokens_ -= settings_.rate.packet_bytes;
-      const wire::PingBody probe{stats_.data_packets, static_cast<std::uint32_t>(now),
-                                 wire::PingKind::TailProbe};
-      return path_.control(out, header(wire::PacketType::Ping), [&](std::span<std::uint8_t> body) {
-        return wire::encode_ping(probe, body);
-      });
-    }
+      return tail_probe(out, now);
     case wire::SendScheduler::Next::Kind::Wait:
     case wire::SendScheduler::Next::Kind::Done:
       // Held by the receiver's window or waiting for the last ACKs: not app-limited. The
@@ -236,6 +247,21 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
       return std::size_t{0};
   }
   return std::size_t{0};
+}
+
+bool DataSender::receiver_silent(Microseconds now) const {
+  if (last_heard_ < 0 || rate_.srtt() <= 0) return false;
+  const auto limit = std::max(kSilenceFloor, static_cast<Microseconds>(4 * rate_.srtt() / kMicro));
+  return now - last_heard_ > limit;
+}
+
+Result<std::size_t> DataSender::tail_probe(std::span<std::uint8_t> out, Microseconds now) {
+  tokens_ -= settings_.rate.packet_bytes;
+  const wire::PingBody probe{stats_.data_packets, static_cast<std::uint32_t>(now),
+                             wire::PingKind::TailProbe};
+  return path_.control(out, header(wire::PacketType::Ping), [&](std::span<std::uint8_t> body) {
+    return wire::encode_ping(probe, body);
+  });
 }
 
 Microseconds DataSender::next_wakeup(Microseconds now) const {

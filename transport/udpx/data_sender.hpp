@@ -57,6 +57,8 @@ class DataSender {
   // Counters, with the controller's current rate and smoothed RTT.
   SenderStats stats() const;
   void set_target_rate(double bytes_per_second) { rate_.set_target(bytes_per_second); }
+  // The target the handshake settled on, before any change mid-transfer.
+  double negotiated_target_rate() const { return settings_.rate.target; }
   // File bytes the receiver holds without a gap, as its ACKs say.
   std::uint64_t acknowledged_bytes() const {
     return std::min(shape_.length, scheduler_.acked_frontier() * shape_.block_bytes);
@@ -71,6 +73,8 @@ class DataSender {
   void refill(Microseconds now);
   // What pacing uses: the controller's rate, held to the receiver's storage cap when it sets one.
   double pacing_rate() const;
+  bool receiver_silent(Microseconds now) const;
+  Result<std::size_t> tail_probe(std::span<std::uint8_t> out, Microseconds now);
 
   PacketPath& path_;
   BlockSource& source_;
@@ -91,6 +95,10 @@ class DataSender {
   Microseconds tokens_at_ = 0;
   bool idle_with_tokens_ = false;  // had rate to spare but nothing to send (app-limited)
   bool nothing_to_send_ = false;   // the scheduler said Wait at the last ask
+  // A receiver gone silent (an outage): no DATA, only probes, spaced further each time.
+  Microseconds last_heard_ = -1;
+  Microseconds silence_probe_at_ = 0;
+  Microseconds silence_probe_gap_ = 0;
   // What we sent since the last FEEDBACK, for the controller's sending rate.
   std::uint64_t bytes_since_feedback_ = 0;
   Microseconds last_feedback_ = 0;

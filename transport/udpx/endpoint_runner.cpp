@@ -1,5 +1,6 @@
 #include "transport/udpx/endpoint_runner.hpp"
 
+#include <algorithm>
 #include <array>
 #include <ctime>
 #include <type_traits>
@@ -28,22 +29,39 @@ void wait_readable(int fd, Microseconds timeout) {
   ::ppoll(&readable, 1, &wait, nullptr);
 }
 
-// Each turn: progress out to the control side, a new target rate in.
+// The rate the control side wants now: what was asked (or, for a sender, what was negotiated),
+// held to the ceiling. 0: no limit (a receiver with nothing asked).
+template <typename Endpoint>
+double wanted_rate(const Endpoint& endpoint, const RunLimits& limits) {
+  double wanted =
+      limits.target_rate != nullptr ? limits.target_rate->load(std::memory_order_relaxed) : 0.0;
+  if constexpr (std::is_same_v<Endpoint, DataSender>) {
+    if (wanted <= 0) wanted = endpoint.negotiated_target_rate();
+  }
+  if (limits.ceiling != nullptr) {
+    const double ceiling = limits.ceiling->bytes_per_second();
+    if (ceiling > 0) wanted = wanted > 0 ? std::min(wanted, ceiling) : ceiling;
+  }
+  return wanted;
+}
+
+// Each turn: progress out to the control side, a new rate in.
 template <typename Endpoint>
 void publish(Endpoint& endpoint, const RunLimits& limits, double& applied_rate) {
-  if constexpr (std::is_same_v<Endpoint, DataSender>) {
-    if (limits.progress != nullptr) {
+  if (limits.progress != nullptr) {
+    if constexpr (std::is_same_v<Endpoint, DataSender>) {
       limits.progress->store(endpoint.acknowledged_bytes(), std::memory_order_relaxed);
+    } else {
+      limits.progress->store(endpoint.stats().bytes_written, std::memory_order_relaxed);
     }
-    if (limits.target_rate != nullptr) {
-      const double wanted = limits.target_rate->load(std::memory_order_relaxed);
-      if (wanted > 0 && wanted != applied_rate) {
-        endpoint.set_target_rate(wanted);
-        applied_rate = wanted;
-      }
-    }
-  } else if (limits.progress != nullptr) {
-    limits.progress->store(endpoint.stats().bytes_written, std::memory_order_relaxed);
+  }
+  const double wanted = wanted_rate(endpoint, limits);
+  if (wanted == applied_rate) return;
+  applied_rate = wanted;
+  if constexpr (std::is_same_v<Endpoint, DataSender>) {
+    if (wanted > 0) endpoint.set_target_rate(wanted);
+  } else {
+    endpoint.set_rate_cap(wanted);
   }
 }
 

@@ -21,13 +21,23 @@
 
 namespace gridftp::transport::udpx {
 
+// A limit on a transfer's rate that changes while it runs (the server-wide UDPX cap's share):
+// polled by the endpoint's thread, so it must be cheap and thread-safe.
+class RateCeiling {
+ public:
+  virtual ~RateCeiling() = default;
+  virtual double bytes_per_second() const = 0;  // 0: no limit now
+};
+
 struct RunLimits {
   Microseconds idle_timeout = 30'000'000;   // no authenticated packet for this long: give up
   const std::atomic<bool>* stop = nullptr;  // set from another thread to abort
   // Optional, shared with the control side: file bytes moved so far (published each turn),
-  // and a new target rate in bytes/s for a sender (SITE UDPX RATE; 0 leaves it).
+  // and a new rate in bytes/s (SITE UDPX RATE; 0 leaves it): a sender's target, a receiver's
+  // cap on what it asks its sender for.
   std::atomic<std::uint64_t>* progress = nullptr;
   const std::atomic<double>* target_rate = nullptr;
+  const RateCeiling* ceiling = nullptr;  // optional, held to on top of the rate asked
 };
 
 struct RunOutcome {

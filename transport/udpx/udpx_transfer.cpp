@@ -53,6 +53,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   UdpxTransferReport report;
   RunLimits limits;
   limits.idle_timeout = spec.idle_timeout;
+  limits.ceiling = spec.ceiling.get();
   if (live != nullptr) {
     limits.stop = &live->stop;
     limits.progress = &live->bytes;
@@ -102,7 +103,6 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     outcome = run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
     const auto& stats = receiver.stats();
     report.base = receiver.shape().base;
-    report.contiguous_end = report.base + receiver.contiguous_bytes();
     report.figures.bytes = stats.bytes_written;
     report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
     report.figures.receiving_cost =

@@ -32,6 +32,8 @@ struct UdpxTransferSpec {
   SenderSettings sender;
   ReceiverSettings receiver;
   Microseconds idle_timeout = 30'000'000;
+  // Optional: a limit held on top of the rate while it runs (a server's aggregate cap share).
+  std::shared_ptr<const RateCeiling> ceiling;
 };
 
 // What the transfer log, SITE UDPX STAT and gridcp report (docs/UDPX.md §8).
@@ -46,10 +48,7 @@ struct UdpxTransferReport {
   wire::CloseCode code = wire::CloseCode::Ok;
   std::string peer_identity;
   std::uint64_t base = 0;  // where the transfer began in the file
-  // Receiver: the end (an absolute offset) of what arrived without a gap from `base`; a failed
-  // transfer restarts there (docs/UDPX.md §8).
-  std::uint64_t contiguous_end = 0;
-  double seconds = 0;  // data phase, handshake excluded
+  double seconds = 0;      // data phase, handshake excluded
   // Bytes (the sender counts what the receiver acknowledged), rates and costs: the sender
   // knows loss and sending cost, the receiver receiving cost.
   wire::TransferFigures figures;

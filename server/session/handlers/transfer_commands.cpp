@@ -54,6 +54,12 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
   if (const auto size = storage::regular_file_size(fd->get())) {
     offset = std::min(offset, *size);
     length = std::min(length, *size - offset);
+    if (udpx_ready() && present && !present->empty() && present->ranges().back().end > *size) {
+      // A UDPX restart sends the stream of missing ranges, which both ends lay out from this
+      // list (docs/UDPX.md §8): ranges past the end would shift it.
+      send(rc::kParameterSyntaxError, "REST ranges reach past the end of the file.");
+      co_return;
+    }
   } else if (length == UINT64_MAX && settings_.mode_e) {
     send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
     co_return;
@@ -115,7 +121,8 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                              .path = *path,
                              .upload = std::make_shared<storage::Upload>(std::move(*upload)),
                              .offset = offset,
-                             .expected_bytes = settings_.take_allocated_bytes()});
+                             .expected_bytes = settings_.take_allocated_bytes(),
+                             .present = std::move(present)});
 }
 
 transport::awaitable<void> ControlSession::on_stor(const std::string& argument) {

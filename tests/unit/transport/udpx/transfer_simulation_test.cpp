@@ -58,6 +58,10 @@ struct Path {
   double loss = 0;  // random, data direction
   double reverse_loss = 0;
   std::uint32_t seed = 1;
+  // Both directions drop everything sent in [outage_from, outage_to).
+  Microseconds outage_from = -1;
+  Microseconds outage_to = -1;
+  bool down(Microseconds at) const { return at >= outage_from && at < outage_to; }
 };
 
 // Someone on the path who, per datagram to a receiver, may also deliver a damaged copy, the same
@@ -122,7 +126,8 @@ struct Flow {
   DataSender sender;
   DataReceiver receiver;
   std::uint64_t lost_data = 0;
-  std::uint64_t injected = 0;  // the attacker's datagrams aimed at this flow's receiver
+  std::uint64_t lost_in_outage = 0;  // DATA sent into an outage
+  std::uint64_t injected = 0;        // the attacker's datagrams aimed at this flow's receiver
   Microseconds finished_at = -1;
 };
 
@@ -242,6 +247,10 @@ class Simulation {
       }
       bottleneck_free_ =
           start + static_cast<Microseconds>(static_cast<double>(*length) / path_.capacity * 1e6);
+      if (path_.down(now_)) {
+        if (data) ++flow.lost_in_outage;
+        continue;
+      }
       if (uniform_(random_) < path_.loss) {
         if (data) ++flow.lost_data;
         continue;
@@ -256,7 +265,7 @@ class Simulation {
       auto length = flow.receiver.next_datagram(buffer, now_);
       REQUIRE(length);
       if (*length == 0) break;
-      if (uniform_(random_) < path_.reverse_loss) continue;
+      if (path_.down(now_) || uniform_(random_) < path_.reverse_loss) continue;
       network_.push({now_ + path_.one_way,
                      {buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(*length)},
                      f,
@@ -330,6 +339,25 @@ TEST_CASE("A UDPX transfer over a lossy path retransmits each lost copy once", "
     // Random loss does not cut the rate (TCP's loss-based rate here would be about 1 %).
     CHECK(goodput(flow) > 0.6 * (1 - loss) * path.capacity);
   }
+}
+
+TEST_CASE("A 3 s outage: the sender stops sending into it, probes, and finishes after",
+          "[udpx][transfer]") {
+  Path path;
+  path.outage_from = 1'000'000;
+  path.outage_to = 4'000'000;
+  Simulation simulation(path, {FlowSpec{40 << 20, 4 * path.capacity}});
+  simulation.run();
+  Flow& flow = simulation.flow(0);
+  // Blind sending at the link's rate would lose about 27,000 DATA packets in 3 s; a sender that
+  // notices the silence within 250 ms (plus the half RTT before it could) loses under 3,000.
+  const double blind = 3 * path.capacity / 1404;
+  INFO("DATA lost in the outage: " << flow.lost_in_outage << " (blind sending: " << blind << ")");
+  REQUIRE(flow.done());
+  CHECK(flow.sink.bytes_ == flow.file);
+  CHECK(flow.lost_in_outage > 0);
+  CHECK(static_cast<double>(flow.lost_in_outage) < 0.12 * blind);
+  CHECK(flow.finished_at > path.outage_to);
 }
 
 TEST_CASE("On a 300 ms path with 1 % loss the rate survives window stalls", "[udpx][transfer]") {
