@@ -4,6 +4,7 @@
 
 #include "client/client_errors.hpp"
 #include "client/data/mode_e_transfer.hpp"
+#include "protocol/control/net_stack.hpp"
 #include "protocol/core/errors.hpp"
 #include "security/gsi_handshake.hpp"
 #include "transport/udpx/restart_blocks.hpp"
@@ -42,13 +43,6 @@ class LocalFileSource final : public udpx::BlockSource {
   std::uint64_t end_;
 };
 
-protocol::udpx::Policy policy_of(const std::optional<std::string>& name) {
-  if (name == "fixed") return protocol::udpx::Policy::Fixed;
-  if (name == "high") return protocol::udpx::Policy::High;
-  if (name == "low") return protocol::udpx::Policy::Low;
-  return protocol::udpx::Policy::Fair;
-}
-
 // Everything but the file: the active side's key exchange with our credential, rates and
 // protection as asked. Errors: UdpxNeedsDcau, and the handshake's creation errors.
 Result<udpx::UdpxTransferSpec> active_spec(Session& session,
@@ -72,7 +66,8 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
                              security.credentials->identity()};
   spec.offer.target_rate_bps = request.rate_bps.value_or(0);
   spec.offer.min_rate_bps = request.min_bps.value_or(0);
-  spec.offer.policy = policy_of(request.policy);
+  spec.offer.policy = protocol::control::parse_policy(request.policy.value_or("fair"))
+                          .value_or(protocol::udpx::Policy::Fair);
   spec.offer.encrypt = security.protection == security::DataProtection::Private;
   spec.shape.transfer_id = 1;
   spec.shape.block_bytes = static_cast<std::size_t>(spec.offer.max_udp_payload) - 48;
@@ -83,12 +78,13 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
 }
 
 // PASV, the transfer command and its 1xx, the engine (progress from its live counter), then
-// the server's final reply.
+// the server's final reply, the markers before it going to `on_marker`.
 Result<NetworkFigures> run_active(
     Session& session, const std::string& command, const std::optional<std::string>& rest,
     const UdpxRequest& request, ProgressTicker& progress,
     const std::function<void(udpx::UdpxTransferSpec&)>& fill,
-    const std::function<void(const udpx::UdpxTransferReport&)>& on_failure = {}) {
+    const std::function<void(const udpx::UdpxTransferReport&)>& on_failure = {},
+    const Session::MarkerCallback& on_marker = {}) {
   auto server = session.request_passive();
   if (!server) return make_error(server.error());
   auto spec = active_spec(session, *server, request);
@@ -127,9 +123,11 @@ Result<NetworkFigures> run_active(
   if (!report.ok) {
     if (on_failure) on_failure(report);
     // The server's final reply (read here, kept as the failure's detail) says why in its words.
-    return make_error(with_server_reason(session, make_error_code(ClientErrc::UdpxFailed)));
+    return make_error(
+        with_server_reason(session, make_error_code(ClientErrc::UdpxFailed), on_marker));
   }
-  if (auto finished = session.finish_transfer(session.options().data_timeout); !finished) {
+  if (auto finished = session.finish_transfer(session.options().data_timeout, on_marker);
+      !finished) {
     return make_error(finished.error());
   }
   return report.figures;
@@ -164,14 +162,35 @@ Result<NetworkFigures> receive_udpx(Session& session, const std::string& command
 
 Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,
-                                 std::uint64_t length, const UdpxRequest& request,
-                                 ProgressTicker& progress) {
-  return run_active(session, command, std::nullopt, request, progress,
-                    [&](udpx::UdpxTransferSpec& spec) {
-                      spec.shape.base = offset;
-                      spec.shape.length = length;
-                      spec.source = std::make_unique<LocalFileSource>(source, offset + length);
-                    });
+                                 std::uint64_t length, RestartState* restart,
+                                 const UdpxRequest& request, ProgressTicker& progress) {
+  // A -rst retry sends only what the server's 111 markers did not confirm (REST first); the
+  // server lays the stream out from the same list (docs/UDPX.md §8).
+  std::optional<std::string> rest;
+  std::optional<protocol::udpx::RestartLayout> layout;
+  if (restart != nullptr && restart->resume) {
+    rest = restart_argument(true, restart->dest_ranges);
+    if (rest) layout.emplace(restart->dest_ranges, 0, offset + length);
+  } else if (restart != nullptr) {
+    restart->dest_ranges = {};
+  }
+  return run_active(
+      session, command, rest, request, progress,
+      [&](udpx::UdpxTransferSpec& spec) {
+        auto file = std::make_unique<LocalFileSource>(source, offset + length);
+        if (layout) {
+          spec.shape.length = layout->length();
+          spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), *layout);
+        } else {
+          spec.shape.base = offset;
+          spec.shape.length = length;
+          spec.source = std::move(file);
+        }
+      },
+      {},
+      [restart](const ParsedReply& reply) {
+        if (restart != nullptr) (void)record_range_marker(reply, *restart);
+      });
 }
 
 }  // namespace gridftp::client

@@ -12,6 +12,7 @@
 #include "client/session/session.hpp"
 #include "client/storage/local_source.hpp"
 #include "client/storage/staged_file.hpp"
+#include "client/transfer/restart_state.hpp"
 #include "client/transfer/transfer_observer.hpp"
 #include "client/transfer/transfer_plan.hpp"
 #include "protocol/restart/byte_range_set.hpp"
@@ -28,9 +29,11 @@ Result<NetworkFigures> receive_udpx(Session& session, const std::string& command
                                     const std::optional<std::string>& rest,
                                     protocol::restart::ByteRangeSet* held,
                                     const UdpxRequest& request, ProgressTicker& progress);
+// A put. `restart` (null when the put cannot be resumed) collects the server's 111 markers, and
+// on a -rst retry its ranges are not sent again.
 Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,
-                                 std::uint64_t length, const UdpxRequest& request,
-                                 ProgressTicker& progress);
+                                 std::uint64_t length, RestartState* restart,
+                                 const UdpxRequest& request, ProgressTicker& progress);
 
 }  // namespace gridftp::client

@@ -71,7 +71,7 @@ Result<std::optional<std::string>> resume_argument(Session& dest, const std::str
   if (restart == nullptr || !restart->resume || options.range.is_partial()) {
     return std::optional<std::string>{};
   }
-  if (options.parallelism) {
+  if (options.parallelism || options.udpx) {  // both keep the dest's 111 markers
     return restart_argument(true, restart->dest_ranges);
   }
   if (!restart->dest_store_began) {

@@ -275,8 +275,8 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   const auto command = store_command(remote_path, *range);
   const auto allocate = allocation_bytes(source->size_bytes(), *range);
   // Progress counts the whole file: a resumed MODE E put starts from what the receiver confirmed.
-  const bool resumes = options.parallelism && !range->has_value() && options.restart != nullptr &&
-                       options.restart->resume;
+  const bool resumes = (options.parallelism || options.udpx) && !range->has_value() &&
+                       options.restart != nullptr && options.restart->resume;
   const auto held = resumes ? options.restart->dest_ranges.covered_bytes() : 0;
   ProgressTicker progress(options.on_progress
                               ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
@@ -288,7 +288,8 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   if (options.udpx) {
     auto allocated = send_allocate(session, allocate);
     auto sent = allocated ? send_udpx(session, command, *source, local_offset, length,
-                                      *options.udpx, progress)
+                                      range->has_value() ? nullptr : options.restart, *options.udpx,
+                                      progress)
                           : make_error(allocated.error());
     if (sent) figures = *sent;
     bytes = sent ? Result<std::uint64_t>(length) : make_error(sent.error());

@@ -15,24 +15,15 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-std::optional<UdpxPolicy> parse_policy(std::string_view text) {
-  const auto name = ascii_upper(std::string(text));
-  if (name == "FIXED") return UdpxPolicy::Fixed;
-  if (name == "HIGH") return UdpxPolicy::High;
-  if (name == "FAIR") return UdpxPolicy::Fair;
-  if (name == "LOW") return UdpxPolicy::Low;
-  return std::nullopt;
-}
-
-const char* policy_name(UdpxPolicy policy) {
+const char* policy_name(Policy policy) {
   switch (policy) {
-    case UdpxPolicy::Fixed:
+    case Policy::Fixed:
       return "fixed";
-    case UdpxPolicy::High:
+    case Policy::High:
       return "high";
-    case UdpxPolicy::Fair:
+    case Policy::Fair:
       return "fair";
-    case UdpxPolicy::Low:
+    case Policy::Low:
       return "low";
   }
   return "fair";
@@ -138,7 +129,16 @@ std::variant<NetStack, NetStackError> parse_net_stack(std::string_view argument)
   return stack;
 }
 
-std::string describe_udpx(std::uint64_t rate_bps, std::uint64_t min_bps, UdpxPolicy policy) {
+std::optional<Policy> parse_policy(std::string_view text) {
+  const auto name = ascii_upper(std::string(text));
+  if (name == "FIXED") return Policy::Fixed;
+  if (name == "HIGH") return Policy::High;
+  if (name == "FAIR") return Policy::Fair;
+  if (name == "LOW") return Policy::Low;
+  return std::nullopt;
+}
+
+std::string describe_udpx(std::uint64_t rate_bps, std::uint64_t min_bps, Policy policy) {
   return "rate=" + std::to_string(rate_bps) + ";min=" + std::to_string(min_bps) +
          ";policy=" + policy_name(policy);
 }

@@ -17,17 +17,18 @@
 #include <variant>
 
 #include "protocol/core/result.hpp"
+#include "protocol/udpx/control_bodies.hpp"
 
 namespace gridftp::protocol::control {
 
 enum class NetStackKind { Tcp, Udpx };
-enum class UdpxPolicy { Fixed, High, Fair, Low };
+using udpx::Policy;  // the HELLO's policy: one enum from the command line to the wire
 
 struct NetStack {
   NetStackKind kind = NetStackKind::Tcp;
   std::optional<std::uint64_t> rate_bps;  // udpx: target rate
   std::optional<std::uint64_t> min_bps;   // udpx: minimum rate
-  std::optional<UdpxPolicy> policy;
+  std::optional<Policy> policy;
   std::optional<unsigned> mtu;  // udpx: largest UDP payload, 576..9000
 
   friend bool operator==(const NetStack&, const NetStack&) = default;
@@ -44,7 +45,10 @@ struct NetStackError {
 std::variant<NetStack, NetStackError> parse_net_stack(std::string_view argument);
 
 // "rate=900000000;min=10000000;policy=fair": the effective settings, as the 200 reply shows them.
-std::string describe_udpx(std::uint64_t rate_bps, std::uint64_t min_bps, UdpxPolicy policy);
+std::string describe_udpx(std::uint64_t rate_bps, std::uint64_t min_bps, Policy policy);
+
+// "fixed", "high", "fair" or "low", any case (SETNETSTACK's policy=, gridcp --policy).
+std::optional<Policy> parse_policy(std::string_view text);
 
 // A rate with an optional decimal suffix: "900M" is 900,000,000. Errors: BadArgument.
 Result<std::uint64_t> parse_rate(std::string_view text);

@@ -1,8 +1,7 @@
 #include "server/data/data_channel.hpp"
 
-#include <random>
-
 #include "protocol/core/errors.hpp"
+#include "server/data/passive_ports.hpp"
 #include "transport/deadline.hpp"
 #include "transport/error_conversion.hpp"
 
@@ -32,17 +31,11 @@ boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpo
 
 Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local_address) {
   cancel();
-  const unsigned low = listen_.passive_port_min;
-  const unsigned high = listen_.passive_port_max;
-  const unsigned span = low == 0 ? 1 : high - low + 1;
-  // Start at a random port in the range so concurrent sessions do not all probe the same ones.
-  std::random_device random;
-  const unsigned first = low == 0 ? 0 : static_cast<unsigned>(random() % span);
+  const PassivePortWalk ports(listen_);
   boost::system::error_code ec;
-  for (unsigned i = 0; i < span; ++i) {
-    const auto port = static_cast<std::uint16_t>(low == 0 ? 0 : low + (first + i) % span);
+  for (unsigned i = 0; i < ports.size(); ++i) {
     auto acceptor = std::make_shared<tcp::acceptor>(executor_);
-    const tcp::endpoint endpoint(local_address, port);
+    const tcp::endpoint endpoint(local_address, ports[i]);
     acceptor->open(endpoint.protocol(), ec);
     if (ec) return make_error(transport::to_error_code(ec));
     // Closed data connections leave their port in TIME_WAIT; without this a small passive range

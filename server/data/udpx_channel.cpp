@@ -1,6 +1,6 @@
 #include "server/data/udpx_channel.hpp"
 
-#include <random>
+#include "server/data/passive_ports.hpp"
 
 namespace gridftp::server {
 
@@ -17,15 +17,10 @@ Result<udp::endpoint> UdpxChannel::listen_passive(const transport::asio::any_io_
                                                   const ListenConfig& listen) {
   socket_.reset();
   active_peer_.reset();
-  const unsigned low = listen.passive_port_min;
-  const unsigned high = listen.passive_port_max;
-  const unsigned span = low == 0 ? 1 : high - low + 1;
-  std::random_device random;
-  const unsigned first = low == 0 ? 0 : static_cast<unsigned>(random() % span);
+  const PassivePortWalk ports(listen);
   std::error_code last;
-  for (unsigned i = 0; i < span; ++i) {
-    const auto port = static_cast<std::uint16_t>(low == 0 ? 0 : low + (first + i) % span);
-    auto socket = transport::udpx::DatagramSocket::open(io, udp::endpoint(address, port));
+  for (unsigned i = 0; i < ports.size(); ++i) {
+    auto socket = transport::udpx::DatagramSocket::open(io, udp::endpoint(address, ports[i]));
     if (!socket) {
       last = socket.error();
       continue;

@@ -149,8 +149,13 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
+  // A receiving transfer's 112 and 111 markers: one at the start, then every marker_seconds
+  // (TREV) until stop_markers, `received` giving the ranges held so far.
   struct MarkerTimer;  // session_mode_e.cpp
-  transport::awaitable<void> send_markers(std::shared_ptr<ReceiverShared> shared,
+  std::shared_ptr<MarkerTimer> start_markers(
+      std::function<protocol::restart::ByteRangeSet()> received);
+  void stop_markers(MarkerTimer& markers);
+  transport::awaitable<void> send_markers(std::function<protocol::restart::ByteRangeSet()> received,
                                           std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).

@@ -128,8 +128,23 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   co_return outcome;
 }
 
-transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<ReceiverShared> shared,
-                                                        std::shared_ptr<MarkerTimer> markers) {
+std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
+    std::function<protocol::restart::ByteRangeSet()> received) {
+  send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
+  auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
+  asio::co_spawn(socket_.get_executor(), send_markers(std::move(received), markers),
+                 asio::detached);
+  return markers;
+}
+
+void ControlSession::stop_markers(MarkerTimer& markers) {
+  markers.done = true;
+  markers.timer.cancel();  // else each of thousands of small files leaves a timer waiting
+}
+
+transport::awaitable<void> ControlSession::send_markers(
+    std::function<protocol::restart::ByteRangeSet()> received,
+    std::shared_ptr<MarkerTimer> markers) {
   const auto self = shared_from_this();
   while (!markers->done) {
     markers->timer.expires_after(std::chrono::seconds(settings_.marker_seconds));
@@ -137,7 +152,7 @@ transport::awaitable<void> ControlSession::send_markers(std::shared_ptr<Receiver
     co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
     if (markers->done) break;
     send_perf_marker();
-    send_range_marker(shared->received_ranges());
+    send_range_marker(received());
   }
 }
 
@@ -166,9 +181,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
 
-  send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
-  auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
-  asio::co_spawn(socket_.get_executor(), send_markers(shared, markers), asio::detached);
+  const auto markers = start_markers([shared] { return shared->received_ranges(); });
 
   // The listener stays open until EOF accounting completes (GFD.20: a stream may still be on its
   // way); a sender that stops connecting for data_seconds ends it.
@@ -208,8 +221,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   if (!outcome_override) outcome = outcome_override;
   for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
   stream_cache_.set_streams_used(data_streams_.size());
-  markers->done = true;
-  markers->timer.cancel();  // else each of thousands of small files leaves a timer waiting
+  stop_markers(*markers);
   if (stream_acceptor_) {
     boost::system::error_code ignored;
     stream_acceptor_->close(ignored);

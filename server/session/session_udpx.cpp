@@ -37,20 +37,6 @@ class TextBlockSource final : public udpx::BlockSource {
   std::string text_;
 };
 
-protocol::udpx::Policy wire_policy(protocol::control::UdpxPolicy policy) {
-  switch (policy) {
-    case protocol::control::UdpxPolicy::Fixed:
-      return protocol::udpx::Policy::Fixed;
-    case protocol::control::UdpxPolicy::High:
-      return protocol::udpx::Policy::High;
-    case protocol::control::UdpxPolicy::Low:
-      return protocol::udpx::Policy::Low;
-    case protocol::control::UdpxPolicy::Fair:
-      break;
-  }
-  return protocol::udpx::Policy::Fair;
-}
-
 // The condition a failed UDPX transfer is reported as: no handshake is a data connection that
 // could not be opened (425), a wrong identity as over TCP, a broken transfer 426.
 Condition condition_of(const udpx::UdpxTransferReport& report) {
@@ -94,7 +80,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   const auto& limits = services_.config.udpx;
   spec.offer.target_rate_bps = limits.effective_rate(stack.rate_bps);
   spec.offer.min_rate_bps = std::min(stack.min_bps.value_or(0), spec.offer.target_rate_bps);
-  spec.offer.policy = wire_policy(stack.policy.value_or(control::UdpxPolicy::Fair));
+  spec.offer.policy = stack.policy.value_or(control::Policy::Fair);
   spec.offer.max_udp_payload = stack.mtu.value_or(1452);
   spec.offer.encrypt = dcau.protection == security::DataProtection::Private;
   spec.idle_timeout = static_cast<udpx::Microseconds>(limits.idle_timeout_seconds) * 1'000'000;
@@ -104,15 +90,16 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   // A restart (REST ranges before RETR or STOR) moves the stream of missing ranges, which both
   // ends lay out from the same list (docs/UDPX.md §8); with none, blocks go at file offsets.
   const bool restart = job.present && (job.command == "RETR" || job.command == "STOR");
+  // What a receiving transfer holds, for its 111 markers: the restart's ranges and what it wrote.
+  std::shared_ptr<udpx::WrittenRanges> written;
   if (job.upload) {
-    auto file = std::make_unique<udpx::FileBlockSink>(job.upload->fd());
-    if (restart) {
-      spec.sink = std::make_unique<udpx::LaidOutSink>(
-          std::move(file),
-          protocol::udpx::RestartLayout(*job.present, 0, protocol::udpx::RestartLayout::kOpenEnd));
-    } else {
-      spec.sink = std::move(file);
-    }
+    written = std::make_shared<udpx::WrittenRanges>();
+    const protocol::restart::ByteRangeSet nothing;
+    spec.sink = std::make_unique<udpx::LaidOutSink>(
+        std::make_unique<udpx::FileBlockSink>(job.upload->fd()),
+        protocol::udpx::RestartLayout(restart ? *job.present : nothing, 0,
+                                      protocol::udpx::RestartLayout::kOpenEnd),
+        written);
   } else if (job.source) {
     struct stat facts {};
     if (::fstat(job.source->get(), &facts) != 0)
@@ -136,8 +123,23 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   auto socket = udpx_.take_socket(socket_.get_executor());
   if (!socket) co_return make_error(socket.error());
   udpx_.live = std::make_shared<udpx::UdpxLive>();
+  // A receiver sends 112 and 111 markers as over TCP MODE E, so a client can restart a failed
+  // upload or third-party transfer with only the missing ranges.
+  const auto held = [live = udpx_.live, written,
+                     present = restart ? *job.present : protocol::restart::ByteRangeSet{}, this] {
+    progress_.bytes = live->bytes.load();
+    auto ranges = written->snapshot();
+    ranges.insert(present);
+    return ranges;
+  };
+  const auto markers = written ? start_markers(held) : nullptr;
   auto report =
       co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
+  if (markers) {
+    stop_markers(*markers);
+    send_perf_marker();
+    send_range_marker(held());
+  }
   progress_.bytes = report.figures.bytes;
   transfer_links_.push_back("udpx " +
                             std::string(dcau.protection == security::DataProtection::Private

@@ -26,12 +26,16 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
     two raw GSI control channels): the pace changes within a second, SITE UDPX STAT reports
     the running transfer; then on the receiving server, whose FEEDBACK caps the sender; the
     file still arrives whole;
+  * a third-party transfer whose source session dies: the dest's 111 markers (TREV) name what
+    it holds, it gives 426 after its idle timeout and keeps the partial file, and REST with
+    those ranges on both servers moves exactly the missing bytes;
   * [udpx] aggregate_rate_bps: two gets in two session processes share the server-wide cap.
 """
 
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -353,6 +357,15 @@ def gsi_control(server) -> GsiControl:
     return control
 
 
+def expect_past_markers(control: GsiControl, line: str, code: int) -> str:
+    """A command to a server that is receiving: its 111/112 markers may come first."""
+    got, text = control.enc_cmd(line)
+    while got in (111, 112):
+        got, text = control.enc_read_reply()
+    assert got == code, f"ENC {line!r}: expected {code}, got {text!r}"
+    return text
+
+
 def growth_rate(path_of, seconds: float) -> float:
     """Bytes per second the dest's partial file grew by over `seconds`."""
     before, started = os.path.getsize(path_of()), time.monotonic()
@@ -392,7 +405,7 @@ def test_site_udpx_rate_changes_a_running_transfer():
         assert slow < 0.4 * fast, f"before SITE UDPX RATE {fast * 8e-6:.1f} Mb/s, one second " \
                                   f"after it {slow * 8e-6:.1f} Mb/s (asked 120 then 20)"
         # The receiving end steers too: its FEEDBACK caps the sender, whose own target is back up.
-        dst.enc_expect("SITE UDPX RATE 20M", 200)
+        expect_past_markers(dst, "SITE UDPX RATE 20M", 200)
         src.enc_expect("SITE UDPX RATE 120M", 200)
         time.sleep(1.0)
         capped = growth_rate(partial, 1.0)
@@ -400,7 +413,7 @@ def test_site_udpx_rate_changes_a_running_transfer():
               "SITE UDPX RATE 20M", flush=True)
         assert capped < 0.4 * fast, f"the receiver's SITE UDPX RATE 20M left the sender at " \
                                     f"{capped * 8e-6:.1f} Mb/s (unsteered {fast * 8e-6:.1f})"
-        dst.enc_expect("SITE UDPX RATE 1G", 200)
+        expect_past_markers(dst, "SITE UDPX RATE 1G", 200)
         for control in (src, dst):
             code, text = control.enc_read_reply()
             while 100 <= code < 200:
@@ -410,6 +423,84 @@ def test_site_udpx_rate_changes_a_running_transfer():
         src.close()
         dst.close()
     assert_file_digest(dest.fs("incoming/rate.bin"), digest, "the file steered by SITE UDPX RATE")
+
+
+def covered(ranges: list[tuple[int, int]]) -> int:
+    """Bytes in the union of [start, end) ranges."""
+    total, reach = 0, 0
+    for start, end in sorted(ranges):
+        start = max(start, reach)
+        if end > start:
+            total += end - start
+            reach = end
+    return total
+
+
+def test_a_broken_third_party_transfer_restarts_with_the_ranges_the_dest_confirmed():
+    """The receiving server's 111 markers (TREV RESTART 1) name what it holds; the source
+    session is killed mid-transfer; the dest gives 426 after its idle timeout and keeps the
+    partial file; REST with the marked ranges on both servers then moves only the rest: the
+    stream of the missing ranges, laid out the same way at both ends."""
+    source, dest = gsi_server(), gsi_server(udpx={"idle_timeout_seconds": 3})
+    size = 48 * MIB
+    digest = make_file(source.fs("data/broken.bin"), size, seed=99)
+    make_tree_readable(source.fs("data"))
+    src, dst = gsi_control(source), gsi_control(dest)
+    marked: list[tuple[int, int]] = []
+
+    def read_dest_until_final() -> int:
+        code, text = dst.enc_read_reply()
+        while 100 <= code < 200:
+            if code == 111:
+                for item in re.search(r"Range Marker ([0-9,-]+)", text).group(1).split(","):
+                    start, end = item.split("-")
+                    marked.append((int(start), int(end)))
+            code, text = dst.enc_read_reply()
+        return code
+
+    def start(src_control, rest: str | None):
+        for control in (src_control, dst):
+            control.enc_expect("TYPE I", 200)
+            control.enc_expect("SITE SETNETSTACK udpx:rate=80M", 200)
+        dst.enc_expect("TREV RESTART 1", 200)
+        reply = dst.enc_expect("PASV", 227)
+        address = reply[reply.index("(") + 1:reply.index(")")]
+        if rest:
+            dst.enc_expect(f"REST {rest}", 350)
+        dst.enc_expect("STOR /incoming/broken.bin", 150)
+        src_control.enc_expect(f"PORT {address}", 200)
+        if rest:
+            src_control.enc_expect(f"REST {rest}", 350)
+        src_control.enc_expect("RETR /data/broken.bin", 150)
+
+    try:
+        start(src, None)
+        # The first periodic 111 after a second of data; then the source's session dies.
+        code, text = dst.enc_read_reply()
+        while code != 111 or "Range Marker" not in text:
+            code, text = dst.enc_read_reply()
+        time.sleep(0.5)
+        for pid in session_processes(source):
+            os.kill(pid, signal.SIGKILL)
+        assert read_dest_until_final() == 426, "the dest should give up on the dead source"
+        held = covered(marked)
+        assert 0 < held < size, f"the dest confirmed {held} of {size} bytes"
+        rest = ",".join(f"{a}-{b}" for a, b in sorted(marked))
+        src.close()
+        src = gsi_control(source)
+        start(src, rest)
+        code, text = src.enc_read_reply()
+        while 100 <= code < 200:
+            code, text = src.enc_read_reply()
+        assert code == 226, f"the restarted source ended with {text!r}"
+        assert read_dest_until_final() == 226, "the restarted dest did not finish"
+    finally:
+        src.close()
+        dst.close()
+    assert_file_digest(dest.fs("incoming/broken.bin"), digest, "a third-party UDPX restart")
+    moved = [r["bytes"] for r in udpx_records(source, "RETR") if r["result"] == "ok"]
+    print(f"  the dest confirmed {held} bytes in 111 markers; the restart moved {moved}", flush=True)
+    assert moved == [size - held], f"the restart moved {moved}, not the {size - held} missing"
 
 
 def test_the_server_wide_udpx_cap_is_shared_by_its_transfers():

@@ -31,7 +31,7 @@ Result<void> LaidOutSink::write_at(std::uint64_t offset, std::span<const std::ui
       failed = written.error();
       return;
     }
-    written_.insert(piece.file_offset, piece.file_offset + piece.length);
+    written_->insert(piece.file_offset, piece.file_offset + piece.length);
   });
   if (failed) return make_error(failed);
   return {};

@@ -129,7 +129,7 @@ void ControlSession::on_set_net_stack(const std::string& stack) {
     }
     const auto rate = services_.config.udpx.effective_rate(chosen->rate_bps);
     const auto minimum = std::min(chosen->min_bps.value_or(0), rate);
-    const auto policy = chosen->policy.value_or(control::UdpxPolicy::Fair);
+    const auto policy = chosen->policy.value_or(control::Policy::Fair);
     udpx_.disable();
     udpx_.enable(*chosen);
     send(rc::kCommandOk, "Data channel network stack set to UDPX " +

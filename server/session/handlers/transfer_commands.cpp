@@ -111,8 +111,9 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::ContinuePartial;
   if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO")
     offset = settings_.esto_offset;
-  // MODE E uploads can be restarted (REST ranges), so their partial file outlives a failure.
-  auto upload = storage_->begin_upload(*path, mode, offset, settings_.mode_e);
+  // MODE E and UDPX uploads can be restarted (REST ranges, their 111 markers having told the
+  // client what arrived), so their partial file outlives a failure.
+  auto upload = storage_->begin_upload(*path, mode, offset, settings_.mode_e || udpx_ready());
   if (!upload) {
     send_error(upload.error());
     co_return;

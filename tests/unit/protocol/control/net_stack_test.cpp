@@ -33,7 +33,7 @@ TEST_CASE("udpx with and without options, and with the gsi element", "[netstack]
   CHECK(full.kind == NetStackKind::Udpx);
   CHECK(full.rate_bps == 900'000'000U);
   CHECK(full.min_bps == 10'000'000U);
-  CHECK(full.policy == UdpxPolicy::Fair);
+  CHECK(full.policy == Policy::Fair);
   CHECK(full.mtu == 1400U);
   CHECK(stack_of("UDPX:Rate=1G;").rate_bps == 1'000'000'000U);
 }
@@ -75,6 +75,6 @@ TEST_CASE("Rates take decimal k, M and G suffixes", "[netstack]") {
 }
 
 TEST_CASE("The effective UDPX settings read as the 200 reply shows them", "[netstack]") {
-  CHECK(describe_udpx(900'000'000, 10'000'000, UdpxPolicy::Fair) ==
+  CHECK(describe_udpx(900'000'000, 10'000'000, Policy::Fair) ==
         "rate=900000000;min=10000000;policy=fair");
 }
