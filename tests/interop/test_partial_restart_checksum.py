@@ -38,7 +38,7 @@ import time
 import zlib
 
 from gridftp_harness import (MIB, GridftpdServer, RawControl, _started_procs,
-                             assert_file_digest, crc32c, file_url, free_port, gridcp_binary,
+                             assert_file_digest, covered, crc32c, file_url, free_port, gridcp_binary,
                              give_to_globus_user, guc_dialogue, make_file, make_temp_dir,
                              make_tree_readable, run_peer, run_tests, sha256_file,
                              start_globus_server, start_gridftpd, start_server_under_test)
@@ -244,16 +244,6 @@ def test_raw_cksm_values_ranges_and_errors():
 
 RESTART_SIZE = 256 * MIB
 RANGE_RE = re.compile(r"(\d+)-(\d+)")
-
-
-def covered(ranges: list[tuple[int, int]]) -> int:
-    total, end = 0, 0
-    for a, b in sorted(ranges):
-        a = max(a, end)
-        if b > a:
-            total += b - a
-            end = b
-    return total
 
 
 def restart_third_party(dest, dest_incoming: str, what: str, client: str = GUC) -> None:

@@ -42,9 +42,10 @@ import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, gridcp_binary,
-                             GsiControl, make_file, make_temp_dir, make_tree_readable, run_peer,
-                             run_tests, shared_test_pki, start_gridftpd, wait_until)
+from gridftp_harness import (MIB, assert_file_digest, check_copy, covered, file_url,
+                             gridcp_binary, GsiControl, make_file, make_temp_dir,
+                             make_tree_readable, run_peer, run_tests, shared_test_pki,
+                             start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -423,17 +424,6 @@ def test_site_udpx_rate_changes_a_running_transfer():
         src.close()
         dst.close()
     assert_file_digest(dest.fs("incoming/rate.bin"), digest, "the file steered by SITE UDPX RATE")
-
-
-def covered(ranges: list[tuple[int, int]]) -> int:
-    """Bytes in the union of [start, end) ranges."""
-    total, reach = 0, 0
-    for start, end in sorted(ranges):
-        start = max(start, reach)
-        if end > start:
-            total += end - start
-            reach = end
-    return total
 
 
 def test_a_broken_third_party_transfer_restarts_with_the_ranges_the_dest_confirmed():

@@ -127,18 +127,24 @@ def test_third_party_udpx_through_a_lossy_link():
     check_link(link)
 
 
+def served_file(link, name: str, size: int, seed: int):
+    """A gridftpd in namespace B serving data/<name>, a local folder for what the gets bring
+    back, and the client's environment."""
+    server = server_in(NS_B, link.host_b)
+    digest = make_file(server.fs(f"data/{name}"), size, seed=seed)
+    make_tree_readable(server.fs("data"))
+    local = make_temp_dir("udpx-wan-")
+    os.chmod(local, 0o755)
+    return server, digest, local, dict(os.environ, **shared_test_pki().client_env("test"))
+
+
 def test_udpx_survives_a_five_second_outage():
     """A link that stops dead for 5 s in the middle of a get and of a put (well inside the 30 s
     idle timeout): the sender stops sending into it and probes, both transfers resume when it
     comes back and end byte-identical."""
     require_root_and_tun()
     with Wanem(rtt_ms=50, loss_percent=0, rate_mbit=100, seed=17) as link:
-        server = server_in(NS_B, link.host_b)
-        digest = make_file(server.fs("data/outage.bin"), 48 * MIB, seed=96)
-        make_tree_readable(server.fs("data"))
-        local = make_temp_dir("udpx-outage-")
-        os.chmod(local, 0o755)
-        env = dict(os.environ, **shared_test_pki().client_env("test"))
+        server, digest, local, env = served_file(link, "outage.bin", 48 * MIB, seed=96)
         runs = {"get": (url(server, link.host_b, "data/outage.bin"), f"file://{local}/got.bin"),
                 "put": (f"file://{local}/got.bin", url(server, link.host_b, "incoming/put.bin"))}
         for what, (src, dst) in runs.items():
@@ -167,12 +173,7 @@ def test_two_fair_udpx_transfers_share_the_link():
     100 Mb/s bottleneck at 50 ms RTT end within 10 % of each other's effective rate."""
     require_root_and_tun()
     with Wanem(rtt_ms=50, loss_percent=0, rate_mbit=100, seed=13) as link:
-        server = server_in(NS_B, link.host_b)
-        digest = make_file(server.fs("data/fair.bin"), 96 * MIB, seed=95)
-        make_tree_readable(server.fs("data"))
-        local = make_temp_dir("udpx-fair-")
-        os.chmod(local, 0o755)
-        env = dict(os.environ, **shared_test_pki().client_env("test"))
+        server, digest, local, env = served_file(link, "fair.bin", 96 * MIB, seed=95)
         procs = []
         for i in range(2):
             # The second get starts a few hundred ms later, while the first one's Startup has

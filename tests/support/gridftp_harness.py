@@ -237,6 +237,17 @@ def assert_file_digest(path: str, digest: str, what: str) -> None:
                              f"(size {os.path.getsize(path)})")
 
 
+def covered(ranges: list[tuple[int, int]]) -> int:
+    """Bytes in the union of [start, end) ranges (restart markers may overlap)."""
+    total, reach = 0, 0
+    for start, end in sorted(ranges):
+        start = max(start, reach)
+        if end > start:
+            total += end - start
+            reach = end
+    return total
+
+
 def check_copy(path: str, digest: str, what: str, result) -> None:
     """assert_file_digest, with the command that made the file (a PeerResult) in the message."""
     try:
