@@ -23,7 +23,8 @@ class ClientCategory final : public std::error_category {
       case ClientErrc::DataPeerMismatch:
         return "the data connection's peer does not hold our identity (DCAU A)";
       case ClientErrc::UdpxNeedsDcau:
-        return "-udp needs gsiftp:// with data channel authentication (UDPX keys come from it)";
+        return "-udp needs gsiftp:// with data channel authentication (UDPX keys come from "
+               "it); --udp-unauthenticated takes keys nobody authenticated instead";
       case ClientErrc::UdpxFailed:
         return "the UDPX transfer failed";
     }

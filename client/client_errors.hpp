@@ -12,7 +12,7 @@ enum class ClientErrc {
   UnknownSize,           // -off without -len needs a size the server would not give
   Cancelled,             // the other half of the transfer failed first
   DataPeerMismatch,      // DCAU A: a data connection's peer is not who we are
-  UdpxNeedsDcau,         // -udp without gsiftp:// DCAU: no authenticated key for UDPX
+  UdpxNeedsDcau,         // -udp without gsiftp:// DCAU or --udp-unauthenticated: no key for UDPX
   UdpxFailed,            // the UDPX transfer ended before the file was whole
 };
 

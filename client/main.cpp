@@ -49,16 +49,17 @@ struct Flags {
   bool verify_checksum = false;
   std::string checksum_algorithm = "MD5";
   unsigned stall_timeout_seconds = 600;
-  bool no_dcau = false;       // -nodcau: DCAU N
-  bool data_safe = false;     // -dcsafe: PROT S
-  bool data_private = false;  // -dcpriv: PROT P
-  bool udp = false;           // -udp: the UDPX data channel
-  std::string rate;           // --rate, bit/s with k/M/G
-  std::string min_rate;       // --min-rate
-  std::string policy;         // --policy
-  unsigned concurrency = 1;   // -cc
-  bool pipelining = false;    // -pp
-  bool sync = false;          // -sync
+  bool no_dcau = false;              // -nodcau: DCAU N
+  bool data_safe = false;            // -dcsafe: PROT S
+  bool data_private = false;         // -dcpriv: PROT P
+  bool udp = false;                  // -udp: the UDPX data channel
+  bool udp_unauthenticated = false;  // UDPX without DCAU, keys nobody authenticated
+  std::string rate;                  // --rate, bit/s with k/M/G
+  std::string min_rate;              // --min-rate
+  std::string policy;                // --policy
+  unsigned concurrency = 1;          // -cc
+  bool pipelining = false;           // -pp
+  bool sync = false;                 // -sync
   unsigned sync_level = gridftp::client::kDefaultSyncLevel;
   bool restart = false;  // -rst
   unsigned restart_retries = 5;
@@ -143,6 +144,9 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("--udp", flags.udp,
                "gsiftp: move the data over UDPX, the rate-controlled UDP channel (SITE "
                "SETNETSTACK udpx); get, put and third-party between gridftpd servers");
+  app.add_flag("--udp-unauthenticated", flags.udp_unauthenticated,
+               "-udp without data channel authentication (ftp://, -nodcau): keys from an "
+               "unauthenticated exchange, open to a man in the middle; the server must allow it");
   app.add_option("--rate", flags.rate, "-udp: target rate in bit/s (k, M, G suffixes: 500M)");
   app.add_option("--min-rate", flags.min_rate, "-udp: rate never to go below, bit/s");
   app.add_option("--policy", flags.policy, "-udp: fixed, high, fair (default) or low")
@@ -256,18 +260,25 @@ std::optional<gridftp::client::DataSecurityLevel> data_security_level(const Flag
 // -udp with its rates, checked here so a bad rate is refused before any connection.
 bool udpx_request(const Flags& flags, std::optional<gridftp::client::UdpxRequest>& out) {
   if (!flags.udp) {
-    if (!flags.rate.empty() || !flags.min_rate.empty() || !flags.policy.empty()) {
-      std::cerr << "gridcp: error: --rate, --min-rate and --policy go with -udp\n";
+    if (!flags.rate.empty() || !flags.min_rate.empty() || !flags.policy.empty() ||
+        flags.udp_unauthenticated) {
+      std::cerr << "gridcp: error: --rate, --min-rate, --policy and --udp-unauthenticated go "
+                   "with -udp\n";
       return false;
     }
     return true;
   }
-  if (flags.parallel || flags.fast || flags.no_dcau) {
-    std::cerr << "gridcp: error: -udp cannot be combined with -p, -fast or -nodcau (UDPX is one "
-                 "flow, keyed by data channel authentication)\n";
+  if (flags.parallel || flags.fast) {
+    std::cerr << "gridcp: error: -udp cannot be combined with -p or -fast (UDPX is one flow)\n";
+    return false;
+  }
+  if (flags.no_dcau && !flags.udp_unauthenticated) {
+    std::cerr << "gridcp: error: -udp -nodcau has no authenticated key; add "
+                 "--udp-unauthenticated to accept keys nobody authenticated\n";
     return false;
   }
   gridftp::client::UdpxRequest request;
+  request.unauthenticated = flags.udp_unauthenticated;
   for (auto [text, slot] :
        {std::pair{&flags.rate, &request.rate_bps}, std::pair{&flags.min_rate, &request.min_bps}}) {
     if (text->empty()) continue;

@@ -103,6 +103,33 @@ Result<SslCtxPtr> make_ftps_client_context() {
   return context;
 }
 
+namespace {
+
+Result<SslCtxPtr> build_unauthenticated_context(TlsRole role) {
+  auto context = base_context(role);
+  if (!context) return context;
+  SSL_CTX_set_min_proto_version(context->get(), TLS1_3_VERSION);
+  SSL_CTX_set_verify(context->get(), SSL_VERIFY_NONE, nullptr);
+  if (SSL_CTX_set_ciphersuites(context->get(), kDataSuites) != 1)
+    return make_error(openssl_error());
+  if (role == TlsRole::Server) {
+    auto own = make_self_signed("gridftpd unauthenticated UDPX", 1);
+    if (!own) return make_error(own.error());
+    if (auto ok = use_in_ssl_ctx(*own, context->get()); !ok) return make_error(ok.error());
+  }
+  return context;
+}
+
+}  // namespace
+
+Result<SslCtxPtr> make_unauthenticated_context(TlsRole role) {
+  static const Result<SslCtxPtr> server = build_unauthenticated_context(TlsRole::Server);
+  static const Result<SslCtxPtr> client = build_unauthenticated_context(TlsRole::Client);
+  const auto& made = role == TlsRole::Server ? server : client;
+  if (!made) return make_error(made.error());
+  return share_context(made->get());
+}
+
 SslCtxPtr share_context(SSL_CTX* context) {
   SSL_CTX_up_ref(context);
   return SslCtxPtr(context);

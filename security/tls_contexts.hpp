@@ -33,6 +33,12 @@ Result<SslCtxPtr> make_ftps_server_context(const Credential& own);
 // Each connection's engine must also be told the host name to expect (TlsEngine::expect_host).
 Result<SslCtxPtr> make_ftps_client_context();
 
+// Unauthenticated TLS 1.3 for UDPX keys without DCAU (docs/UDPX.md §4.1): ECDHE keeps the
+// exported secret from eavesdroppers, but neither side checks the other. The server side shows
+// a throwaway self-signed certificate (TLS 1.3 has no anonymous suites), made once per process.
+// The context is made once per role and shared.
+Result<SslCtxPtr> make_unauthenticated_context(TlsRole role);
+
 // Another owner of `context` (reference count).
 SslCtxPtr share_context(SSL_CTX* context);
 

@@ -43,18 +43,29 @@ class LocalFileSource final : public udpx::BlockSource {
   std::uint64_t end_;
 };
 
+// The active side's key exchange: DCAU's TLS with our credential, expecting our own identity
+// back; without DCAU (--udp-unauthenticated) unauthenticated TLS (docs/UDPX.md §4.1).
+Result<udpx::InBandTls> key_exchange(const DataChannelSecurity& security) {
+  if (!security.credentials) return udpx::unauthenticated_tls(udpx::Side::Active);
+  security::GsiOptions options;
+  options.ssl_compatible = true;  // UDPX peers: plain TLS, no GSI bytes after it
+  auto tls = security::GsiHandshake::create(
+      security.credentials->data_context(security::TlsRole::Client, security.protection).get(),
+      security::TlsEngine::Role::Client, options);
+  if (!tls) return make_error(tls.error());
+  return udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
+                         security.credentials->identity()};
+}
+
 // Everything but the file: the active side's key exchange with our credential, rates and
 // protection as asked. Errors: UdpxNeedsDcau, and the handshake's creation errors.
 Result<udpx::UdpxTransferSpec> active_spec(Session& session,
                                            const protocol::control::HostPort& server,
                                            const UdpxRequest& request) {
   const auto security = session.data_channel_security();
-  if (!security.credentials) return make_error(make_error_code(ClientErrc::UdpxNeedsDcau));
-  security::GsiOptions options;
-  options.ssl_compatible = true;  // UDPX peers: plain TLS, no GSI bytes after it
-  auto tls = security::GsiHandshake::create(
-      security.credentials->data_context(security::TlsRole::Client, security.protection).get(),
-      security::TlsEngine::Role::Client, options);
+  if (!security.credentials && !request.unauthenticated)
+    return make_error(make_error_code(ClientErrc::UdpxNeedsDcau));
+  auto tls = key_exchange(security);
   if (!tls) return make_error(tls.error());
   boost::system::error_code ec;
   const auto address = transport::asio::ip::make_address(server.address, ec);
@@ -62,8 +73,7 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
   udpx::UdpxTransferSpec spec;
   spec.side = udpx::Side::Active;
   spec.peer = udpx::udp::endpoint(address, server.port);
-  spec.tls = udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
-                             security.credentials->identity()};
+  spec.tls = std::move(*tls);
   spec.offer.target_rate_bps = request.rate_bps.value_or(0);
   spec.offer.min_rate_bps = request.min_bps.value_or(0);
   spec.offer.policy = protocol::control::parse_policy(request.policy.value_or("fair"))

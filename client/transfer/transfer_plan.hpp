@@ -49,6 +49,8 @@ struct UdpxRequest {
   std::optional<std::uint64_t> rate_bps;
   std::optional<std::uint64_t> min_bps;
   std::optional<std::string> policy;  // fixed, high, fair or low
+  // --udp-unauthenticated: without DCAU, key UDPX by unauthenticated TLS (docs/UDPX.md §4.1).
+  bool unauthenticated = false;
   friend bool operator==(const UdpxRequest&, const UdpxRequest&) = default;
 };
 

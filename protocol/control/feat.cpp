@@ -4,7 +4,7 @@
 
 namespace gridftp::protocol::control {
 
-Reply feat_reply(bool gsi, bool tls) {
+Reply feat_reply(bool gsi, bool tls, bool udpx) {
   Reply reply{reply_code::kSystemStatus,
               {
                   "Extensions supported",
@@ -28,8 +28,8 @@ Reply feat_reply(bool gsi, bool tls) {
                   "UNIX.gid*;Unique*;",
                   "End.",
               }};
-  // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1), so it is offered where DCAU is.
-  if (gsi) reply.lines.insert(reply.lines.end() - 1, {" DCAU", " UDPX"});
+  if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
+  if (udpx) reply.lines.insert(reply.lines.end() - 1, " UDPX");
   if (tls) reply.lines.insert(reply.lines.end() - 1, {" AUTH TLS", " PBSZ", " PROT"});
   return reply;
 }

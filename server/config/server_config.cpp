@@ -134,6 +134,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   udpx.read_integer("max_rate_bps", c.udpx.max_rate_bps);
   udpx.read_integer("aggregate_rate_bps", c.udpx.aggregate_rate_bps);
   udpx.read_integer("idle_timeout_seconds", c.udpx.idle_timeout_seconds);
+  udpx.read_bool("allow_unauthenticated", c.udpx.allow_unauthenticated);
   udpx.report_unknown_keys();
 
   TableReader anonymous(section(root, "anonymous", problems), "anonymous", problems);

@@ -87,6 +87,9 @@ struct UdpxConfig {
   std::uint64_t max_rate_bps = 0;                  // per transfer; 0: no cap
   std::uint64_t aggregate_rate_bps = 0;  // all UDPX transfers together, shared evenly; 0: none
   unsigned idle_timeout_seconds = 30;    // no packet from the peer: 426
+  // UDPX on sessions without DCAU (ftp://, DCAU N): keys from an unauthenticated TLS exchange
+  // that stops eavesdroppers but not a man in the middle (docs/UDPX.md §4.1). Off: 536.
+  bool allow_unauthenticated = false;
 
   // The rate a transfer is given: what the client asked (or the default), held to the cap.
   std::uint64_t effective_rate(std::optional<std::uint64_t> asked) const {

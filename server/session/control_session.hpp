@@ -140,6 +140,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool require_data_channel_or_reply();
   // UDPX (session_udpx.cpp): chosen by SETNETSTACK and given an address by PASV/PORT.
   bool udpx_ready() const;
+  // The session's DCAU TLS when it has one (null: DCAU N, ftp://, ftps://).
+  std::shared_ptr<const DataSecurity> udpx_dcau();
   transport::awaitable<Result<void>> run_udpx(TransferJob& job);
 
   void start_transfer(TransferJob job);

@@ -22,9 +22,9 @@ bool ControlSession::require_data_channel_or_reply() {
       return false;
     }
     // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1): without it there is no key that
-    // both ends authenticated, and UDPX is refused before the transfer begins.
-    const auto security = data_security();
-    if (security && *security && !(*security)->ftps) return true;
+    // both ends authenticated, and UDPX is refused before the transfer begins unless the
+    // config accepts unauthenticated keys.
+    if (udpx_dcau() || services_.config.udpx.allow_unauthenticated) return true;
     send(rc::kProtectionLevelDenied,
          "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
     return false;

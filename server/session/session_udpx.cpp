@@ -54,35 +54,54 @@ Condition condition_of(const udpx::UdpxTransferReport& report) {
   return Condition::TransferAborted;
 }
 
-}  // namespace
-
-bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
-
-transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
-  namespace control = protocol::control;
-  auto security = data_security();  // checked by require_data_channel_or_reply before the 150
-  if (!security || !*security) co_return make_error(error_code_for(Condition::ProtectionRequired));
-  const auto& dcau = **security;
-  const bool active = udpx_.is_active();
-  udpx::UdpxTransferSpec spec;
-  spec.side = active ? udpx::Side::Active : udpx::Side::Passive;
-  spec.peer = udpx_.active_peer();
-  SSL_CTX* context = active ? dcau.connecting.get() : dcau.accepting.get();
+// DCAU's TLS where the session has DCAU; otherwise (allowed by require_data_channel_or_reply
+// only where the config says so) unauthenticated TLS (docs/UDPX.md §4.1).
+Result<udpx::InBandTls> key_exchange(const DataSecurity* dcau, bool active) {
+  if (dcau == nullptr)
+    return udpx::unauthenticated_tls(active ? udpx::Side::Active : udpx::Side::Passive);
+  SSL_CTX* context = active ? dcau->connecting.get() : dcau->accepting.get();
   security::GsiOptions options;
   options.ssl_compatible = true;  // both ends are UDPX peers: plain TLS, no GSI bytes after it
   auto tls = security::GsiHandshake::create(
       context, active ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server,
       options);
+  if (!tls) return make_error(tls.error());
+  return udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
+                         dcau->expected_peer};
+}
+
+}  // namespace
+
+bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
+
+std::shared_ptr<const DataSecurity> ControlSession::udpx_dcau() {
+  auto security = data_security();
+  if (!security || !*security || (*security)->ftps) return nullptr;
+  return *security;
+}
+
+transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
+  namespace control = protocol::control;
+  const auto dcau = udpx_dcau();
+  if (!dcau && !services_.config.udpx.allow_unauthenticated)  // require_data_channel_or_reply
+    co_return make_error(error_code_for(Condition::ProtectionRequired));
+  const auto security = data_security();
+  const auto protection =
+      security && *security ? (*security)->protection : security::DataProtection::Clear;
+  const bool active = udpx_.is_active();
+  udpx::UdpxTransferSpec spec;
+  spec.side = active ? udpx::Side::Active : udpx::Side::Passive;
+  spec.peer = udpx_.active_peer();
+  auto tls = key_exchange(dcau.get(), active);
   if (!tls) co_return make_error(tls.error());
-  spec.tls = udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
-                             dcau.expected_peer};
+  spec.tls = std::move(*tls);
   const auto& stack = udpx_.stack();
   const auto& limits = services_.config.udpx;
   spec.offer.target_rate_bps = limits.effective_rate(stack.rate_bps);
   spec.offer.min_rate_bps = std::min(stack.min_bps.value_or(0), spec.offer.target_rate_bps);
   spec.offer.policy = stack.policy.value_or(control::Policy::Fair);
   spec.offer.max_udp_payload = stack.mtu.value_or(1452);
-  spec.offer.encrypt = dcau.protection == security::DataProtection::Private;
+  spec.offer.encrypt = protection == security::DataProtection::Private;
   spec.idle_timeout = static_cast<udpx::Microseconds>(limits.idle_timeout_seconds) * 1'000'000;
   if (services_.udpx_pool) spec.ceiling = UdpxRatePool::join(services_.udpx_pool);
   spec.shape.transfer_id = 1;
@@ -141,11 +160,10 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     send_range_marker(held());
   }
   progress_.bytes = report.figures.bytes;
-  transfer_links_.push_back("udpx " +
-                            std::string(dcau.protection == security::DataProtection::Private
-                                            ? "AES-128-GCM"
-                                            : "AES-128-GCM (authenticated)") +
-                            " " + protocol::udpx::describe(report.figures));
+  transfer_links_.push_back(
+      std::string("udpx AES-128-GCM") +
+      (protection == security::DataProtection::Private ? "" : " (authenticated)") +
+      (dcau ? "" : ", unauthenticated keys") + " " + protocol::udpx::describe(report.figures));
   log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag(), job.command, report.peer_identity,
              protocol::udpx::describe(report.figures), report.figures.handshake_seconds * 1e3);
   udpx_.last_report = report;

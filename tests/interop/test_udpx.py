@@ -14,6 +14,9 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
   * -off/-len (ERET and ESTO) over UDPX land the window at its own offset, and
     -verify-checksum (CKSM) agrees after a UDPX get and put;
   * -nodcau is refused (no authenticated key) with a message, and no file is left behind;
+  * where [udpx] allow_unauthenticated is on (and only there: 536 otherwise, and FEAT leaves
+    UDPX out), ftp:// get, put and third-party, and gsiftp:// -nodcau, run over UDPX keyed by
+    unauthenticated TLS when gridcp is given --udp-unauthenticated;
   * damaged copies, replays and foreign datagrams injected at the server's UDP port during a put
     (captured off the loopback device) are dropped and counted; the file still arrives whole;
   * a client killed mid-put: the server ends the transfer with 426 after its idle timeout,
@@ -44,8 +47,8 @@ import time
 
 from gridftp_harness import (MIB, assert_file_digest, check_copy, covered, file_url,
                              gridcp_binary, GsiControl, make_file, make_temp_dir,
-                             make_tree_readable, run_peer, run_tests, shared_test_pki,
-                             start_gridftpd, wait_until)
+                             make_tree_readable, RawControl, run_peer, run_tests, sha256_file,
+                             shared_test_pki, start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -182,6 +185,66 @@ def test_udpx_without_dcau_is_refused():
     finally:
         control.close()
     server.assert_alive("after refusals")
+
+
+
+def feat_lists_udpx(server) -> bool:
+    control = RawControl(server.host, server.port)
+    try:
+        return " UDPX" in control.expect("FEAT", 211).splitlines()
+    finally:
+        control.close()
+
+
+def test_unauthenticated_udpx_only_where_the_config_allows_it():
+    # ftp:// has no DCAU: by default the server refuses UDPX (536) and FEAT does not offer it.
+    closed = start_gridftpd()
+    make_file(closed.fs("data/odd.bin"), SIZES["odd.bin"], seed=71)
+    assert not feat_lists_udpx(closed)
+    out = make_temp_dir("udpx-unauth-")
+    dest = os.path.join(out, "refused.bin")
+    result = gridcp(["-udp", "--udp-unauthenticated", closed.url("data/odd.bin"), file_url(dest)],
+                    what="gridcp -udp ftp:// against a server that does not allow it",
+                    expect_rc=None)
+    assert result.rc != 0 and "536" in result.output, result.describe()
+    assert not os.path.exists(dest), "a refused UDPX get left a file behind"
+    # gridcp asks for consent before it keys UDPX without DCAU.
+    result = gridcp(["-udp", closed.url("data/odd.bin"), file_url(dest)],
+                    what="gridcp -udp ftp:// without --udp-unauthenticated", expect_rc=None)
+    assert result.rc != 0 and "--udp-unauthenticated" in result.output, result.describe()
+
+    # [udpx] allow_unauthenticated: get, put and third-party over ftp://, keys by unauthenticated
+    # TLS (docs/UDPX.md §4.1), every packet still sealed; DCAU N on gsiftp:// likewise.
+    opened = [start_gridftpd(udpx={"allow_unauthenticated": True}) for _ in range(2)]
+    digests = {name: make_file(opened[0].fs(f"data/{name}"), size, seed=73 + i)
+               for i, (name, size) in enumerate(SIZES.items())}
+    assert feat_lists_udpx(opened[0])
+    for name, digest in digests.items():
+        what = f"gridcp -udp --udp-unauthenticated ftp:// get {name}"
+        got = os.path.join(out, name)
+        result = gridcp(["-udp", "--udp-unauthenticated", opened[0].url(f"data/{name}"),
+                         file_url(got)], what=what)
+        check_copy(got, digest, what, result)
+        what = f"gridcp -udp --udp-unauthenticated ftp:// put {name}"
+        result = gridcp(["-udp", "--udp-unauthenticated", file_url(got),
+                         opened[1].url(f"incoming/put-{name}")], what=what)
+        check_copy(opened[1].fs(f"incoming/put-{name}"), digest, what, result)
+        what = f"gridcp -udp --udp-unauthenticated ftp:// third-party {name}"
+        result = gridcp(["-udp", "--udp-unauthenticated", opened[0].url(f"data/{name}"),
+                         opened[1].url(f"incoming/tp-{name}")], what=what)
+        check_copy(opened[1].fs(f"incoming/tp-{name}"), digest, what, result)
+    assert len(udpx_records(opened[0], "RETR")) == 2 * len(SIZES)
+    assert len(udpx_records(opened[1], "STOR")) == 2 * len(SIZES)
+    gsi = gsi_server(udpx={"allow_unauthenticated": True})
+    make_sources(gsi, seed=79)
+    what = "gridcp -udp -nodcau --udp-unauthenticated gsiftp:// get"
+    got = os.path.join(out, "nodcau.bin")
+    result = gridcp(["-udp", "-nodcau", "--udp-unauthenticated", gsi.gsiftp_url("data/odd.bin"),
+                     file_url(got)], what=what)
+    assert_file_digest(got, sha256_file(gsi.fs("data/odd.bin")), what)
+    assert len(udpx_records(gsi, "RETR")) == 1, f"{what}: not over UDPX"
+    for server in opened + [closed, gsi]:
+        server.assert_alive("after unauthenticated UDPX")
 
 
 ETH_P_IP = 0x0800

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/core/errors.hpp"
+#include "security/tls_contexts.hpp"
 #include "security/udpx/packet_protection.hpp"
 #include "security/x509_identity.hpp"
 
@@ -35,6 +36,18 @@ SecretForRandom exporter_of(security::TlsEngine& engine) {
 }
 
 }  // namespace
+
+Result<InBandTls> unauthenticated_tls(Side side) {
+  const bool client = side == Side::Active;
+  auto context = security::make_unauthenticated_context(client ? security::TlsRole::Client
+                                                               : security::TlsRole::Server);
+  if (!context) return make_error(context.error());
+  auto engine =
+      security::TlsEngine::create(context->get(), client ? security::TlsEngine::Role::Client
+                                                         : security::TlsEngine::Role::Server);
+  if (!engine) return make_error(engine.error());
+  return InBandTls{std::make_unique<security::TlsHandshake>(std::move(*engine)), {}};
+}
 
 Result<Handshake> Handshake::active(InBandTls tls, const wire::HelloBody& offer,
                                     std::size_t datagram_bytes) {

@@ -42,6 +42,10 @@ struct InBandTls {
   std::string expected_peer;
 };
 
+// The key exchange for sessions without DCAU, where the config allows it: unauthenticated TLS
+// 1.3 (security::make_unauthenticated_context), no identity expected (docs/UDPX.md §4.1).
+Result<InBandTls> unauthenticated_tls(Side side);
+
 // The exporter label that makes a UDPX connection secret from a TLS session (docs/UDPX.md §4.1).
 inline constexpr const char* kExporterLabel = "EXPORTER-gridftp-udpx-v1";
 

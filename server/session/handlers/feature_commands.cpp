@@ -33,7 +33,10 @@ transport::awaitable<void> ControlSession::on_syst(const std::string&) {
 }
 
 transport::awaitable<void> ControlSession::on_feat(const std::string&) {
-  send(protocol::control::feat_reply(services_.gsi != nullptr, services_.ftps != nullptr));
+  // UDPX keys come from DCAU's TLS, or unauthenticated where the config allows (docs/UDPX.md §4.1).
+  const bool gsi = services_.gsi != nullptr;
+  send(protocol::control::feat_reply(gsi, services_.ftps != nullptr,
+                                     gsi || services_.config.udpx.allow_unauthenticated));
   co_return;
 }
 

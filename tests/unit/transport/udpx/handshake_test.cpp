@@ -218,3 +218,39 @@ TEST_CASE("An in-band TLS peer with another identity than DCAU expects is refuse
   CHECK(passive->failure().find(std::string(kUserDn)) != std::string::npos);
   CHECK(active->state() != Handshake::State::Ready);
 }
+
+TEST_CASE("Unauthenticated in-band TLS gives both sides the keys and names nobody", "[udpx]") {
+  auto active_tls = unauthenticated_tls(Side::Active);
+  auto passive_tls = unauthenticated_tls(Side::Passive);
+  REQUIRE(active_tls);
+  REQUIRE(passive_tls);
+  auto active = Handshake::active(std::move(*active_tls), offer(), 1452);
+  REQUIRE(active);
+  auto passive = Handshake::passive(std::move(*passive_tls), {});
+  REQUIRE(passive);
+  Microseconds now = 1'000'000;
+  exchange(
+      *active, *passive, [](int) { return false; }, now);
+  REQUIRE(active->state() == Handshake::State::Ready);
+  REQUIRE(passive->state() == Handshake::State::Ready);
+  CHECK(active->peer_identity().empty());
+  CHECK(passive->peer_identity().empty());
+  check_traffic(active->path(), passive->path());
+  check_traffic(passive->path(), active->path());
+}
+
+TEST_CASE("A DCAU side refuses a peer that offers only unauthenticated TLS", "[udpx]") {
+  // The server of a DCAU session asks for a certificate; an unauthenticated client has none.
+  auto active_tls = unauthenticated_tls(Side::Active);
+  REQUIRE(active_tls);
+  auto active = Handshake::active(std::move(*active_tls), offer(), 1452);
+  REQUIRE(active);
+  auto passive =
+      Handshake::passive(dcau_tls(false, test_pki().user_proxy(), std::string(kUserDn)), {});
+  REQUIRE(passive);
+  Microseconds now = 1'000'000;
+  exchange(
+      *active, *passive, [](int) { return false; }, now);
+  CHECK(passive->state() != Handshake::State::Ready);
+  CHECK(active->state() != Handshake::State::Ready);
+}
