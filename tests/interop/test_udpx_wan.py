@@ -24,6 +24,10 @@ from wanem import NS_A, NS_B, Wanem, in_netns, require_root_and_tun
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
+# The 1 GiB files take most of a minute each, so the test command moves one per path, each
+# path at another level; UDPX_WAN_EVERY_LEVEL=1 (bench/udpx_acceptance.sh) moves one per path
+# and level, twelve in all.
+EVERY_LEVEL = os.environ.get("UDPX_WAN_EVERY_LEVEL") == "1"
 LINK = dict(rtt_ms=50, loss_percent=1, rate_mbit=200, seed=11)
 
 
@@ -54,7 +58,8 @@ def show_big(server, command: str) -> None:
     """The 1 GiB transfers' UDPX figures, for the log (no timing is asserted)."""
     for r in server.transfer_records():
         if r.get("network") == "udpx" and r.get("command") == command and r.get("bytes") == GIB:
-            print(f"  1 GiB {command}: {r['udpx_rate_bits_per_second'] / 1e6:.0f} Mb/s, "
+            print(f"  1 GiB {command} {os.path.basename(r['path'])} ({r['security']}): "
+                  f"{r['udpx_rate_bits_per_second'] / 1e6:.0f} Mb/s, "
                   f"RTT {r['udpx_rtt_ms']:.1f} ms, loss {r['udpx_loss'] * 100:.2f}%, sending cost "
                   f"{r['udpx_sending_cost'] * 100:.2f}%, receiving cost "
                   f"{r['udpx_receiving_cost'] * 100:.2f}%", flush=True)
@@ -76,23 +81,28 @@ def test_gridcp_udpx_get_and_put_through_a_lossy_link():
         make_tree_readable(server.fs("data"))
         local = make_temp_dir("udpx-wan-")
         os.chmod(local, 0o755)
-        runs = [(level, name) for level in LEVELS for name in SIZES]
-        runs += [("dcpriv", "big.bin")]
-        for get_level, name in runs:
-            level = get_level
-            got = os.path.join(local, f"{level}-{name}")
-            what = f"gridcp -udp get {level} {name} through the emulator"
-            run_in_a(link, [gridcp_binary(), "-udp", *LEVELS[level],
+        # (get level, put level, file)
+        runs = [(level, level, name) for level in LEVELS for name in SIZES]
+        runs += ([(level, level, "big.bin") for level in LEVELS] if EVERY_LEVEL
+                 else [("dcpriv", "dcau-a", "big.bin")])
+        for get_level, put_level, name in runs:
+            got = os.path.join(local, f"{get_level}-{name}")
+            what = f"gridcp -udp get {get_level} {name} through the emulator"
+            run_in_a(link, [gridcp_binary(), "-udp", *LEVELS[get_level],
                             url(server, link.host_b, f"data/{name}"), f"file://{got}"], what)
             assert_file_digest(got, digests[name], what)
-            if name == "big.bin":
-                level = "dcau-a"  # the 1 GiB put runs at the default level
-            what = f"gridcp -udp put {level} {name} through the emulator"
-            run_in_a(link, [gridcp_binary(), "-udp", *LEVELS[level], f"file://{got}",
-                            url(server, link.host_b, f"incoming/{level}-{name}")], what)
-            assert_file_digest(server.fs(f"incoming/{level}-{name}"), digests[name], what)
+            what = f"gridcp -udp put {put_level} {name} through the emulator"
+            stored = server.fs(f"incoming/{put_level}-{name}")
+            run_in_a(link, [gridcp_binary(), "-udp", *LEVELS[put_level], f"file://{got}",
+                            url(server, link.host_b, f"incoming/{put_level}-{name}")], what)
+            assert_file_digest(stored, digests[name], what)
             os.remove(got)
+            os.remove(stored)
         assert udpx_count(server, "RETR") == len(runs) and udpx_count(server, "STOR") == len(runs)
+        # Both ends see the path's loss: the sender from NAKs, the receiver from skipped blocks.
+        for r in server.transfer_records():
+            if r.get("network") == "udpx" and r["bytes"] >= SIZES["odd.bin"]:
+                assert r["udpx_loss"] > 0, f"a {r['command']} over a 1% link reports no loss: {r}"
         show_big(server, "RETR")
         show_big(server, "STOR")
         server.stop()
@@ -110,7 +120,8 @@ def test_third_party_udpx_through_a_lossy_link():
         make_tree_readable(source.fs("data"))
         runs = [(client, level, name) for client in ("gridcp", "guc") for level in LEVELS
                 for name in SIZES]
-        runs += [("guc", "dcsafe", "big.bin")]
+        runs += ([(client, level, "big.bin") for client in ("gridcp", "guc") for level in LEVELS]
+                 if EVERY_LEVEL else [("guc", "dcsafe", "big.bin")])
         for client, level, name in runs:
             src = url(source, link.host_a, f"data/{name}")
             dst = url(dest, link.host_b, f"incoming/{client}-{level}-{name}")
@@ -119,6 +130,7 @@ def test_third_party_udpx_through_a_lossy_link():
             what = f"{client} third-party over UDPX {level} {name} through the emulator"
             run_in_a(link, argv, what)
             assert_file_digest(dest.fs(f"incoming/{client}-{level}-{name}"), digests[name], what)
+            os.remove(dest.fs(f"incoming/{client}-{level}-{name}"))
         assert udpx_count(dest, "STOR") == len(runs) and udpx_count(source, "RETR") == len(runs)
         show_big(source, "RETR")
         show_big(dest, "STOR")

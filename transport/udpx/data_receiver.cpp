@@ -119,7 +119,10 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
   const std::uint64_t highest_before = tracker_.highest();
   switch (tracker_.on_block(block, fields->attempt == 0, now)) {
     case wire::ReceiveTracker::Arrival::New:
-      if (block > highest_before) interval_lost_ += block - highest_before;
+      if (block > highest_before) {
+        interval_lost_ += block - highest_before;
+        stats_.gaps += block - highest_before;
+      }
       {
         const Microseconds started = storage_clock();
         if (auto written = sink_.write_at(fields->offset, packet.body); !written) {

@@ -40,6 +40,9 @@ struct ReceiverStats {
   std::uint64_t duplicates = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t naks_sent = 0;
+  // Blocks skipped by a first transmission that arrived past them: their first copies were lost
+  // (or are late), the receiver's view of the path's loss.
+  std::uint64_t gaps = 0;
   Microseconds srtt = 0;
 };
 

@@ -107,6 +107,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
     report.figures.receiving_cost =
         ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
+    // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
+    report.figures.loss = ratio(static_cast<double>(stats.gaps),
+                                static_cast<double>(receiver.shape().block_count()));
   }
   report.ok = outcome.completed;
   if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
