@@ -1,8 +1,8 @@
 // The receiver's view of one UDPX transfer's blocks (docs/UDPX.md §3.2): which blocks
 // arrived, the frontier below which all did, which missing blocks count as lost (three later
 // blocks arrived, and a reordering window has passed once reordering was seen), and when each
-// lost block is NAKed again (backing off per repeat). Pure: time is an argument, and the state
-// is a few arrays sized once for the receive window, so arrivals allocate nothing.
+// lost block is NAKed again (every retransmission round trip). Pure: time is an argument, and the
+// state is a few arrays sized once for the receive window, so arrivals allocate nothing.
 #pragma once
 
 #include <cstddef>
@@ -68,7 +68,6 @@ class ReceiveTracker {
   SlotBitmap received_;                    // one bit per window slot
   std::vector<Microseconds> noticed_at_;   // when a missing block was first skipped over
   std::vector<Microseconds> next_nak_at_;  // when its next NAK is due
-  std::vector<std::uint8_t> naks_sent_;    // how many NAKs named it (for the backoff)
   std::uint64_t frontier_ = 0;
   std::uint64_t highest_ = 0;
   std::optional<std::uint64_t> block_count_;

@@ -10,12 +10,12 @@
 namespace gridftp::protocol::udpx {
 
 struct TransferFigures {
-  std::uint64_t bytes = 0;       // file bytes moved
-  double rate_bps = 0;           // effective: file bits per second of the data phase
-  double rtt_ms = 0;             // smoothed round-trip time
-  double loss = 0;  // sender: DATA the receiver reported lost / DATA sent; receiver: blocks
-                    // whose first copy never came before a later one / blocks
-  double sending_cost = 0;       // payload sent beyond the file / file
+  std::uint64_t bytes = 0;  // file bytes moved
+  double rate_bps = 0;      // effective: file bits per second of the data phase
+  double rtt_ms = 0;        // smoothed round-trip time
+  double loss = 0;          // sender: DATA the receiver reported lost / DATA sent; receiver: blocks
+                            // whose first copy never came before a later one / blocks
+  double sending_cost = 0;  // payload sent beyond the file / file
   double receiving_cost = 0;     // duplicate DATA / DATA received
   std::uint64_t dropped = 0;     // datagrams refused: damaged, replayed, foreign
   double handshake_seconds = 0;  // key exchange and HELLO, before the first DATA

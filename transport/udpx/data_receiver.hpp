@@ -24,7 +24,7 @@
 namespace gridftp::transport::udpx {
 
 struct ReceiverSettings {
-  std::uint64_t window_blocks = 65536;      // 92 MB, as the sender's
+  std::uint64_t window_blocks = 262144;     // 368 MB, as the sender's
   Microseconds ack_interval = 2'000;        // at most this long between ACKs while data flows
   Microseconds feedback_interval = 10'000;  // FEEDBACK period
   Microseconds rtt_ping_interval = 100'000;

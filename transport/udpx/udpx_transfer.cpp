@@ -108,8 +108,8 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     report.figures.receiving_cost =
         ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
     // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
-    report.figures.loss = ratio(static_cast<double>(stats.gaps),
-                                static_cast<double>(receiver.shape().block_count()));
+    report.figures.loss =
+        ratio(static_cast<double>(stats.gaps), static_cast<double>(receiver.shape().block_count()));
   }
   report.ok = outcome.completed;
   if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;

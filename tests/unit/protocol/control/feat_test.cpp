@@ -1,7 +1,8 @@
-#include <algorithm>
-#include <catch2/catch.hpp>
-
 #include "protocol/control/feat.hpp"
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
 
 using gridftp::protocol::control::feat_reply;
 
