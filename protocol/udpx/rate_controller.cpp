@@ -11,7 +11,7 @@ constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
 constexpr int kStartupQueueReports = 1;      // one report of a queue ends Startup: it is an RTT old
-constexpr double kMaxGainPerReport = 0.25;   // a report is an RTT late: short paths need a cap
+constexpr double kMaxGainPerReport = 0.125;  // a report is an RTT late: short paths need a cap
 constexpr double kBackstopCut = 0.85;
 constexpr int kBackstopTestRounds = 2;
 // Base-delay refresh: a flow that started into a standing queue takes it for propagation delay
