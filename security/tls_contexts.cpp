@@ -123,11 +123,17 @@ Result<SslCtxPtr> build_unauthenticated_context(TlsRole role) {
 }  // namespace
 
 Result<SslCtxPtr> make_unauthenticated_context(TlsRole role) {
-  static const Result<SslCtxPtr> server = build_unauthenticated_context(TlsRole::Server);
+  // Each role's context is made on first use, so a client never pays for the server's key.
+  const auto shared = [](const Result<SslCtxPtr>& made) -> Result<SslCtxPtr> {
+    if (!made) return make_error(made.error());
+    return share_context(made->get());
+  };
+  if (role == TlsRole::Server) {
+    static const Result<SslCtxPtr> server = build_unauthenticated_context(TlsRole::Server);
+    return shared(server);
+  }
   static const Result<SslCtxPtr> client = build_unauthenticated_context(TlsRole::Client);
-  const auto& made = role == TlsRole::Server ? server : client;
-  if (!made) return make_error(made.error());
-  return share_context(made->get());
+  return shared(client);
 }
 
 SslCtxPtr share_context(SSL_CTX* context) {

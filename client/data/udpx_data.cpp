@@ -6,7 +6,6 @@
 #include "client/data/mode_e_transfer.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/core/errors.hpp"
-#include "security/gsi_handshake.hpp"
 #include "transport/udpx/restart_blocks.hpp"
 #include "transport/udpx/udpx_transfer.hpp"
 
@@ -47,14 +46,9 @@ class LocalFileSource final : public udpx::BlockSource {
 // back; without DCAU (--udp-unauthenticated) unauthenticated TLS (docs/UDPX.md §4.1).
 Result<udpx::InBandTls> key_exchange(const DataChannelSecurity& security) {
   if (!security.credentials) return udpx::unauthenticated_tls(udpx::Side::Active);
-  security::GsiOptions options;
-  options.ssl_compatible = true;  // UDPX peers: plain TLS, no GSI bytes after it
-  auto tls = security::GsiHandshake::create(
-      security.credentials->data_context(security::TlsRole::Client, security.protection).get(),
-      security::TlsEngine::Role::Client, options);
-  if (!tls) return make_error(tls.error());
-  return udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
-                         security.credentials->identity()};
+  return udpx::dcau_tls(
+      security.credentials->data_context(security::TlsRole::Client, security.protection),
+      udpx::Side::Active, security.credentials->identity());
 }
 
 // Everything but the file: the active side's key exchange with our credential, rates and

@@ -4,6 +4,7 @@
 
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "protocol/core/hex.hpp"
 
 namespace gridftp::protocol::control {
 namespace {
@@ -67,20 +68,13 @@ Result<Entry> read_entry(std::string_view text, std::string& why) {
   return entry;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // %XX decoding, so that an entry can hold a comma (%2C).
 std::string percent_decoded(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = hex_value(text[i + 1]);
-      const int low = hex_value(text[i + 2]);
+      const int high = protocol::hex_digit_value(text[i + 1]);
+      const int low = protocol::hex_digit_value(text[i + 2]);
       if (high >= 0 && low >= 0) {
         out.push_back(static_cast<char>(high * 16 + low));
         i += 2;

@@ -9,7 +9,6 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
-#include "security/gsi_handshake.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/udpx/file_blocks.hpp"
 #include "transport/udpx/restart_blocks.hpp"
@@ -57,17 +56,9 @@ Condition condition_of(const udpx::UdpxTransferReport& report) {
 // DCAU's TLS where the session has DCAU; otherwise (allowed by require_data_channel_or_reply
 // only where the config says so) unauthenticated TLS (docs/UDPX.md §4.1).
 Result<udpx::InBandTls> key_exchange(const DataSecurity* dcau, bool active) {
-  if (dcau == nullptr)
-    return udpx::unauthenticated_tls(active ? udpx::Side::Active : udpx::Side::Passive);
-  SSL_CTX* context = active ? dcau->connecting.get() : dcau->accepting.get();
-  security::GsiOptions options;
-  options.ssl_compatible = true;  // both ends are UDPX peers: plain TLS, no GSI bytes after it
-  auto tls = security::GsiHandshake::create(
-      context, active ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server,
-      options);
-  if (!tls) return make_error(tls.error());
-  return udpx::InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
-                         dcau->expected_peer};
+  const auto side = active ? udpx::Side::Active : udpx::Side::Passive;
+  if (dcau == nullptr) return udpx::unauthenticated_tls(side);
+  return udpx::dcau_tls(active ? dcau->connecting : dcau->accepting, side, dcau->expected_peer);
 }
 
 }  // namespace

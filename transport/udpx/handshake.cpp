@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/core/errors.hpp"
+#include "security/gsi_handshake.hpp"
 #include "security/tls_contexts.hpp"
 #include "security/udpx/packet_protection.hpp"
 #include "security/x509_identity.hpp"
@@ -36,6 +37,19 @@ SecretForRandom exporter_of(security::TlsEngine& engine) {
 }
 
 }  // namespace
+
+Result<InBandTls> dcau_tls(const security::SslCtxPtr& context, Side side,
+                           std::string expected_peer) {
+  security::GsiOptions options;
+  options.ssl_compatible = true;  // both ends are UDPX peers: plain TLS, no GSI bytes after it
+  auto tls = security::GsiHandshake::create(
+      context.get(),
+      side == Side::Active ? security::TlsEngine::Role::Client : security::TlsEngine::Role::Server,
+      options);
+  if (!tls) return make_error(tls.error());
+  return InBandTls{std::make_unique<security::GsiHandshake>(std::move(*tls)),
+                   std::move(expected_peer)};
+}
 
 Result<InBandTls> unauthenticated_tls(Side side) {
   const bool client = side == Side::Active;

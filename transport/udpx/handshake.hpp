@@ -24,6 +24,7 @@
 #include "protocol/udpx/control_bodies.hpp"
 #include "protocol/udpx/key_exchange_stream.hpp"
 #include "security/handshake.hpp"
+#include "security/openssl_ptr.hpp"
 #include "transport/udpx/packet_path.hpp"
 
 namespace gridftp::transport::udpx {
@@ -41,6 +42,11 @@ struct InBandTls {
   std::unique_ptr<security::Handshake> tls;
   std::string expected_peer;
 };
+
+// DCAU's TLS as the key exchange: `context` is the data channel's (client side when we are
+// active), in its SSL-compatible form, and the peer must prove `expected_peer`.
+Result<InBandTls> dcau_tls(const security::SslCtxPtr& context, Side side,
+                           std::string expected_peer);
 
 // The key exchange for sessions without DCAU, where the config allows it: unauthenticated TLS
 // 1.3 (security::make_unauthenticated_context), no identity expected (docs/UDPX.md §4.1).
