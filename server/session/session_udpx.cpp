@@ -73,12 +73,14 @@ std::shared_ptr<const DataSecurity> ControlSession::udpx_dcau() {
 
 transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   namespace control = protocol::control;
-  const auto dcau = udpx_dcau();
+  // As over TCP: a protection level the session cannot give (PROT P under DCAU N) fails the
+  // transfer rather than run it in the clear.
+  const auto security = data_security();
+  if (!security) co_return make_error(security.error());
+  const auto dcau = *security && !(*security)->ftps ? *security : nullptr;
   if (!dcau && !services_.config.udpx.allow_unauthenticated)  // require_data_channel_or_reply
     co_return make_error(error_code_for(Condition::ProtectionRequired));
-  const auto security = data_security();
-  const auto protection =
-      security && *security ? (*security)->protection : security::DataProtection::Clear;
+  const auto protection = *security ? (*security)->protection : security::DataProtection::Clear;
   const bool active = udpx_.is_active();
   udpx::UdpxTransferSpec spec;
   spec.side = active ? udpx::Side::Active : udpx::Side::Passive;

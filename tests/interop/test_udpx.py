@@ -243,6 +243,23 @@ def test_unauthenticated_udpx_only_where_the_config_allows_it():
                      file_url(got)], what=what)
     assert_file_digest(got, sha256_file(gsi.fs("data/odd.bin")), what)
     assert len(udpx_records(gsi, "RETR")) == 1, f"{what}: not over UDPX"
+    # PROT P under DCAU N has no key to encrypt with: the transfer fails (536), as over TCP,
+    # instead of running in the clear.
+    pki = shared_test_pki()
+    control = GsiControl(gsi.host, gsi.port)
+    try:
+        control.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
+        control.enc_expect("DCAU N", 200)
+        control.enc_expect("PBSZ 1048576", 200)
+        control.enc_expect("PROT P", 200)
+        control.enc_expect("SITE SETNETSTACK udpx", 200)
+        control.enc_expect("PASV", 227)
+        code, reply = control.enc_cmd("RETR /data/odd.bin")
+        while code < 200:
+            code, reply = control.enc_read_reply()
+        assert code == 536, f"PROT P under DCAU N over unauthenticated UDPX: {reply}"
+    finally:
+        control.close()
     for server in opened + [closed, gsi]:
         server.assert_alive("after unauthenticated UDPX")
 
