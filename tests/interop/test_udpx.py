@@ -163,6 +163,22 @@ def test_third_party_globus_url_copy_dcstack_udpx():
         f"the dest logged {len(stored)} UDPX STORs: the copy did not go over UDPX"
 
 
+def udpx_retr_without_dcau(server, *settings: str) -> tuple[int, str]:
+    """RETR over UDPX on a raw GSI session with DCAU N and `settings` (each answered 200):
+    the final reply."""
+    control = gsi_control(server)
+    try:
+        for line in ("DCAU N",) + settings + ("SITE SETNETSTACK udpx",):
+            control.enc_expect(line, 200)
+        control.enc_expect("PASV", 227)
+        code, reply = control.enc_cmd("RETR /data/odd.bin")
+        while code < 200:
+            code, reply = control.enc_read_reply()
+        return code, reply
+    finally:
+        control.close()
+
+
 def test_udpx_without_dcau_is_refused():
     server = gsi_server()
     make_sources(server, seed=61)
@@ -173,17 +189,8 @@ def test_udpx_without_dcau_is_refused():
     assert result.rc != 0 and "-nodcau" in result.output, result.describe()
     # The server refuses it too, before any transfer begins: UDPX keys come from DCAU's TLS.
     # (globus-url-copy itself never sends SETNETSTACK with -nodcau: it drops -dcstack then.)
-    pki = shared_test_pki()
-    control = GsiControl(server.host, server.port)
-    try:
-        control.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
-        control.enc_expect("DCAU N", 200)
-        control.enc_expect("SITE SETNETSTACK udpx", 200)
-        control.enc_expect("PASV", 227)
-        reply = control.enc_expect("RETR /data/odd.bin", 536)
-        assert "DCAU" in reply, reply
-    finally:
-        control.close()
+    code, reply = udpx_retr_without_dcau(server)
+    assert code == 536 and "DCAU" in reply, reply
     server.assert_alive("after refusals")
 
 
@@ -245,21 +252,8 @@ def test_unauthenticated_udpx_only_where_the_config_allows_it():
     assert len(udpx_records(gsi, "RETR")) == 1, f"{what}: not over UDPX"
     # PROT P under DCAU N has no key to encrypt with: the transfer fails (536), as over TCP,
     # instead of running in the clear.
-    pki = shared_test_pki()
-    control = GsiControl(gsi.host, gsi.port)
-    try:
-        control.gsi_login(pki.proxy("test"), pki.ca_cert, delegate=True)
-        control.enc_expect("DCAU N", 200)
-        control.enc_expect("PBSZ 1048576", 200)
-        control.enc_expect("PROT P", 200)
-        control.enc_expect("SITE SETNETSTACK udpx", 200)
-        control.enc_expect("PASV", 227)
-        code, reply = control.enc_cmd("RETR /data/odd.bin")
-        while code < 200:
-            code, reply = control.enc_read_reply()
-        assert code == 536, f"PROT P under DCAU N over unauthenticated UDPX: {reply}"
-    finally:
-        control.close()
+    code, reply = udpx_retr_without_dcau(gsi, "PBSZ 1048576", "PROT P")
+    assert code == 536, f"PROT P under DCAU N over unauthenticated UDPX: {reply}"
     for server in opened + [closed, gsi]:
         server.assert_alive("after unauthenticated UDPX")
 
