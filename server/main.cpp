@@ -2,20 +2,23 @@
 #include <array>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
 #include <pthread.h>
+#include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "protocol/core/long_options.hpp"
 #include "security/password_hash.hpp"
 #include "server/auth/ftps_context.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/embedded_config.hpp"
+#include "server/config/globus_environment.hpp"
+#include "server/config/globus_settings.hpp"
 #include "server/logging/log_setup.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
@@ -24,80 +27,47 @@ namespace {
 
 using namespace gridftp::server;
 
-// globus-gridftp-server's option names that gridftpd accepts with one dash.
-constexpr std::array<std::string_view, 16> kGlobusLongOptions{"port",
-                                                              "control-interface",
-                                                              "data-interface",
-                                                              "port-range",
-                                                              "aa",
-                                                              "anonymous-user",
-                                                              "restrict-paths",
-                                                              "threads",
-                                                              "log-transfer",
-                                                              "debug",
-                                                              "detach",
-                                                              "config",
-                                                              "check-config",
-                                                              "hash-password",
-                                                              "help",
-                                                              "print-default-config"};
-
-struct CommandLine {
-  std::optional<std::string> config_file;
-  std::optional<unsigned> port;
-  std::optional<std::string> control_interface;
-  std::optional<std::string> data_interface;
-  std::optional<std::string> port_range;
-  bool allow_anonymous = false;
-  std::optional<std::string> anonymous_user;
-  std::optional<std::string> restrict_paths;
-  std::optional<unsigned> threads;
-  std::optional<std::string> debug_level;
-  std::optional<std::string> transfer_log;
-  bool detach = false;
+// gridftpd's own options; every other word is read as globus-gridftp-server reads it
+// (server/config/globus_options, docs/GLOBUS.md §1).
+struct NativeOptions {
   bool check_config = false;
   bool hash_password = false;
   bool print_default_config = false;
+  bool print_config = false;
   std::optional<int> session_fd;  // internal: a session process serving this inherited socket
   std::optional<int> delegation_key_fd;  // internal: the key its parent made ahead
   std::optional<int> udpx_pool_fd;       // internal: the parent's UDPX rate pool page
 };
 
-// -d takes Globus's level names; map them onto spdlog's.
-std::string level_from_globus(const std::string& level) {
-  if (level == "error" || level == "1") return "error";
-  if (level == "warn" || level == "2") return "warn";
-  if (level == "info" || level == "4") return "info";
-  if (level == "dump" || level == "all" || level == "255") return "trace";
-  return level;
+constexpr std::array<std::string_view, 4> kNativeFlags{"check-config", "hash-password",
+                                                       "print-default-config", "print-config"};
+constexpr std::array<std::string_view, 3> kNativeValues{"session-fd", "delegation-key-fd",
+                                                        "udpx-pool-fd"};
+
+std::string_view without_dashes(std::string_view word) {
+  if (word.starts_with("--")) return word.substr(2);
+  if (word.starts_with("-")) return word.substr(1);
+  return word;
 }
 
-std::vector<std::string> apply_command_line(const CommandLine& cli, ServerConfig& config) {
-  std::vector<std::string> problems;
-  if (cli.port) {
-    if (*cli.port > 65535) problems.emplace_back("-port must be 0..65535");
-    config.listen.port = static_cast<std::uint16_t>(*cli.port);
-  }
-  if (cli.control_interface) config.listen.control_interface = *cli.control_interface;
-  if (cli.data_interface) config.listen.data_interface = *cli.data_interface;
-  if (cli.port_range) {
-    unsigned low = 0, high = 0;
-    if (std::sscanf(cli.port_range->c_str(), "%u,%u", &low, &high) != 2 || low > 65535 ||
-        high > 65535) {
-      problems.emplace_back("-port-range must be MIN,MAX");
+// Splits argv into gridftpd's own options (for CLI11, two dashes) and Globus words.
+void split_arguments(int argc, char** argv, std::vector<std::string>& native,
+                     std::vector<std::string>& globus_words) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    const auto name = without_dashes(word);
+    const auto is = [&](auto& names) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (word.starts_with("-") && is(kNativeFlags)) {
+      native.push_back("--" + std::string(name));
+    } else if (word.starts_with("-") && is(kNativeValues)) {
+      native.push_back("--" + std::string(name));
+      if (i + 1 < argc) native.emplace_back(argv[++i]);
+    } else {
+      globus_words.emplace_back(word);
     }
-    config.listen.passive_port_min = static_cast<std::uint16_t>(low);
-    config.listen.passive_port_max = static_cast<std::uint16_t>(high);
   }
-  if (cli.allow_anonymous) config.anonymous.enabled = true;
-  if (cli.restrict_paths) {
-    auto more = apply_restrict_paths(*cli.restrict_paths, config.anonymous);
-    problems.insert(problems.end(), more.begin(), more.end());
-  }
-  if (cli.threads) config.server.threads = *cli.threads;
-  if (cli.debug_level) config.logging.level = level_from_globus(*cli.debug_level);
-  if (cli.transfer_log) config.logging.transfer_log = *cli.transfer_log;
-  return problems;
 }
 
 int print_problems(const std::vector<std::string>& problems) {
@@ -117,42 +87,49 @@ int hash_password_from_stdin() {
   return 0;
 }
 
-void add_options(CLI::App& app, CommandLine& cli) {
-  app.add_option("-c,--config", cli.config_file, "TOML config file (default: the built-in config)");
-  app.add_option("-p,--port", cli.port, "Control port (globus: -p/-port); 0 picks a free one");
-  app.add_option("--control-interface", cli.control_interface,
-                 "Address to listen on for control connections");
-  app.add_option("--data-interface", cli.data_interface,
-                 "Address for data connections and PASV replies");
-  app.add_option("--port-range", cli.port_range, "Passive data port range MIN,MAX");
-  app.add_flag("--aa", cli.allow_anonymous, "Allow anonymous logins");
-  app.add_option(
-      "--anonymous-user", cli.anonymous_user,
-      "Accepted for globus compatibility; anonymous sessions run as the server's account");
-  app.add_option("--restrict-paths", cli.restrict_paths,
-                 "Globus form R/path,RW/path: the first readable path is the anonymous root, RW "
-                 "paths writable");
-  app.add_option("--threads", cli.threads, "I/O threads (0 = one per core)");
-  app.add_option("-d,--debug", cli.debug_level,
-                 "Log level: error, warn, info, dump/all, or spdlog names");
-  app.add_option("--log-transfer", cli.transfer_log,
-                 "Transfer log file (one JSON line per transfer)");
-  app.add_flag("-S,--detach", cli.detach, "Run in the background once listening");
+void add_options(CLI::App& app, NativeOptions& cli) {
   app.add_flag("--check-config", cli.check_config, "Check the configuration and exit");
   app.add_flag("--hash-password", cli.hash_password, "Read a password on stdin and print its hash");
   app.add_flag("--print-default-config", cli.print_default_config,
                "Print the built-in config and exit");
+  app.add_flag("--print-config", cli.print_config,
+               "Print the effective settings as TOML, however they were given, and exit");
   app.add_option("--session-fd", cli.session_fd,
-                 "(internal) serve one inherited control connection")
-      ->group("");
+                 "(internal) serve one inherited control connection");
   app.add_option("--delegation-key-fd", cli.delegation_key_fd,
-                 "(internal) a delegation key made by the parent")
-      ->group("");
-  app.add_option("--udpx-pool-fd", cli.udpx_pool_fd, "(internal) the parent's UDPX rate pool")
-      ->group("");
-  std::string footer = "globus-gridftp-server spellings with one dash are accepted too:";
-  for (const auto name : kGlobusLongOptions) footer += " -" + std::string(name);
-  app.footer(footer);
+                 "(internal) a delegation key made by the parent");
+  app.add_option("--udpx-pool-fd", cli.udpx_pool_fd, "(internal) the parent's UDPX rate pool");
+}
+
+void print_help() {
+  std::cout << "gridftpd: GridFTP-compatible transfer server\n\n"
+               "Usage: gridftpd [globus-gridftp-server options] [gridftpd options]\n\n"
+               "gridftpd options:\n"
+               "  --help                  this help (also -help, -h)\n"
+               "  --check-config          check the configuration and exit\n"
+               "  --print-config          print the effective settings as TOML and exit\n"
+               "  --print-default-config  print the built-in config and exit\n"
+               "  --hash-password         read a password on stdin and print its hash\n\n"
+               "-c FILE takes gridftpd's TOML (conf/gridftpd.toml) or Globus's `key value`\n"
+               "format; -C DIR a directory of Globus-format files. One or two dashes are the\n"
+               "same; a flag is turned off by a no- or n prefix (-no-fork, -nf).\n\n"
+            << gridftp::server::globus::describe_globus_support();
+}
+
+// -anonymous-user: anonymous sessions run as the server's own account, so it must be that one.
+std::vector<std::string> check_anonymous_user(const std::optional<std::string>& user) {
+  if (!user) return {};
+  const auto* self = ::getpwuid(::geteuid());
+  if (self != nullptr && *user == self->pw_name) return {};
+  return {"anonymous_user " + *user + ": anonymous sessions run as the account gridftpd runs as (" +
+          (self != nullptr ? std::string(self->pw_name) : std::string("?")) +
+          "); start gridftpd as " + *user + " instead"};
+}
+
+bool write_pidfile(const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  out << ::getpid() << "\n";
+  return static_cast<bool>(out);
 }
 
 }  // namespace
@@ -167,16 +144,34 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  CLI::App app{"gridftpd: GridFTP-compatible transfer server"};
-  CommandLine cli;
+  namespace globus = gridftp::server::globus;
+  std::vector<std::string> native_words, globus_words;
+  split_arguments(argc, argv, native_words, globus_words);
+  CLI::App app{"gridftpd"};
+  NativeOptions cli;
   add_options(app, cli);
-  const std::vector<std::string_view> raw(argv + 1, argv + argc);
-  auto normalized = gridftp::normalize_long_options(raw, kGlobusLongOptions);
-  std::reverse(normalized.begin(), normalized.end());  // CLI11 parses a reversed vector
+  std::reverse(native_words.begin(), native_words.end());  // CLI11 parses a reversed vector
   try {
-    app.parse(normalized);
+    app.parse(native_words);
   } catch (const CLI::ParseError& error) {
     return app.exit(error);
+  }
+  std::string bad_word;
+  auto command_line = globus::parse_globus_command_line(globus_words, bad_word);
+  if (!command_line) return print_problems({bad_word});
+  globus::ProcessOptions process;
+  // -c, -C, -help and -version first: they decide what else is read.
+  ServerConfig scratch;
+  if (const int rc = print_problems(globus::apply_globus_settings(*command_line, scratch, process));
+      rc != 0)
+    return rc;
+  if (process.print_help) {
+    print_help();
+    return 0;
+  }
+  if (process.print_version) {
+    std::cout << "gridftpd " << GRIDFTPD_VERSION << "\n";
+    return 0;
   }
   if (cli.print_default_config) {
     std::cout << embedded_default_config();
@@ -184,12 +179,27 @@ int main(int argc, char** argv) {
   }
   if (cli.hash_password) return hash_password_from_stdin();
 
-  auto load = cli.config_file ? load_config_file(*cli.config_file)
-                              : parse_config(embedded_default_config(), "built-in config");
-  if (!load.ok()) return print_problems(load.problems);
-  ServerConfig config = std::move(load.config);
-  if (const int rc = print_problems(apply_command_line(cli, config)); rc != 0) return rc;
+  auto layers = load_startup_layers(process.config_file, process.config_dir);
+  if (!layers.problems.empty()) return print_problems(layers.problems);
+  for (const auto& [name, value] : layers.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  ServerConfig config = std::move(layers.config);
+  auto settings = std::move(layers.settings);
+  settings.insert(settings.end(), command_line->begin(), command_line->end());
+  if (const int rc = print_problems(globus::apply_globus_settings(settings, config, process));
+      rc != 0)
+    return rc;
+  std::vector<std::string> notes;
+  auto problems = globus::apply_globus_environment(config, globus::process_environment(), notes);
+  auto more = check_anonymous_user(process.anonymous_user);
+  problems.insert(problems.end(), more.begin(), more.end());
+  more = resolve_data_interface(config);
+  problems.insert(problems.end(), more.begin(), more.end());
+  if (const int rc = print_problems(problems); rc != 0) return rc;
   if (const int rc = print_problems(validate(config)); rc != 0) return rc;
+  if (cli.print_config) {
+    std::cout << format_config(config);
+    return 0;
+  }
   std::vector<gridftp::server::auth::Account> accounts;
   if (const int rc = print_problems(load_accounts(config.accounts, accounts)); rc != 0) return rc;
   std::shared_ptr<const gridftp::server::auth::GsiContext> gsi;
@@ -246,10 +256,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   control_log->info("listening on {} port {}", endpoint->address().to_string(), endpoint->port());
-  if (cli.detach && ::daemon(1, 1) != 0) {
+  if (process.detach && ::daemon(1, 1) != 0) {
     control_log->critical("cannot detach: {}", std::strerror(errno));
     return 1;
   }
+  if (process.pidfile && !write_pidfile(*process.pidfile)) {
+    control_log->critical("cannot write pid file {}: {}", *process.pidfile, std::strerror(errno));
+    return 1;
+  }
+  for (const auto& note : notes) control_log->info("{}", note);
   std::thread signal_thread([&server, stop_signals] {
     int received = 0;
     sigwait(&stop_signals, &received);

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "protocol/control/virtual_path.hpp"
+#include "server/config/embedded_config.hpp"
+#include "transport/asio.hpp"
 
 namespace gridftp::server {
 
@@ -22,55 +24,88 @@ ConfigLoad load_config_file(const std::filesystem::path& path) {
   return parse_config(text.str(), path.string());
 }
 
-std::vector<std::string> apply_restrict_paths(const std::string& spec, AnonymousConfig& anonymous) {
-  std::vector<std::string> problems;
-  struct Entry {
-    bool readable;
-    bool writable;
-    std::filesystem::path path;
-  };
-  std::vector<Entry> entries;
-  std::stringstream stream(spec);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (item.empty()) continue;
-    const auto slash = item.find('/');
-    if (slash == std::string::npos) {
-      problems.push_back(fmt::format("-restrict-paths entry '{}' is not an absolute path", item));
-      continue;
-    }
-    // Globus's prefixes; no prefix means read and write, as globus-gridftp-server takes it.
-    const auto rights = item.substr(0, slash);
-    if (rights != "" && rights != "R" && rights != "W" && rights != "RW" && rights != "N") {
-      problems.push_back(
-          fmt::format("-restrict-paths entry '{}': prefix must be R, W, RW or N", item));
-      continue;
-    }
-    const bool none = rights == "N";
-    entries.push_back({!none && rights != "W",
-                       !none && (rights.empty() || rights.find('W') != std::string::npos),
-                       std::filesystem::path(item.substr(slash)).lexically_normal()});
+namespace {
+
+std::optional<std::string> read_text(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) return std::nullopt;
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// gridftpd's TOML has tables or `key = value`; Globus's files have neither (docs/GLOBUS.md §2).
+bool looks_like_toml(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    auto line = text.substr(at, end - at);
+    at = end + 1;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() == '[') return true;
+    const auto equals = line.find('=');
+    const auto space = line.find_first_of(" \t");
+    return equals != std::string_view::npos && (space == std::string_view::npos || equals < space ||
+                                                line.find_first_not_of(" \t", space) == equals);
   }
-  const auto root = std::find_if(entries.begin(), entries.end(),
-                                 [](const Entry& e) { return e.readable || e.writable; });
-  if (root == entries.end()) {
-    problems.emplace_back("-restrict-paths names no readable path");
-    return problems;
+  return false;
+}
+
+void add_globus_file(const std::filesystem::path& path, const std::string& text,
+                     StartupLayers& layers) {
+  std::string why;
+  auto parsed = globus::parse_globus_config_file(text, path.string(), why);
+  if (!parsed) {
+    layers.problems.push_back(why);
+    return;
   }
-  anonymous.root = root->path;
-  anonymous.writable.clear();
-  for (const auto& entry : entries) {
-    if (!entry.writable) continue;
-    const auto relative = entry.path.lexically_relative(root->path);
-    // Judge by the first component: "..incoming" is a name inside the root, ".." is outside it.
-    if (relative.empty() || *relative.begin() == "..") {
-      problems.push_back(fmt::format("-restrict-paths writable path {} is outside {}",
-                                     entry.path.string(), root->path.string()));
-    } else {
-      anonymous.writable.push_back(relative.string());  // "." (the whole root) is relative too
+  layers.settings.insert(layers.settings.end(), parsed->settings.begin(), parsed->settings.end());
+  layers.environment.insert(layers.environment.end(), parsed->environment.begin(),
+                            parsed->environment.end());
+}
+
+}  // namespace
+
+StartupLayers load_startup_layers(const std::optional<std::string>& config_file,
+                                  const std::optional<std::string>& config_dir) {
+  StartupLayers layers;
+  std::optional<std::string> main_text;
+  if (config_file) {
+    main_text = read_text(*config_file);
+    if (!main_text) {
+      layers.problems.push_back(fmt::format("cannot read config file {}", *config_file));
+      return layers;
     }
   }
-  return problems;
+  const bool toml = main_text && looks_like_toml(*main_text);
+  auto base = toml ? parse_config(*main_text, *config_file)
+                   : parse_config(embedded_default_config(), "built-in config");
+  layers.config = std::move(base.config);
+  layers.problems = std::move(base.problems);
+  layers.format = toml ? "gridftpd TOML" : (config_file ? "Globus" : "built-in");
+  if (config_dir) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> entries;
+    for (const auto& entry : std::filesystem::directory_iterator(*config_dir, ec)) {
+      if (globus::is_config_dir_entry(entry.path().filename().string())) {
+        entries.push_back(entry.path());
+      }
+    }
+    if (ec) layers.problems.push_back(fmt::format("config dir {}: {}", *config_dir, ec.message()));
+    std::sort(entries.begin(), entries.end());
+    for (const auto& entry : entries) {
+      const auto text = read_text(entry);
+      if (!text) {
+        layers.problems.push_back(fmt::format("cannot read config file {}", entry.string()));
+        continue;
+      }
+      add_globus_file(entry, *text, layers);
+    }
+  }
+  if (main_text && !toml) add_globus_file(*config_file, *main_text, layers);
+  return layers;
 }
 
 std::vector<std::string> load_accounts(const AccountsConfig& config,
@@ -106,6 +141,21 @@ std::vector<std::string> prepare_roots(const ServerConfig& config) {
       problems.push_back(fmt::format("cannot create writable area {}: {}", area, ec.message()));
   }
   return problems;
+}
+
+std::vector<std::string> resolve_data_interface(ServerConfig& config) {
+  auto& name = config.listen.data_interface;
+  if (name.empty()) return {};
+  boost::system::error_code ec;
+  transport::asio::ip::make_address(name, ec);
+  if (!ec) return {};
+  transport::asio::io_context io;
+  transport::asio::ip::tcp::resolver resolver(io);
+  const auto results = resolver.resolve(name, "", ec);
+  if (ec || results.empty())
+    return {"cannot resolve data interface '" + name + "': " + ec.message()};
+  name = results.begin()->endpoint().address().to_string();
+  return {};
 }
 
 }  // namespace gridftp::server

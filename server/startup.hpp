@@ -1,13 +1,16 @@
-// Start-up steps main() runs before serving: reading config files and the password file,
-// applying globus-gridftp-server style options, and creating missing roots. Errors are messages
+// Start-up steps main() runs before serving: reading config files (TOML and Globus's format) and
+// the password file, and creating missing roots. Errors are messages
 // for the operator; main prints them and exits non-zero.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/auth/password_file.hpp"
+#include "server/config/globus_options.hpp"
 #include "server/config/server_config.hpp"
 
 namespace gridftp::server {
@@ -15,14 +18,26 @@ namespace gridftp::server {
 // Reads and parses a TOML file; problems name the key and line.
 ConfigLoad load_config_file(const std::filesystem::path& path);
 
-// -restrict-paths as globus-gridftp-server takes it: comma-separated paths, each optionally
-// prefixed R (read), W or RW (read-write), N (none). The first readable path becomes the
-// anonymous root; RW paths inside it become writable areas. Returns problems, if any.
-std::vector<std::string> apply_restrict_paths(const std::string& spec, AnonymousConfig& anonymous);
+// The config before the command line: the -c file if it is gridftpd TOML, else the built-in
+// config; then, lowest first, the Globus-format files of the -C directory (alphabetical) and a
+// Globus-format -c file, as settings with their `$NAME value` environment lines
+// (docs/GLOBUS.md §2). Problems name the file and line.
+struct StartupLayers {
+  ServerConfig config;
+  std::vector<globus::Setting> settings;
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::string format;  // "gridftpd TOML", "Globus" or "built-in"
+  std::vector<std::string> problems;
+};
+StartupLayers load_startup_layers(const std::optional<std::string>& config_file,
+                                  const std::optional<std::string>& config_dir);
 
 // Loads local accounts from accounts.password_file (none when unset).
 std::vector<std::string> load_accounts(const AccountsConfig& config,
                                        std::vector<auth::Account>& accounts);
+
+// A data interface given as a host name (GLOBUS_HOSTNAME, -hostname) becomes its first address.
+std::vector<std::string> resolve_data_interface(ServerConfig& config);
 
 // Creates the anonymous root and its writable areas when server.create_missing_roots is set.
 std::vector<std::string> prepare_roots(const ServerConfig& config);

@@ -51,7 +51,8 @@ Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn,
     account = requested;
   }
   if (!account) return make_error(error_code_for(Condition::LoginFailed));
-  std::string root = gsi.config.root.string();
+  // No root configured: the real "/", so URLs name the same files as on a Globus server.
+  std::string root = gsi.config.root.empty() ? std::string("/") : gsi.config.root.string();
   for (auto at = root.find("%u"); at != std::string::npos;
        at = root.find("%u", at + account->size())) {
     root.replace(at, 2, *account);

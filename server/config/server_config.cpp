@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -26,6 +27,8 @@ class TableReader {
     }
     out = static_cast<T>(*value);
   }
+
+  bool has(std::string_view key) const { return table_ != nullptr && table_->contains(key); }
 
   void read_bool(std::string_view key, bool& out) {
     const auto* node = find(key);
@@ -106,6 +109,8 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   listen.read_string("data_interface", c.listen.data_interface);
   listen.read_integer("passive_port_min", c.listen.passive_port_min);
   listen.read_integer("passive_port_max", c.listen.passive_port_max);
+  listen.read_integer("source_port_min", c.listen.source_port_min);
+  listen.read_integer("source_port_max", c.listen.source_port_max);
   listen.read_bool("require_data_peer_match", c.listen.require_data_peer_match);
   listen.read_integer("data_socket_buffer", c.listen.data_socket_buffer);
   listen.report_unknown_keys();
@@ -148,6 +153,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   accounts.report_unknown_keys();
 
   TableReader gsi(section(root, "gsi", problems), "gsi", problems);
+  c.gsi.enabled_unset = !gsi.has("enabled");
   gsi.read_bool("enabled", c.gsi.enabled);
   gsi.read_path("host_cert", c.gsi.host_cert);
   gsi.read_path("host_key", c.gsi.host_key);
@@ -201,8 +207,6 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
 
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
-  if (c.gsi.enabled && c.gsi.root.empty())
-    problems.emplace_back("gsi.root must be set when gsi.enabled is true");
   if (c.tls.cert.empty() != c.tls.key.empty())
     problems.emplace_back("tls.cert and tls.key must both be set or both empty");
   if (c.tls.required && !c.tls.enabled) problems.emplace_back("tls.required needs tls.enabled");
@@ -212,6 +216,11 @@ std::vector<std::string> validate(const ServerConfig& c) {
   if ((c.listen.passive_port_min == 0) != (c.listen.passive_port_max == 0)) {
     problems.emplace_back(
         "listen.passive_port_min and passive_port_max must both be 0 or both set");
+  }
+  if (c.listen.source_port_min > c.listen.source_port_max ||
+      (c.listen.source_port_min == 0) != (c.listen.source_port_max == 0)) {
+    problems.emplace_back(
+        "listen.source_port_min and source_port_max must both be 0, or a range low to high");
   }
   if (c.limits.max_command_line_bytes < 64) {
     problems.emplace_back("limits.max_command_line_bytes must be at least 64");
@@ -242,6 +251,69 @@ std::vector<std::string> validate(const ServerConfig& c) {
                     c.logging.level));
   }
   return problems;
+}
+
+namespace {
+
+toml::array string_array(const std::vector<std::string>& items) {
+  toml::array out;
+  for (const auto& item : items) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::string format_config(const ServerConfig& c) {
+  const auto n = [](auto value) { return static_cast<std::int64_t>(value); };
+  toml::table root;
+  root.insert("listen", toml::table{{"control_interface", c.listen.control_interface},
+                                    {"port", n(c.listen.port)},
+                                    {"data_interface", c.listen.data_interface},
+                                    {"passive_port_min", n(c.listen.passive_port_min)},
+                                    {"passive_port_max", n(c.listen.passive_port_max)},
+                                    {"source_port_min", n(c.listen.source_port_min)},
+                                    {"source_port_max", n(c.listen.source_port_max)},
+                                    {"require_data_peer_match", c.listen.require_data_peer_match},
+                                    {"data_socket_buffer", n(c.listen.data_socket_buffer)}});
+  root.insert("server", toml::table{{"threads", n(c.server.threads)},
+                                    {"banner", c.server.banner},
+                                    {"create_missing_roots", c.server.create_missing_roots}});
+  root.insert("limits",
+              toml::table{{"max_sessions", n(c.limits.max_sessions)},
+                          {"max_sessions_per_user", n(c.limits.max_sessions_per_user)},
+                          {"max_command_line_bytes", n(c.limits.max_command_line_bytes)}});
+  root.insert("timeouts",
+              toml::table{{"idle_seconds", n(c.timeouts.idle_seconds)},
+                          {"data_seconds", n(c.timeouts.data_seconds)},
+                          {"login_seconds", n(c.timeouts.login_seconds)},
+                          {"shutdown_grace_seconds", n(c.timeouts.shutdown_grace_seconds)}});
+  root.insert("anonymous", toml::table{{"enabled", c.anonymous.enabled},
+                                       {"root", c.anonymous.root.string()},
+                                       {"writable", string_array(c.anonymous.writable)}});
+  root.insert("accounts", toml::table{{"password_file", c.accounts.password_file.string()}});
+  root.insert("gsi", toml::table{{"enabled", c.gsi.enabled},
+                                 {"host_cert", c.gsi.host_cert.string()},
+                                 {"host_key", c.gsi.host_key.string()},
+                                 {"cert_dir", c.gsi.cert_dir.string()},
+                                 {"gridmap", c.gsi.gridmap.string()},
+                                 {"root", c.gsi.root.string()},
+                                 {"integrity_only_safe", c.gsi.integrity_only_safe},
+                                 {"process_per_session", c.gsi.process_per_session}});
+  root.insert("tls", toml::table{{"enabled", c.tls.enabled},
+                                 {"cert", c.tls.cert.string()},
+                                 {"key", c.tls.key.string()},
+                                 {"required", c.tls.required}});
+  root.insert("logging", toml::table{{"level", c.logging.level},
+                                     {"server_log", c.logging.server_log.string()},
+                                     {"transfer_log", c.logging.transfer_log.string()}});
+  root.insert("udpx", toml::table{{"default_rate_bps", n(c.udpx.default_rate_bps)},
+                                  {"max_rate_bps", n(c.udpx.max_rate_bps)},
+                                  {"aggregate_rate_bps", n(c.udpx.aggregate_rate_bps)},
+                                  {"idle_timeout_seconds", n(c.udpx.idle_timeout_seconds)},
+                                  {"allow_unauthenticated", c.udpx.allow_unauthenticated}});
+  std::ostringstream out;
+  out << root << "\n";
+  return out.str();
 }
 
 }  // namespace gridftp::server

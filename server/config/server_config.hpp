@@ -18,6 +18,9 @@ struct ListenConfig {
   std::string data_interface;
   std::uint16_t passive_port_min = 0;
   std::uint16_t passive_port_max = 0;
+  // Local ports of data connections this server opens (active mode, third-party); 0 = any.
+  std::uint16_t source_port_min = 0;
+  std::uint16_t source_port_max = 0;
   bool require_data_peer_match = false;
   // Default SO_SNDBUF/SO_RCVBUF of data sockets until a client sends SBUF; 0 = kernel autotuning.
   std::uint32_t data_socket_buffer = 0;
@@ -55,6 +58,9 @@ struct AccountsConfig {
 // GSI (gsiftp://): X.509 host credential, trusted CAs, gridmap; mapped users see `root`.
 struct GsiConfig {
   bool enabled = false;
+  // The config named no `enabled`: on when the host credential is found, as with Globus
+  // (server/config/globus_environment, docs/GLOBUS.md §4).
+  bool enabled_unset = true;
   std::filesystem::path host_cert = "/etc/grid-security/hostcert.pem";
   std::filesystem::path host_key = "/etc/grid-security/hostkey.pem";
   std::filesystem::path cert_dir = "/etc/grid-security/certificates";
@@ -120,6 +126,9 @@ struct ConfigLoad {
 
 // Parses TOML text (`source_name` appears in messages). Unknown keys and wrong types are problems.
 ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name);
+// The config as TOML, every key of every table: `gridftpd --print-config`. parse_config() of the
+// text gives the same config back.
+std::string format_config(const ServerConfig& config);
 // Checks values that are well-typed but unusable (port ranges, missing roots, ...).
 std::vector<std::string> validate(const ServerConfig& config);
 

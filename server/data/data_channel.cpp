@@ -18,13 +18,25 @@ void apply_socket_buffer(Socket& socket, std::uint32_t bytes) {
   socket.set_option(asio::socket_base::receive_buffer_size(static_cast<int>(bytes)), ignored);
 }
 
-// Opens `socket` for `peer`'s family and sizes its buffers before the connect.
+// Opens `socket` for `peer`'s family, sizes its buffers and, when a source port range is
+// configured (GLOBUS_TCP_SOURCE_RANGE: firewalls that allow outgoing data from known ports only),
+// binds it to the first free port of the range.
 boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpoint& peer,
-                                           std::uint32_t buffer) {
+                                           std::uint32_t buffer, const ListenConfig& listen) {
   boost::system::error_code ec;
   if (!socket.is_open()) socket.open(peer.protocol(), ec);
-  if (!ec) apply_socket_buffer(socket, buffer);
-  return ec;
+  if (ec) return ec;
+  apply_socket_buffer(socket, buffer);
+  if (listen.source_port_min == 0) return ec;
+  const PassivePortWalk ports(listen.source_port_min, listen.source_port_max);
+  const auto any = peer.address().is_v4() ? asio::ip::address(asio::ip::address_v4::any())
+                                          : asio::ip::address(asio::ip::address_v6::any());
+  socket.set_option(tcp::acceptor::reuse_address(true), ec);
+  for (unsigned i = 0; i < ports.size(); ++i) {
+    socket.bind(tcp::endpoint(any, ports[i]), ec);
+    if (!ec) return ec;
+  }
+  return ec;  // every port of the range is taken
 }
 
 }  // namespace
@@ -108,7 +120,7 @@ transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds t
     boost::system::error_code ignored;
     acceptor->close(ignored);
     if (acceptor_ == acceptor) acceptor_.reset();
-  } else if (ec = prepare_outgoing(*socket, peers.front(), socket_buffer_bytes_); !ec) {
+  } else if (ec = prepare_outgoing(*socket, peers.front(), socket_buffer_bytes_, listen_); !ec) {
     co_await socket->async_connect(peers.front(),
                                    asio::redirect_error(transport::use_awaitable, ec));
   }
@@ -140,7 +152,7 @@ transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_stream
   // keep the accounting simple. The peer accepts them in any order.
   boost::system::error_code ec;
   for (std::size_t i = 0; i < sockets.size() && !ec; ++i) {
-    ec = prepare_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_);
+    ec = prepare_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_, listen_);
     if (ec) break;
     co_await sockets[i]->async_connect(peers[i / per_peer],
                                        asio::redirect_error(transport::use_awaitable, ec));

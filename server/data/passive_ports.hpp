@@ -1,6 +1,6 @@
-// The ports a passive listener (TCP PASV, UDPX's UDP PASV) tries, in order: the configured
-// range starting from a random point, so that concurrent sessions do not all probe the same
-// ports first, or only port 0 (any) when no range is configured.
+// The ports a passive listener (TCP PASV, UDPX's UDP PASV) or an outgoing data connection tries,
+// in order: the configured range starting from a random point, so that concurrent sessions do
+// not all probe the same ports first, or only port 0 (any) when no range is configured.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,10 @@ namespace gridftp::server {
 class PassivePortWalk {
  public:
   explicit PassivePortWalk(const ListenConfig& listen)
-      : low_(listen.passive_port_min),
-        span_(low_ == 0 ? 1 : listen.passive_port_max - low_ + 1),
+      : PassivePortWalk(listen.passive_port_min, listen.passive_port_max) {}
+  PassivePortWalk(std::uint16_t low, std::uint16_t high)
+      : low_(low),
+        span_(low_ == 0 ? 1 : high - low_ + 1),
         first_(low_ == 0 ? 0 : static_cast<unsigned>(std::random_device{}() % span_)) {}
 
   unsigned size() const { return span_; }

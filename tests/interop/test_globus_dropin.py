@@ -1,0 +1,130 @@
+"""gridftpd started as a Debian site starts globus-gridftp-server (issue 13, acceptance 1 and 2).
+
+Both servers get the same command line and the same environment, side by side: no gridftpd
+config at all, only Globus's `-p -control-interface -d -disable-usage-stats` and the
+environment a site sets (X509_USER_CERT/X509_USER_KEY, X509_CERT_DIR, GRIDMAP,
+GLOBUS_TCP_PORT_RANGE). The real globus-url-copy then gets and puts the same gsiftp:// URLs,
+absolute paths as Globus shows them, against both, byte-identical; every passive data port either
+server offers lies inside GLOBUS_TCP_PORT_RANGE. A Globus-format -c file and the same settings in
+gridftpd's TOML give the same `--print-config`.
+"""
+
+import os
+import re
+import subprocess
+import threading
+import time
+
+from gridftp_harness import (MIB, _drain, _read_greeting, _started_procs, assert_file_digest,
+                             free_port, give_to_globus_user, gridftpd_binary, make_file,
+                             make_temp_dir, make_tree_readable, make_world_traversable,
+                             require_tool, run_peer, run_tests, shared_test_pki)
+
+SIZE = 5 * MIB + 7
+PASV_RE = re.compile(r"227 Entering Passive Mode \(\d+,\d+,\d+,\d+,(\d+),(\d+)\)")
+EPSV_RE = re.compile(r"229 Entering Extended Passive Mode \(\|\|\|(\d+)\|\)")
+
+
+def port_range():
+    # Above the kernel's ephemeral range, so no outgoing connection can hold these ports.
+    low = 61000 + (os.getpid() * 7) % 4000
+    return low, low + 19
+
+
+def start_with_globus_command_line(binary: str, env: dict[str, str]):
+    """`binary -p PORT -control-interface 127.0.0.1 -d error -disable-usage-stats`, the same
+    words for either server; returns (process, port) once it greets."""
+    for _attempt in range(3):
+        port = free_port()
+        argv = [binary, "-p", str(port), "-control-interface", "127.0.0.1", "-d", "error",
+                "-disable-usage-stats"]
+        lines: list[str] = []
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=env)
+        _started_procs.append(proc)
+        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            greeting = _read_greeting("127.0.0.1", port)
+            if greeting and greeting.startswith("220"):
+                return proc, port
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+    raise AssertionError(f"{binary} did not greet with {argv}\n" + "\n".join(lines[-40:]))
+
+
+def test_same_command_line_and_environment_serve_the_same_urls():
+    pki = shared_test_pki()
+    low, high = port_range()
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1", GLOBUS_TCP_PORT_RANGE=f"{low},{high}")
+    env.update(pki.server_env())
+    make_world_traversable(pki.cert_dir)
+    work = make_temp_dir("dropin-")
+    source = os.path.join(work, "data", "f.bin")
+    digest = make_file(source, SIZE, seed=13)
+    make_tree_readable(os.path.join(work, "data"))
+    make_world_traversable(work)
+    servers = {"globus": require_tool("globus-gridftp-server"), "gridftpd": gridftpd_binary()}
+    for name, binary in servers.items():
+        proc, port = start_with_globus_command_line(binary, env)
+        try:
+            incoming = os.path.join(work, f"incoming-{name}")
+            os.makedirs(incoming)
+            give_to_globus_user(incoming, pki.account)
+            base = f"gsiftp://127.0.0.1:{port}"
+            local = os.path.join(make_temp_dir("dropin-get-"), "got.bin")
+            got = run_peer(["globus-url-copy", "-dbg", base + source, "file://" + local],
+                           env=dict(os.environ, **pki.client_env("test")), timeout=120,
+                           what=f"{name}: gsiftp get of an absolute path")
+            assert_file_digest(local, digest, f"{name}: get")
+            put = run_peer(["globus-url-copy", "-dbg", "-p", "2", "file://" + source,
+                            f"{base}{incoming}/put.bin"],
+                           env=dict(os.environ, **pki.client_env("test")), timeout=120,
+                           what=f"{name}: gsiftp put -p 2")
+            assert_file_digest(os.path.join(incoming, "put.bin"), digest, f"{name}: put")
+            offered = [int(a) * 256 + int(b) for a, b in PASV_RE.findall(got.output + put.output)]
+            offered += [int(p) for p in EPSV_RE.findall(got.output + put.output)]
+            assert offered, f"{name}: no passive reply in the -dbg output\n{got.describe()}"
+            outside = [p for p in offered if not low <= p <= high]
+            assert not outside, (f"{name}: passive ports {outside} outside "
+                                 f"GLOBUS_TCP_PORT_RANGE {low},{high}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
+def test_globus_config_file_and_toml_give_the_same_settings():
+    work = make_temp_dir("dropin-conf-")
+    globus_conf = os.path.join(work, "gridftp.conf")
+    with open(globus_conf, "w") as f:
+        f.write("# as a site writes it\nport 2812\nthreads 3\nconnections_max 50\n"
+                "port_range 50000,50100\nallow_anonymous 1\nbanner \"Site DTN\"\n"
+                "log_level WARN,ERROR\n")
+    toml_conf = os.path.join(work, "gridftpd.toml")
+    with open(toml_conf, "w") as f:
+        f.write("[listen]\nport = 2812\npassive_port_min = 50000\npassive_port_max = 50100\n"
+                "[server]\nthreads = 3\nbanner = \"Site DTN\"\n[limits]\nmax_sessions = 50\n"
+                "[anonymous]\nenabled = true\nroot = \"/srv/gridftpd/public\"\n"
+                "writable = [\"incoming\"]\n[tls]\nenabled = true\n[logging]\nlevel = \"warn\"\n")
+    # A Globus-format file applies over gridftpd's built-in config, so the TOML spells out the
+    # built-in values it differs from (the anonymous root and FTPS).
+    printed = {}
+    for name, path in (("globus", globus_conf), ("toml", toml_conf)):
+        printed[name] = run_peer([gridftpd_binary(), "-c", path, "--print-config"],
+                                 timeout=30, what=f"--print-config with the {name} file").output
+    assert printed["globus"] == printed["toml"], (
+        f"the Globus-format file and the TOML differ:\n--- globus\n{printed['globus']}\n"
+        f"--- toml\n{printed['toml']}")
+    assert "port = 2812" in printed["toml"] and "threads = 3" in printed["toml"]
+
+
+def test_refused_options_stop_the_server_naming_them():
+    result = run_peer([gridftpd_binary(), "-p", "0", "-inetd"], timeout=30, expect_rc=None,
+                      what="gridftpd -inetd")
+    assert result.rc != 0 and "inetd" in result.output, result.describe()
+
+
+if __name__ == "__main__":
+    run_tests(globals())
