@@ -54,8 +54,10 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"allow_udt", Support::NoOp, "UDT is refused with advice to use -dcstack udpx"},
     {"inetd", Support::Refused, "inetd mode is not supported: run gridftpd as a daemon"},
     {"single", Support::Refused, "gridftpd serves until stopped"},
-    {"restrict_paths", Support::Refused,
-     "path restrictions with Globus's meaning are not wired in yet (docs/GLOBUS.md §3)"},
+    {"restrict_paths", Support::Applied,
+     "R/W/N trees a session may touch; paths stay absolute ([server] restrict_paths)"},
+    {"rp_follow_symlinks", Support::Refused,
+     "gridftpd always judges a link by where it leads, so a link cannot open a restricted tree"},
     {"pw_file", Support::Refused,
      "Globus password files differ: use [accounts] password_file with gridftpd --hash-password"},
     {"remote_nodes", Support::Refused, "gridftpd has no separate data nodes (striping)"},
@@ -135,6 +137,8 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p,
     c.logging.server_log = s.value;
   } else if (k == "log_transfer") {
     c.logging.transfer_log = s.value;
+  } else if (k == "restrict_paths") {
+    c.server.restrict_paths = s.value;
   } else if (k == "banner") {
     c.server.banner = s.value;
   } else if (k == "control_idle_timeout") {

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "protocol/control/restrict_paths.hpp"
+
 namespace gridftp::server {
 namespace {
 
@@ -119,6 +121,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   server.read_integer("threads", c.server.threads);
   server.read_string("banner", c.server.banner);
   server.read_bool("create_missing_roots", c.server.create_missing_roots);
+  server.read_string("restrict_paths", c.server.restrict_paths);
   server.report_unknown_keys();
 
   TableReader limits(section(root, "limits", problems), "limits", problems);
@@ -225,6 +228,10 @@ std::vector<std::string> validate(const ServerConfig& c) {
   if (c.limits.max_command_line_bytes < 64) {
     problems.emplace_back("limits.max_command_line_bytes must be at least 64");
   }
+  if (std::string why; !c.server.restrict_paths.empty() &&
+                       !protocol::control::check_restrict_paths(c.server.restrict_paths, why)) {
+    problems.push_back("server.restrict_paths: " + why);
+  }
   if (c.limits.max_sessions == 0) problems.emplace_back("limits.max_sessions must be at least 1");
   if (c.anonymous.enabled && !c.anonymous.root.is_absolute()) {
     problems.emplace_back("anonymous.root must be an absolute path when anonymous.enabled is true");
@@ -277,7 +284,8 @@ std::string format_config(const ServerConfig& c) {
                                     {"data_socket_buffer", n(c.listen.data_socket_buffer)}});
   root.insert("server", toml::table{{"threads", n(c.server.threads)},
                                     {"banner", c.server.banner},
-                                    {"create_missing_roots", c.server.create_missing_roots}});
+                                    {"create_missing_roots", c.server.create_missing_roots},
+                                    {"restrict_paths", c.server.restrict_paths}});
   root.insert("limits",
               toml::table{{"max_sessions", n(c.limits.max_sessions)},
                           {"max_sessions_per_user", n(c.limits.max_sessions_per_user)},

@@ -30,6 +30,9 @@ struct ServerSection {
   unsigned threads = 0;
   std::string banner = "gridftpd ready.";
   bool create_missing_roots = true;
+  // Globus's restrict_paths (docs/GLOBUS.md §3): "R/data,RW/data/incoming,N/data/private";
+  // empty: no restriction beyond roots, writable areas and the kernel.
+  std::string restrict_paths;
 };
 
 struct LimitsConfig {

@@ -114,6 +114,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);
+  // The logged-in user's file system view: their root, writable areas and the configured path
+  // restrictions made concrete for them. Logs why when it cannot be opened.
+  Result<storage::PosixStorage> open_user_storage(const auth::UserContext& user);
   // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
   // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
   Result<std::shared_ptr<const DataSecurity>> data_security();

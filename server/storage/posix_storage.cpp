@@ -57,10 +57,30 @@ std::string name_of(std::string_view path) { return std::string(vp::base_name(pa
 }  // namespace
 
 Result<PosixStorage> PosixStorage::open(const std::filesystem::path& root,
-                                        std::vector<std::string> writable_areas) {
+                                        std::vector<std::string> writable_areas,
+                                        protocol::control::PathRules rules) {
   auto resolver = PathResolver::open_root(root);
   if (!resolver) return make_error(resolver.error());
-  return PosixStorage(std::move(*resolver), std::move(writable_areas));
+  std::error_code ec;
+  auto prefix = std::filesystem::canonical(root, ec).string();
+  if (ec) return make_error(ec);
+  if (prefix == "/") prefix.clear();
+  return PosixStorage(std::move(*resolver), std::move(writable_areas), std::move(rules),
+                      std::move(prefix));
+}
+
+std::string PosixStorage::absolute(std::string_view virtual_path) const {
+  if (root_prefix_.empty()) return std::string(virtual_path);
+  return virtual_path == "/" ? root_prefix_ : root_prefix_ + std::string(virtual_path);
+}
+
+Result<protocol::control::PathRights> PosixStorage::rights_of(int fd, std::string_view name) const {
+  if (!rules_.restricted()) return protocol::control::PathRights{true, true, true, false};
+  const auto real = resolver_.real_virtual_path(fd);
+  if (!real) return make_error(real.error());
+  std::string path = absolute(*real);
+  if (!name.empty()) path = (path == "/" ? "" : path) + "/" + std::string(name);
+  return rules_.rights(path);
 }
 
 bool PosixStorage::is_writable_area(std::string_view path) const {
@@ -87,6 +107,9 @@ Result<UniqueFd> PosixStorage::open_writable_parent(std::string_view path) const
   // a writable area (an area's own directory cannot be removed or renamed by its users).
   if (!is_writable_area(*real))
     return make_error(std::make_error_code(std::errc::permission_denied));
+  const auto rights = rights_of(parent->get(), name_of(path));
+  if (!rights) return make_error(rights.error());
+  if (!rights->write) return make_error(std::make_error_code(std::errc::permission_denied));
   return parent;
 }
 
@@ -109,6 +132,9 @@ Result<UniqueFd> PosixStorage::open_for_read(std::string_view path) const {
   if (!S_ISREG(info.st_mode) && !S_ISCHR(info.st_mode)) {
     return make_error(std::make_error_code(std::errc::permission_denied));
   }
+  const auto rights = rights_of(fd->get());
+  if (!rights) return make_error(rights.error());
+  if (!rights->read) return make_error(std::make_error_code(std::errc::permission_denied));
   if (::fcntl(fd->get(), F_SETFL, O_RDONLY) != 0) return make_error(last_errno());
   return fd;
 }
@@ -153,6 +179,9 @@ Result<FileFacts> PosixStorage::stat(std::string_view path) const {
   // Follow links that stay beneath the root, then describe what they lead to.
   auto fd = resolver_.open(path, O_PATH);
   if (!fd) return make_error(fd.error());
+  const auto rights = rights_of(fd->get());
+  if (!rights) return make_error(rights.error());
+  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
   NameCache names;
   return facts_at(fd->get(), "", path, names);
 }
@@ -160,6 +189,16 @@ Result<FileFacts> PosixStorage::stat(std::string_view path) const {
 Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view path) const {
   auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
   if (!fd) return make_error(fd.error());
+  const auto rights = rights_of(fd->get());
+  if (!rights) return make_error(rights.error());
+  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
+  // A directory above the allowed trees shows only the ways down to them.
+  std::string real_dir;
+  if (rights->filtered) {
+    const auto real = resolver_.real_virtual_path(fd->get());
+    if (!real) return make_error(real.error());
+    real_dir = absolute(*real);
+  }
   const int dup_fd = ::dup(fd->get());
   if (dup_fd < 0) return make_error(last_errno());
   DIR* dir = ::fdopendir(dup_fd);
@@ -172,6 +211,7 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
   while (const dirent* entry = ::readdir(dir)) {
     const std::string name = entry->d_name;
     if (name == "." || name == ".." || name.starts_with(kPartialPrefix)) continue;
+    if (rights->filtered && !rules_.shows(real_dir, name)) continue;
     const std::string child = path == "/" ? "/" + name : std::string(path) + "/" + name;
     auto facts = facts_at(fd->get(), name, child, names);
     if (facts) entries.push_back(std::move(*facts));
@@ -183,6 +223,9 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
 Result<void> PosixStorage::check_directory(std::string_view path) const {
   auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
   if (!fd) return make_error(fd.error());
+  const auto rights = rights_of(fd->get());
+  if (!rights) return make_error(rights.error());
+  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
   return {};
 }
 

@@ -1,5 +1,7 @@
 // A user's view of the local file system: everything happens beneath their root (PathResolver),
-// and writes are allowed only inside their writable areas, judged on the real location.
+// writes are allowed only inside their writable areas, and Globus-style path restrictions
+// (protocol/control/restrict_paths) decide what may be listed, read and written; both are judged
+// on the real location, after links are followed.
 // Paths passed in are normalized virtual paths (protocol/control/virtual_path).
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/control/restrict_paths.hpp"
 #include "protocol/core/result.hpp"
 #include "protocol/listing/file_facts.hpp"
 #include "server/storage/path_resolver.hpp"
@@ -34,8 +37,10 @@ std::optional<std::uint64_t> regular_file_size(int fd);
 class PosixStorage {
  public:
   // `writable_areas` are normalized virtual paths ("/" = the whole root).
+  // `rules` judge real absolute paths (the root's own path in front of the virtual one).
   static Result<PosixStorage> open(const std::filesystem::path& root,
-                                   std::vector<std::string> writable_areas);
+                                   std::vector<std::string> writable_areas,
+                                   protocol::control::PathRules rules = {});
 
   Result<UniqueFd> open_for_read(std::string_view path) const;
   Result<protocol::listing::FileFacts> stat(std::string_view path) const;
@@ -61,8 +66,16 @@ class PosixStorage {
   Result<void> check_writable(std::string_view path) const;
 
  private:
-  PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas)
-      : resolver_(std::move(resolver)), writable_areas_(std::move(writable_areas)) {}
+  PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas,
+               protocol::control::PathRules rules, std::string root_prefix)
+      : resolver_(std::move(resolver)),
+        writable_areas_(std::move(writable_areas)),
+        rules_(std::move(rules)),
+        root_prefix_(std::move(root_prefix)) {}
+  // The restrictions' verdict on the real location of `fd` (a virtual path's real place), or of
+  // its entry `name` when given. Everything is allowed when there are no restrictions.
+  Result<protocol::control::PathRights> rights_of(int fd, std::string_view name = {}) const;
+  std::string absolute(std::string_view virtual_path) const;
   // Opens the parent of `path` and checks that its real location is writable.
   Result<UniqueFd> open_writable_parent(std::string_view path) const;
   // Owner and group names by id; one listing asks NSS once per distinct id, not per entry.
@@ -76,6 +89,8 @@ class PosixStorage {
 
   PathResolver resolver_;
   std::vector<std::string> writable_areas_;
+  protocol::control::PathRules rules_;
+  std::string root_prefix_;  // the root's real path, "" for "/"
 };
 
 }  // namespace gridftp::server::storage

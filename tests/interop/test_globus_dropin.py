@@ -31,13 +31,14 @@ def port_range():
     return low, low + 19
 
 
-def start_with_globus_command_line(binary: str, env: dict[str, str]):
-    """`binary -p PORT -control-interface 127.0.0.1 -d error -disable-usage-stats`, the same
-    words for either server; returns (process, port) once it greets."""
+def start_with_globus_command_line(binary: str, env: dict[str, str],
+                                   extra: list[str] | None = None):
+    """`binary -p PORT -control-interface 127.0.0.1 -d error -disable-usage-stats [extra]`, the
+    same words for either server; returns (process, port) once it greets."""
     for _attempt in range(3):
         port = free_port()
         argv = [binary, "-p", str(port), "-control-interface", "127.0.0.1", "-d", "error",
-                "-disable-usage-stats"]
+                "-disable-usage-stats"] + (extra or [])
         lines: list[str] = []
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, env=env)
@@ -93,6 +94,64 @@ def test_same_command_line_and_environment_serve_the_same_urls():
         finally:
             proc.terminate()
             proc.wait(timeout=20)
+
+
+def guc_ok(args: list[str], what: str) -> tuple[bool, str]:
+    pki = shared_test_pki()
+    result = run_peer(["globus-url-copy"] + args, env=pki.client_env("test"), timeout=120,
+                      expect_rc=None, what=what)
+    return result.rc == 0, result.output
+
+
+def test_restrict_paths_confine_sessions_as_globus_does():
+    """`-rp R<work>/data,RW<work>/incoming`: absolute URLs unchanged, reads only in R trees,
+    writes only in W trees, and a listing of <work> shows only the ways to them, on both."""
+    pki = shared_test_pki()
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
+    env.update(pki.server_env())
+    make_world_traversable(pki.cert_dir)
+    work = make_temp_dir("dropin-rp-")
+    digest = make_file(os.path.join(work, "data", "f.bin"), SIZE, seed=17)
+    make_file(os.path.join(work, "outside", "o.bin"), 1000, seed=18)
+    make_tree_readable(work)
+    make_world_traversable(work)
+    rp = ["-rp", f"R{work}/data,RW{work}/incoming"]
+    outcomes = {}
+    for name, binary in (("globus", require_tool("globus-gridftp-server")),
+                         ("gridftpd", gridftpd_binary())):
+        incoming = os.path.join(work, "incoming")
+        subprocess.run(["rm", "-rf", incoming], check=True)
+        os.makedirs(incoming)
+        give_to_globus_user(incoming, pki.account)
+        proc, port = start_with_globus_command_line(binary, env, rp)
+        try:
+            base = f"gsiftp://127.0.0.1:{port}"
+            out_dir = make_temp_dir("dropin-rp-out-")
+            got = {}
+            got["get allowed"], _ = guc_ok([f"{base}{work}/data/f.bin",
+                                            f"file://{out_dir}/f.bin"], f"{name}: get in R tree")
+            if got["get allowed"]:
+                assert_file_digest(f"{out_dir}/f.bin", digest, f"{name}: get in the R tree")
+            got["get outside"], _ = guc_ok([f"{base}{work}/outside/o.bin",
+                                            f"file://{out_dir}/o.bin"], f"{name}: get outside")
+            got["put allowed"], _ = guc_ok([f"file://{work}/data/f.bin",
+                                            f"{base}{work}/incoming/p.bin"], f"{name}: put in W")
+            if got["put allowed"]:
+                assert_file_digest(f"{work}/incoming/p.bin", digest, f"{name}: put in the W tree")
+            got["put in R tree"], _ = guc_ok([f"file://{work}/data/f.bin",
+                                              f"{base}{work}/data/p.bin"], f"{name}: put in R")
+            ok, listing = guc_ok(["-list", f"{base}{work}/"], f"{name}: list the parent")
+            got["parent listing"] = ok and sorted(
+                line.strip().rstrip("/") for line in listing.splitlines()
+                if line.strip() and not line.startswith("gsiftp://"))
+            outcomes[name] = got
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    expected = {"get allowed": True, "get outside": False, "put allowed": True,
+                "put in R tree": False, "parent listing": ["data", "incoming"]}
+    for name, got in outcomes.items():
+        assert got == expected, f"{name} under -rp: {got}, expected {expected}"
 
 
 def test_globus_config_file_and_toml_give_the_same_settings():

@@ -3,6 +3,7 @@
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/auth/path_restrictions.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
@@ -62,10 +63,8 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     co_return;
   }
   counted_login_ = true;
-  auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
+  auto storage = open_user_storage(*context);
   if (!storage) {
-    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(),
-                context->name, storage.error().message());
     services_.registry.logout(context->name);
     counted_login_ = false;
     send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
@@ -77,6 +76,21 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   touch_idle();
   log_->info("{} login user={}", tag(), user_->name);
   send(rc::kLoggedIn, "User " + user_->name + " logged in.");
+}
+
+Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::UserContext& user) {
+  std::string why;
+  auto rules = auth::path_rules_for(services_.config.server.restrict_paths, user, why);
+  if (!rules) {
+    log_->error("{} restrict_paths for user={}: {}", tag(), user.name, why);
+    return make_error(rules.error());
+  }
+  auto storage = storage::PosixStorage::open(user.root, user.writable_areas, std::move(*rules));
+  if (!storage) {
+    log_->error("{} cannot open root {} for user={}: {}", tag(), user.root.string(), user.name,
+                storage.error().message());
+  }
+  return storage;
 }
 
 transport::awaitable<void> ControlSession::on_acct(const std::string&) {

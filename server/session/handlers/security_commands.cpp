@@ -215,10 +215,8 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
       co_return;
     }
   }
-  auto storage = storage::PosixStorage::open(context->root, context->writable_areas);
+  auto storage = open_user_storage(*context);
   if (!storage) {
-    log_->error("{} cannot open root {} for user={}: {}", tag(), context->root.string(),
-                context->name, storage.error().message());
     send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
     co_return;
   }

@@ -35,11 +35,28 @@ TEST_CASE("Debian's service command line is taken whole", "[globus][config]") {
 TEST_CASE("Shared options set gridftpd's config", "[globus][config]") {
   ServerConfig config;
   ProcessOptions process;
-  const auto problems = apply_globus_settings(
-      words({"-p", "2k", "-control-interface", "0.0.0.0", "-port-range", "50000,50100", "-aa",
-             "-threads", "4", "-connections-max", "20", "-d", "WARN,ERROR", "-Z", "/var/log/t",
-             "-no-fork", "-control-idle-timeout", "60", "-disable-usage-stats"}),
-      config, process);
+  const auto problems = apply_globus_settings(words({"-p",
+                                                     "2k",
+                                                     "-control-interface",
+                                                     "0.0.0.0",
+                                                     "-port-range",
+                                                     "50000,50100",
+                                                     "-aa",
+                                                     "-threads",
+                                                     "4",
+                                                     "-connections-max",
+                                                     "20",
+                                                     "-d",
+                                                     "WARN,ERROR",
+                                                     "-Z",
+                                                     "/var/log/t",
+                                                     "-no-fork",
+                                                     "-control-idle-timeout",
+                                                     "60",
+                                                     "-disable-usage-stats",
+                                                     "-rp",
+                                                     "R/data,RW/data/incoming"}),
+                                              config, process);
   CHECK(problems.empty());
   CHECK(config.listen.port == 2048);
   CHECK(config.listen.control_interface == "0.0.0.0");
@@ -52,16 +69,17 @@ TEST_CASE("Shared options set gridftpd's config", "[globus][config]") {
   CHECK(config.logging.transfer_log == "/var/log/t");
   CHECK_FALSE(config.gsi.process_per_session);
   CHECK(config.timeouts.idle_seconds == 60);
+  CHECK(config.server.restrict_paths == "R/data,RW/data/incoming");
 }
 
 TEST_CASE("Unsupported options are refused by name with the reason", "[globus][config]") {
   ServerConfig config;
   ProcessOptions process;
   const auto problems = apply_globus_settings(
-      words({"-i", "-rp", "R/data", "-remote-nodes", "a:1"}), config, process);
+      words({"-i", "-rp-follow-symlinks", "-remote-nodes", "a:1"}), config, process);
   REQUIRE(problems.size() == 3);
   CHECK(problems[0].find("inetd") != std::string::npos);
-  CHECK(problems[1].find("restrict_paths") != std::string::npos);
+  CHECK(problems[1].find("rp_follow_symlinks") != std::string::npos);
   CHECK(problems[2].find("remote_nodes") != std::string::npos);
   CHECK(problems[2].find("data nodes") != std::string::npos);
 }
