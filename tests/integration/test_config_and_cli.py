@@ -214,6 +214,49 @@ def test_passive_port_range_is_honoured():
         ftp.quit()
 
 
+def test_globus_source_range_confines_active_data_connections():
+    """GLOBUS_TCP_SOURCE_RANGE in the server's environment: every data connection the server
+    opens (PORT, active mode) leaves from a port inside the range."""
+    low = 61000 + (os.getpid() * 13) % 3900
+    high = low + 9
+    saved = os.environ.get("GLOBUS_TCP_SOURCE_RANGE")
+    os.environ["GLOBUS_TCP_SOURCE_RANGE"] = f"{low},{high}"
+    try:
+        server = start_gridftpd()
+    finally:
+        if saved is None:
+            del os.environ["GLOBUS_TCP_SOURCE_RANGE"]
+        else:
+            os.environ["GLOBUS_TCP_SOURCE_RANGE"] = saved
+    with open(server.fs("s.bin"), "wb") as f:
+        f.write(b"source" * 1000)
+    ctl = RawControl(server.host, server.port)
+    try:
+        ctl.login()
+        ctl.cmd("TYPE I")
+        for _ in range(12):   # more connections than ports: the range must be reusable
+            listener = socket.create_server(("127.0.0.1", 0))
+            port = listener.getsockname()[1]
+            code, text = ctl.cmd(f"PORT 127,0,0,1,{port // 256},{port % 256}")
+            assert code == 200, f"PORT: {text!r}"
+            ctl.send("RETR s.bin")
+            conn, peer = listener.accept()
+            data = b""
+            while chunk := conn.recv(65536):
+                data += chunk
+            conn.close()
+            listener.close()
+            code, text = ctl.read_reply()
+            if code < 200:
+                code, text = ctl.read_reply()
+            assert code == 226, f"RETR: {text!r}"
+            assert data == b"source" * 1000
+            assert low <= peer[1] <= high, (f"the data connection came from port {peer[1]}, "
+                                            f"outside GLOBUS_TCP_SOURCE_RANGE {low},{high}")
+    finally:
+        ctl.close()
+
+
 def test_idle_session_gets_421_and_is_closed():
     server = start_gridftpd(timeouts={"idle_seconds": 1, "login_seconds": 1})
     for login in (True, False):
