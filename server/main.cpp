@@ -116,14 +116,29 @@ void print_help() {
             << gridftp::server::globus::describe_globus_support();
 }
 
-// -anonymous-user: anonymous sessions run as the server's own account, so it must be that one.
-std::vector<std::string> check_anonymous_user(const std::optional<std::string>& user) {
-  if (!user) return {};
+// Anonymous sessions as Globus runs them: as root, only as a named account, each in a process of
+// its own that becomes it (so -no-fork is refused); otherwise only as the server's own account.
+std::vector<std::string> check_anonymous_account(const ServerConfig& config) {
+  if (!config.anonymous.enabled) return {};
+  const auto& account = config.anonymous.account;
+  if (::geteuid() == 0) {
+    if (account.empty()) {
+      if (config.anonymous.root == "/")
+        return {
+            "allow_anonymous as root needs anonymous_user: anonymous sessions would run as "
+            "root over the whole file system"};
+      return {};
+    }
+    if (::getpwnam(account.c_str()) == nullptr)
+      return {"anonymous_user " + account + ": no such account"};
+    if (!config.gsi.process_per_session)
+      return {"anonymous_user " + account + " as root needs a process per session (-fork)"};
+    return {};
+  }
   const auto* self = ::getpwuid(::geteuid());
-  if (self != nullptr && *user == self->pw_name) return {};
-  return {"anonymous_user " + *user + ": anonymous sessions run as the account gridftpd runs as (" +
-          (self != nullptr ? std::string(self->pw_name) : std::string("?")) +
-          "); start gridftpd as " + *user + " instead"};
+  if (account.empty() || (self != nullptr && account == self->pw_name)) return {};
+  return {"anonymous_user " + account + ": only root can run sessions as another account; start " +
+          "gridftpd as " + account + " instead"};
 }
 
 bool write_pidfile(const std::string& path) {
@@ -190,7 +205,12 @@ int main(int argc, char** argv) {
     return rc;
   std::vector<std::string> notes;
   auto problems = globus::apply_globus_environment(config, globus::process_environment(), notes);
-  auto more = check_anonymous_user(process.anonymous_user);
+  if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
+    // Globus's anonymous users see the real "/", writable where the kernel lets their account.
+    config.anonymous.root = "/";
+    config.anonymous.writable = {"."};
+  }
+  auto more = check_anonymous_account(config);
   problems.insert(problems.end(), more.begin(), more.end());
   more = resolve_data_interface(config);
   problems.insert(problems.end(), more.begin(), more.end());
@@ -244,8 +264,11 @@ int main(int argc, char** argv) {
     signal_thread.join();
     return 0;
   }
-  if (config.gsi.enabled && config.gsi.process_per_session && ::geteuid() == 0) {
-    // Root with GSI: every session becomes its mapped account in a process of its own.
+  const bool sessions_change_account =
+      config.gsi.enabled || (config.anonymous.enabled && !config.anonymous.account.empty());
+  if (sessions_change_account && config.gsi.process_per_session && ::geteuid() == 0) {
+    // Root with GSI or an anonymous account: every session becomes its account in a process of
+    // its own.
     server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
     control_log->info("process per session: sessions run as their mapped accounts");
   }

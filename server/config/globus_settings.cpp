@@ -27,7 +27,7 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"port_range", Support::Applied, "passive data ports MIN,MAX"},
     {"allow_anonymous", Support::Applied, "anonymous logins ([anonymous] enabled)"},
     {"anonymous_user", Support::Applied,
-     "must name the account gridftpd runs as: anonymous sessions run as the server's account"},
+     "account anonymous sessions run as; as root each session becomes it after login"},
     {"threads", Support::Applied, "I/O threads"},
     {"connections_max", Support::Applied, "sessions at once; more get 421"},
     {"log_level", Support::Applied, "log level (names or Globus's numbers)"},
@@ -120,8 +120,9 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p,
     std::tie(c.listen.passive_port_min, c.listen.passive_port_max) = *range;
   } else if (k == "allow_anonymous") {
     c.anonymous.enabled = on;
+    p.anonymous_by_globus = on;
   } else if (k == "anonymous_user") {
-    p.anonymous_user = s.value;
+    c.anonymous.account = s.value;
   } else if (k == "threads") {
     read_number(s, c.server.threads, 0, 1024, problems);
   } else if (k == "connections_max") {

@@ -17,14 +17,16 @@ namespace gridftp::server::globus {
 
 // Options about the process rather than the service, for main() to act on.
 struct ProcessOptions {
-  bool detach = false;                        // -S: run in the background once listening
-  std::optional<std::string> pidfile;         // -pidfile: written once listening (after -S)
-  bool inetd = false;                         // -i: serve one connection on stdin
-  bool print_version = false;                 // -v / -version / -versions
-  bool print_help = false;                    // -h / -help / -longhelp
-  std::optional<std::string> config_file;     // -c
-  std::optional<std::string> config_dir;      // -C
-  std::optional<std::string> anonymous_user;  // must be the account gridftpd runs as
+  bool detach = false;                     // -S: run in the background once listening
+  std::optional<std::string> pidfile;      // -pidfile: written once listening (after -S)
+  bool inetd = false;                      // -i: serve one connection on stdin
+  bool print_version = false;              // -v / -version / -versions
+  bool print_help = false;                 // -h / -help / -longhelp
+  std::optional<std::string> config_file;  // -c
+  std::optional<std::string> config_dir;   // -C
+  // -aa: anonymous users see the file system as Globus shows it, unless a TOML config gave
+  // them a root of their own.
+  bool anonymous_by_globus = false;
 };
 
 enum class Support { Applied, NoOp, Refused };

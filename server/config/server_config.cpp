@@ -149,6 +149,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   anonymous.read_bool("enabled", c.anonymous.enabled);
   anonymous.read_path("root", c.anonymous.root);
   anonymous.read_string_list("writable", c.anonymous.writable);
+  anonymous.read_string("account", c.anonymous.account);
   anonymous.report_unknown_keys();
 
   TableReader accounts(section(root, "accounts", problems), "accounts", problems);
@@ -297,7 +298,8 @@ std::string format_config(const ServerConfig& c) {
                           {"shutdown_grace_seconds", n(c.timeouts.shutdown_grace_seconds)}});
   root.insert("anonymous", toml::table{{"enabled", c.anonymous.enabled},
                                        {"root", c.anonymous.root.string()},
-                                       {"writable", string_array(c.anonymous.writable)}});
+                                       {"writable", string_array(c.anonymous.writable)},
+                                       {"account", c.anonymous.account}});
   root.insert("accounts", toml::table{{"password_file", c.accounts.password_file.string()}});
   root.insert("gsi", toml::table{{"enabled", c.gsi.enabled},
                                  {"host_cert", c.gsi.host_cert.string()},

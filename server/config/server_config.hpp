@@ -52,6 +52,9 @@ struct AnonymousConfig {
   bool enabled = false;
   std::filesystem::path root;
   std::vector<std::string> writable;
+  // The account anonymous sessions run as; empty: the server's own. Started as root, each
+  // session is a process that becomes this account after login (Globus's anonymous_user).
+  std::string account;
 };
 
 struct AccountsConfig {

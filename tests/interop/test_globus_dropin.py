@@ -16,7 +16,7 @@ import threading
 import time
 
 from gridftp_harness import (MIB, _drain, _read_greeting, _started_procs, assert_file_digest,
-                             free_port, give_to_globus_user, gridftpd_binary, make_file,
+                             ensure_globus_user, free_port, give_to_globus_user, gridftpd_binary, make_file,
                              make_temp_dir, make_tree_readable, make_world_traversable,
                              require_tool, run_peer, run_tests, shared_test_pki)
 
@@ -91,6 +91,47 @@ def test_same_command_line_and_environment_serve_the_same_urls():
             outside = [p for p in offered if not low <= p <= high]
             assert not outside, (f"{name}: passive ports {outside} outside "
                                  f"GLOBUS_TCP_PORT_RANGE {low},{high}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
+def test_anonymous_ftp_with_the_same_command_line():
+    """`-aa -anonymous-user gftest` on both, started as root: ftp:// URLs with absolute paths get
+    and put the same files, and uploads belong to the anonymous account on both."""
+    pki = shared_test_pki()
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
+    env.update(pki.server_env())
+    make_world_traversable(pki.cert_dir)
+    work = make_temp_dir("dropin-anon-")
+    digest = make_file(os.path.join(work, "data", "f.bin"), SIZE, seed=19)
+    make_tree_readable(work)
+    make_world_traversable(work)
+    anonymous = ensure_globus_user()
+    for name, binary in (("globus", require_tool("globus-gridftp-server")),
+                         ("gridftpd", gridftpd_binary())):
+        incoming = os.path.join(work, f"incoming-{name}")
+        os.makedirs(incoming)
+        give_to_globus_user(incoming)
+        proc, port = start_with_globus_command_line(
+            binary, env, ["-aa", "-anonymous-user", anonymous.pw_name])
+        try:
+            base = f"ftp://127.0.0.1:{port}"
+            local = os.path.join(make_temp_dir("dropin-anon-get-"), "got.bin")
+            run_peer(["globus-url-copy", f"{base}{work}/data/f.bin", "file://" + local],
+                     timeout=120, what=f"{name}: anonymous ftp get of an absolute path")
+            assert_file_digest(local, digest, f"{name}: anonymous get")
+            run_peer(["globus-url-copy", "file://" + local, f"{base}{incoming}/put.bin"],
+                     timeout=120, what=f"{name}: anonymous ftp put")
+            assert_file_digest(os.path.join(incoming, "put.bin"), digest, f"{name}: put")
+            owner = os.stat(os.path.join(incoming, "put.bin")).st_uid
+            assert owner == anonymous.pw_uid, (f"{name}: the upload belongs to uid {owner}, not "
+                                               f"the anonymous account {anonymous.pw_uid}")
+            refused = run_peer(["globus-url-copy", "file://" + local, f"{base}{work}/data/x.bin"],
+                               timeout=120, expect_rc=None, what=f"{name}: put where the "
+                               "anonymous account may not write")
+            assert refused.rc != 0 and not os.path.exists(f"{work}/data/x.bin"), (
+                f"{name}: a put into a directory the anonymous account cannot write succeeded")
         finally:
             proc.terminate()
             proc.wait(timeout=20)

@@ -1,9 +1,11 @@
 // USER, PASS, ACCT, QUIT: getting in and out (RFC 959 §4.1.1); AUTH/ADAT live in security_commands.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/auth/path_restrictions.hpp"
+#include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 
 namespace gridftp::server {
@@ -63,6 +65,19 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     co_return;
   }
   counted_login_ = true;
+  const auto& anonymous_account = services_.config.anonymous.account;
+  if (context->anonymous && !anonymous_account.empty() && ::geteuid() == 0) {
+    // A session process (start-up allows an anonymous account as root only with a process per
+    // session): from here on we are the anonymous account, as Globus's anonymous_user.
+    if (auto became = become_account(anonymous_account); !became) {
+      log_->error("{} cannot become account {}: {}", tag(), anonymous_account,
+                  became.error().message());
+      services_.registry.logout(context->name);
+      counted_login_ = false;
+      send(rc::kNotLoggedIn, "Login failed: cannot switch to the anonymous account.");
+      co_return;
+    }
+  }
   auto storage = open_user_storage(*context);
   if (!storage) {
     services_.registry.logout(context->name);
