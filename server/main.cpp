@@ -37,12 +37,13 @@ struct NativeOptions {
   std::optional<int> session_fd;  // internal: a session process serving this inherited socket
   std::optional<int> delegation_key_fd;  // internal: the key its parent made ahead
   std::optional<int> udpx_pool_fd;       // internal: the parent's UDPX rate pool page
+  std::optional<int> metrics_fd;         // internal: the parent's metrics page
 };
 
 constexpr std::array<std::string_view, 4> kNativeFlags{"check-config", "hash-password",
                                                        "print-default-config", "print-config"};
-constexpr std::array<std::string_view, 3> kNativeValues{"session-fd", "delegation-key-fd",
-                                                        "udpx-pool-fd"};
+constexpr std::array<std::string_view, 4> kNativeValues{"session-fd", "delegation-key-fd",
+                                                        "udpx-pool-fd", "metrics-fd"};
 
 std::string_view without_dashes(std::string_view word) {
   if (word.starts_with("--")) return word.substr(2);
@@ -99,6 +100,7 @@ void add_options(CLI::App& app, NativeOptions& cli) {
   app.add_option("--delegation-key-fd", cli.delegation_key_fd,
                  "(internal) a delegation key made by the parent");
   app.add_option("--udpx-pool-fd", cli.udpx_pool_fd, "(internal) the parent's UDPX rate pool");
+  app.add_option("--metrics-fd", cli.metrics_fd, "(internal) the parent's metrics page");
 }
 
 void print_help() {
@@ -253,7 +255,8 @@ int main(int argc, char** argv) {
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   if (cli.session_fd) {
-    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd, cli.udpx_pool_fd);
+    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd,
+                            {cli.udpx_pool_fd, cli.metrics_fd});
     std::thread signal_thread([&server, stop_signals] {
       int received = 0;
       sigwait(&stop_signals, &received);
@@ -271,6 +274,16 @@ int main(int argc, char** argv) {
     // its own.
     server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
     control_log->info("process per session: sessions run as their mapped accounts");
+  }
+  const auto metrics = server->open_metrics();
+  if (!metrics) {
+    control_log->critical("cannot open the metrics endpoint on {} port {}: {}",
+                          config.metrics.address, config.metrics.port, metrics.error().message());
+    return 1;
+  }
+  if (*metrics) {
+    control_log->info("metrics on {} port {}", (*metrics)->address().to_string(),
+                      (*metrics)->port());
   }
   const auto endpoint = server->bind();
   if (!endpoint) {

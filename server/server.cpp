@@ -41,8 +41,9 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
       gsi_(std::move(gsi)),
       ftps_(std::move(ftps)),
       transfer_log_(loggers_.transfer),
-      services_{config_,          registry_,      authenticator_, gsi_.get(), ftps_,  transfer_log_,
-                loggers_.control, blocking_pool_, data_loops_,    nullptr,    nullptr},
+      services_{config_,     registry_,     authenticator_,   gsi_.get(),
+                ftps_,       transfer_log_, loggers_.control, blocking_pool_,
+                data_loops_, nullptr,       nullptr,          nullptr},
       acceptor_(io_context_) {}
 
 Server::~Server() {
@@ -74,6 +75,21 @@ Result<tcp::endpoint> Server::bind() {
   const auto bound = acceptor_.local_endpoint(ec);
   if (ec) return fail(ec);
   return bound;
+}
+
+Result<std::optional<tcp::endpoint>> Server::open_metrics() {
+  if (!services_.metrics) {
+    auto page = MetricsPage::create();
+    if (!page) return make_error(page.error());
+    services_.metrics = std::move(*page);
+  }
+  if (!config_.metrics.enabled) return std::optional<tcp::endpoint>{};
+  auto endpoint = MetricsEndpoint::open(io_context_, config_.metrics.address, config_.metrics.port,
+                                        services_.metrics);
+  if (!endpoint) return make_error(endpoint.error());
+  metrics_endpoint_ = std::move(*endpoint);
+  metrics_endpoint_->start();
+  return std::optional<tcp::endpoint>(metrics_endpoint_->local_endpoint());
 }
 
 void Server::run() {
@@ -110,6 +126,7 @@ void Server::stop() {
                            config_.timeouts.shutdown_grace_seconds);
     boost::system::error_code ignored;
     acceptor_.close(ignored);
+    if (metrics_endpoint_) metrics_endpoint_->stop();
     shut_down_sessions();
     asio::co_spawn(io_context_, finish_shutdown(), asio::detached);
   });
@@ -156,10 +173,11 @@ transport::awaitable<void> Server::accept_loop() {
       if (auto key = delegation_keys_ ? delegation_keys_->take() : security::EvpPkeyPtr{}) {
         if (auto pem = security::private_key_pem(key.get())) key_pem = std::move(*pem);
       }
-      const auto pool_fd =
-          services_.udpx_pool ? std::optional<int>(services_.udpx_pool->fd()) : std::nullopt;
+      InheritedPages pages;
+      if (services_.udpx_pool) pages.udpx_pool = services_.udpx_pool->fd();
+      if (services_.metrics) pages.metrics = services_.metrics->fd();
       auto spawned =
-          spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pool_fd);
+          spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pages);
       security::wipe_secret(key_pem);
       if (!spawned) {
         loggers_.control->error("cannot start a session process: {}", spawned.error().message());
@@ -202,10 +220,19 @@ transport::awaitable<void> Server::reap_session_processes() {
   }
 }
 
-void Server::serve_inherited(int fd, std::optional<int> key_fd, std::optional<int> pool_fd) {
+void Server::serve_inherited(int fd, std::optional<int> key_fd, InheritedPages pages) {
   serves_one_session_ = true;
-  if (pool_fd) {
-    auto pool = UdpxRatePool::attach(*pool_fd, config_.udpx.aggregate_rate_bps);
+  if (pages.metrics) {
+    auto metrics = MetricsPage::attach(*pages.metrics);
+    if (metrics) {
+      services_.metrics = std::move(*metrics);
+    } else {
+      loggers_.control->error("session process: no metrics page from the parent: {}",
+                              metrics.error().message());
+    }
+  }
+  if (pages.udpx_pool) {
+    auto pool = UdpxRatePool::attach(*pages.udpx_pool, config_.udpx.aggregate_rate_bps);
     if (pool) {
       services_.udpx_pool = std::move(*pool);
     } else {

@@ -18,6 +18,8 @@
 #include "server/config/server_config.hpp"
 #include "server/logging/log_setup.hpp"
 #include "server/logging/transfer_log.hpp"
+#include "server/metrics/metrics_endpoint.hpp"
+#include "server/process/session_process.hpp"
 #include "server/session/session_registry.hpp"
 #include "server/session/session_services.hpp"
 #include "transport/asio.hpp"
@@ -45,10 +47,13 @@ class Server {
   void spawn_sessions_with(std::vector<std::string> arguments) {
     spawn_arguments_ = std::move(arguments);
   }
+  // The metrics counters, and with [metrics] enabled their scrape endpoint: its address, or
+  // nullopt when disabled. Errors: the endpoint's address cannot be bound.
+  Result<std::optional<transport::tcp::endpoint>> open_metrics();
   // A session process: serves the one connection on `fd`, then run() returns. `key_fd` carries
-  // a delegation key the parent made ahead (see security/key_pool.hpp), `pool_fd` the UDPX
-  // rate pool's shared page.
-  void serve_inherited(int fd, std::optional<int> key_fd, std::optional<int> pool_fd);
+  // a delegation key the parent made ahead (see security/key_pool.hpp), `pages` the parent's
+  // shared pages (UDPX rate pool, metrics).
+  void serve_inherited(int fd, std::optional<int> key_fd, InheritedPages pages);
 
  private:
   transport::awaitable<void> accept_loop();
@@ -77,6 +82,7 @@ class Server {
   std::atomic<bool> stopping_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
   std::unique_ptr<security::KeyPool> delegation_keys_;
+  std::shared_ptr<MetricsEndpoint> metrics_endpoint_;
   bool serves_one_session_ = false;  // a session process: one control thread is enough
 };
 

@@ -175,6 +175,12 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   tls.read_bool("required", c.tls.required);
   tls.report_unknown_keys();
 
+  TableReader metrics(section(root, "metrics", problems), "metrics", problems);
+  metrics.read_bool("enabled", c.metrics.enabled);
+  metrics.read_string("address", c.metrics.address);
+  metrics.read_integer("port", c.metrics.port);
+  metrics.report_unknown_keys();
+
   TableReader logging(section(root, "logging", problems), "logging", problems);
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
@@ -184,7 +190,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
 
 const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
                                                    "anonymous", "accounts", "gsi",    "tls",
-                                                   "logging",   "udpx"};
+                                                   "logging",   "udpx",     "metrics"};
 
 }  // namespace
 
@@ -321,6 +327,9 @@ std::string format_config(const ServerConfig& c) {
                                   {"aggregate_rate_bps", n(c.udpx.aggregate_rate_bps)},
                                   {"idle_timeout_seconds", n(c.udpx.idle_timeout_seconds)},
                                   {"allow_unauthenticated", c.udpx.allow_unauthenticated}});
+  root.insert("metrics", toml::table{{"enabled", c.metrics.enabled},
+                                     {"address", c.metrics.address},
+                                     {"port", n(c.metrics.port)}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();

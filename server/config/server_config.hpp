@@ -110,6 +110,13 @@ struct UdpxConfig {
   }
 };
 
+// The Prometheus scrape endpoint (docs/METRICS.md): off by default; a local address.
+struct MetricsConfig {
+  bool enabled = false;
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 9464;
+};
+
 struct ServerConfig {
   ListenConfig listen;
   ServerSection server;
@@ -121,6 +128,7 @@ struct ServerConfig {
   TlsConfig tls;
   LoggingConfig logging;
   UdpxConfig udpx;
+  MetricsConfig metrics;
 };
 
 // Outcome of loading: the config, or every problem found, each naming the key and its line.

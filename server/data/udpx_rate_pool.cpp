@@ -5,43 +5,20 @@
 #include <system_error>
 
 #include <signal.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 namespace gridftp::server {
-namespace {
-
-std::error_code last_errno() { return std::error_code(errno, std::generic_category()); }
-
-}  // namespace
-
 Result<std::shared_ptr<UdpxRatePool>> UdpxRatePool::create(std::uint64_t aggregate_bps) {
-  // Session processes get it through the spawn's dup2 (which clears close-on-exec), nothing else.
-  const int fd = ::memfd_create("gridftpd-udpx-rate-pool", MFD_CLOEXEC);
-  if (fd < 0) return make_error(last_errno());
-  if (::ftruncate(fd, static_cast<off_t>(sizeof(Page))) != 0) {
-    const auto error = last_errno();
-    ::close(fd);
-    return make_error(error);
-  }
-  return attach(fd, aggregate_bps);
+  auto shared = SharedPage::create("gridftpd-udpx-rate-pool", sizeof(Page));
+  if (!shared) return make_error(shared.error());
+  return std::shared_ptr<UdpxRatePool>(new UdpxRatePool(std::move(*shared), aggregate_bps));
 }
 
 Result<std::shared_ptr<UdpxRatePool>> UdpxRatePool::attach(int fd, std::uint64_t aggregate_bps) {
-  void* mapped = ::mmap(nullptr, sizeof(Page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mapped == MAP_FAILED) {
-    const auto error = last_errno();
-    ::close(fd);
-    return make_error(error);
-  }
-  // A fresh memfd reads as zeros: every slot free.
-  auto* page = static_cast<Page*>(mapped);
-  return std::shared_ptr<UdpxRatePool>(new UdpxRatePool(fd, page, aggregate_bps));
-}
-
-UdpxRatePool::~UdpxRatePool() {
-  ::munmap(page_, sizeof(Page));
-  ::close(fd_);
+  auto shared = SharedPage::attach(fd, sizeof(Page));
+  if (!shared) return make_error(shared.error());
+  // A fresh page reads as zeros: every slot free.
+  return std::shared_ptr<UdpxRatePool>(new UdpxRatePool(std::move(*shared), aggregate_bps));
 }
 
 std::shared_ptr<UdpxRatePool::Share> UdpxRatePool::join(std::shared_ptr<UdpxRatePool> pool) {

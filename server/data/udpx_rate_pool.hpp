@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "protocol/core/result.hpp"
+#include "server/process/shared_page.hpp"
 #include "transport/udpx/endpoint_runner.hpp"
 
 namespace gridftp::server {
@@ -25,9 +26,9 @@ class UdpxRatePool {
 
   UdpxRatePool(const UdpxRatePool&) = delete;
   UdpxRatePool& operator=(const UdpxRatePool&) = delete;
-  ~UdpxRatePool();
+  ~UdpxRatePool() = default;
 
-  int fd() const { return fd_; }
+  int fd() const { return shared_.fd(); }
   // Transfers running now, in every process; frees the slots of processes that are gone.
   std::uint32_t running() const;
 
@@ -57,10 +58,12 @@ class UdpxRatePool {
   static_assert(std::atomic<std::int32_t>::is_always_lock_free,
                 "slots are shared between processes");
 
-  UdpxRatePool(int fd, Page* page, std::uint64_t aggregate_bps)
-      : fd_(fd), page_(page), aggregate_bytes_(static_cast<double>(aggregate_bps) / 8) {}
+  UdpxRatePool(SharedPage shared, std::uint64_t aggregate_bps)
+      : shared_(std::move(shared)),
+        page_(static_cast<Page*>(shared_.data())),
+        aggregate_bytes_(static_cast<double>(aggregate_bps) / 8) {}
 
-  int fd_;
+  SharedPage shared_;
   Page* page_;
   double aggregate_bytes_;
 };

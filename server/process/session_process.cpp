@@ -15,8 +15,7 @@ extern char** environ;
 namespace gridftp::server {
 
 std::vector<std::string> session_process_command(const std::vector<std::string>& arguments, int fd,
-                                                 std::optional<int> key_fd,
-                                                 std::optional<int> pool_fd) {
+                                                 std::optional<int> key_fd, InheritedPages pages) {
   std::vector<std::string> command{"/proc/self/exe"};
   command.insert(command.end(), arguments.begin(), arguments.end());
   command.emplace_back("--session-fd");
@@ -25,9 +24,13 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
     command.emplace_back("--delegation-key-fd");
     command.push_back(std::to_string(*key_fd));
   }
-  if (pool_fd) {
+  if (pages.udpx_pool) {
     command.emplace_back("--udpx-pool-fd");
-    command.push_back(std::to_string(*pool_fd));
+    command.push_back(std::to_string(*pages.udpx_pool));
+  }
+  if (pages.metrics) {
+    command.emplace_back("--metrics-fd");
+    command.push_back(std::to_string(*pages.metrics));
   }
   return command;
 }
@@ -54,20 +57,23 @@ int pipe_holding(const std::string& bytes) {
 }  // namespace
 
 Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                   const std::string& key_pem, std::optional<int> pool_fd) {
+                                   const std::string& key_pem, InheritedPages pages) {
   // The child gets the session socket as descriptor 3 (and the key pipe as 4) and nothing else
   // beyond stdio: not the listener, and not the sockets of sessions accepted meanwhile on other
   // threads (a copy held by the wrong process keeps a connection open after its own session has
   // closed it).
   constexpr int kSessionFd = 3;
   constexpr int kKeyFd = 4;
-  const int pool_target = key_pem.empty() ? kKeyFd : kKeyFd + 1;  // the next free descriptor
+  // The pages follow on the next free descriptors, in order.
+  int highest = key_pem.empty() ? kSessionFd : kKeyFd;
+  InheritedPages targets;
+  if (pages.udpx_pool) targets.udpx_pool = ++highest;
+  if (pages.metrics) targets.metrics = ++highest;
   const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
   if (!key_pem.empty() && key_pipe < 0)
     return make_error(std::error_code(errno, std::generic_category()));
   const auto command = session_process_command(
-      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt,
-      pool_fd ? std::optional<int>(pool_target) : std::nullopt);
+      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt, targets);
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -78,12 +84,11 @@ Result<void> spawn_session_process(const std::vector<std::string>& arguments, in
         ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
     if (rc == 0 && key_pipe >= 0)
       rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
-    if (rc == 0 && pool_fd)
-      rc = ::posix_spawn_file_actions_adddup2(&actions, *pool_fd, pool_target);
-    if (rc == 0) {
-      const int highest = pool_fd ? pool_target : key_pipe >= 0 ? kKeyFd : kSessionFd;
-      rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
-    }
+    if (rc == 0 && pages.udpx_pool)
+      rc = ::posix_spawn_file_actions_adddup2(&actions, *pages.udpx_pool, *targets.udpx_pool);
+    if (rc == 0 && pages.metrics)
+      rc = ::posix_spawn_file_actions_adddup2(&actions, *pages.metrics, *targets.metrics);
+    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
     pid_t child = 0;
     if (rc == 0)
       rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);

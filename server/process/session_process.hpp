@@ -12,20 +12,25 @@
 
 namespace gridftp::server {
 
+// Shared pages (server/process/shared_page) a session process maps from its parent.
+struct InheritedPages {
+  std::optional<int> udpx_pool;  // the UDPX rate pool ([udpx] aggregate_rate_bps)
+  std::optional<int> metrics;    // the metrics counters
+};
+
 // The command line a session process runs: our own executable, the parent's arguments, and
 // "--session-fd N" (and "--delegation-key-fd K" when the parent hands over a key on K).
 // `arguments` are argv[1..] of the parent.
 std::vector<std::string> session_process_command(const std::vector<std::string>& arguments, int fd,
                                                  std::optional<int> key_fd = std::nullopt,
-                                                 std::optional<int> pool_fd = std::nullopt);
+                                                 InheritedPages pages = {});
 
 // Starts a session process that owns `socket_fd` (it gets it as descriptor 3). A non-empty
 // `key_pem` (a private key made ahead, see security/key_pool.hpp) reaches it through a pipe on
-// descriptor 4, and `pool_fd` (the UDPX rate pool's page, server/data/udpx_rate_pool.hpp) is
-// shared on the next descriptor (4 or 5). Errors: errno from pipe2 or posix_spawn.
+// descriptor 4, and the shared `pages` on the next descriptors, in InheritedPages' order.
+// Errors: errno from pipe2 or posix_spawn.
 Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                   const std::string& key_pem = {},
-                                   std::optional<int> pool_fd = std::nullopt);
+                                   const std::string& key_pem = {}, InheritedPages pages = {});
 
 // In a session process: everything the parent wrote on `fd` (the handed-over key), then closes it.
 // Errors: errno from read.

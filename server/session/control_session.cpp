@@ -29,9 +29,14 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
       replies_(socket_),
       data_channel_(socket_.get_executor(), services.data_loops, services.config.listen),
       transfer_done_(socket_.get_executor()),
-      idle_timer_(socket_.get_executor()) {}
+      idle_timer_(socket_.get_executor()) {
+  if (services_.metrics) services_.metrics->session_started();
+}
 
-ControlSession::~ControlSession() { leave_registry(); }
+ControlSession::~ControlSession() {
+  leave_registry();
+  if (services_.metrics) services_.metrics->session_ended();
+}
 
 void ControlSession::leave_registry() {
   if (counted_login_ && user_) services_.registry.logout(user_->name);
@@ -187,6 +192,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
 }
 
 void ControlSession::send(Reply reply) {
+  if (services_.metrics && reply.code >= 400) services_.metrics->reply(reply.code);
   if (log_->should_log(spdlog::level::debug))
     log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);

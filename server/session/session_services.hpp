@@ -11,6 +11,7 @@
 #include "server/config/server_config.hpp"
 #include "server/data/udpx_rate_pool.hpp"
 #include "server/logging/transfer_log.hpp"
+#include "server/metrics/metrics_page.hpp"
 #include "server/session/session_registry.hpp"
 #include "transport/asio.hpp"
 #include "transport/loop_pool.hpp"
@@ -33,6 +34,7 @@ struct SessionServices {
   transport::LoopPool& data_loops;               // each data stream runs on one of these
   security::KeyPool* delegation_keys = nullptr;  // null unless gsi.enabled
   std::shared_ptr<UdpxRatePool> udpx_pool;       // null unless [udpx] aggregate_rate_bps
+  std::shared_ptr<MetricsPage> metrics;          // null only if the page could not be made
 };
 
 }  // namespace gridftp::server

@@ -175,6 +175,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
     if (udpx_.last_report) record.udpx = udpx_.last_report->figures;
   }
   services_.transfer_log.write(record);
+  if (services_.metrics) services_.metrics->transfer(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   if (outcome) {
     log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path, progress_.bytes,

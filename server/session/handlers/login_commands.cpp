@@ -54,6 +54,10 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
       services_.blocking_pool, check_login(&services_.authenticator, user, argument),
       transport::use_awaitable);
   phase_ = LoginPhase::AwaitingUser;
+  const auto method = services_.authenticator.is_anonymous_name(user)
+                          ? protocol::metrics::LoginMethod::Anonymous
+                          : protocol::metrics::LoginMethod::Password;
+  if (services_.metrics) services_.metrics->login(method, context.has_value());
   if (!context) {
     log_->warn("{} login failed user={}", tag(), user);
     send_error(error_code_for(Condition::LoginFailed));

@@ -199,6 +199,8 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   const std::string user = pending_user_;
   phase_ = LoginPhase::AwaitingUser;
   auto context = auth::map_gsi_user(*services_.gsi, security_.peer_dn, user);
+  if (services_.metrics)
+    services_.metrics->login(protocol::metrics::LoginMethod::Gsi, context.has_value());
   if (!context) {
     log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), security_.peer_dn, user);
     send(protocol::control::Reply{
