@@ -34,6 +34,8 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"log_single", Support::Applied, "server log file"},
     {"log_transfer", Support::Applied, "transfer log file (one JSON object per transfer)"},
     {"banner", Support::Applied, "220 greeting text"},
+    {"disable_command_list", Support::Applied,
+     "comma-separated commands answered 500 as if unknown ([server] disabled_commands)"},
     {"control_idle_timeout", Support::Applied, "seconds an idle session is kept"},
     {"control_preauth_timeout", Support::Applied, "seconds allowed for login"},
     {"detach", Support::Applied, "run in the background once listening"},
@@ -140,6 +142,15 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p,
     c.logging.transfer_log = s.value;
   } else if (k == "restrict_paths") {
     c.server.restrict_paths = s.value;
+  } else if (k == "disable_command_list") {
+    c.server.disabled_commands.clear();
+    std::size_t start = 0;
+    while (start <= s.value.size()) {
+      const auto comma = std::min(s.value.find(',', start), s.value.size());
+      auto verb = upper(std::string_view(s.value).substr(start, comma - start));
+      if (!verb.empty()) c.server.disabled_commands.push_back(std::move(verb));
+      start = comma + 1;
+    }
   } else if (k == "banner") {
     c.server.banner = s.value;
   } else if (k == "control_idle_timeout") {

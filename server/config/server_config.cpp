@@ -1,5 +1,6 @@
 #include "server/config/server_config.hpp"
 
+#include <cctype>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -122,6 +123,9 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   server.read_string("banner", c.server.banner);
   server.read_bool("create_missing_roots", c.server.create_missing_roots);
   server.read_string("restrict_paths", c.server.restrict_paths);
+  server.read_string_list("disabled_commands", c.server.disabled_commands);
+  for (auto& verb : c.server.disabled_commands)
+    for (auto& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   server.report_unknown_keys();
 
   TableReader limits(section(root, "limits", problems), "limits", problems);
@@ -289,10 +293,12 @@ std::string format_config(const ServerConfig& c) {
                                     {"source_port_max", n(c.listen.source_port_max)},
                                     {"require_data_peer_match", c.listen.require_data_peer_match},
                                     {"data_socket_buffer", n(c.listen.data_socket_buffer)}});
-  root.insert("server", toml::table{{"threads", n(c.server.threads)},
-                                    {"banner", c.server.banner},
-                                    {"create_missing_roots", c.server.create_missing_roots},
-                                    {"restrict_paths", c.server.restrict_paths}});
+  root.insert("server",
+              toml::table{{"threads", n(c.server.threads)},
+                          {"banner", c.server.banner},
+                          {"create_missing_roots", c.server.create_missing_roots},
+                          {"restrict_paths", c.server.restrict_paths},
+                          {"disabled_commands", string_array(c.server.disabled_commands)}});
   root.insert("limits",
               toml::table{{"max_sessions", n(c.limits.max_sessions)},
                           {"max_sessions_per_user", n(c.limits.max_sessions_per_user)},

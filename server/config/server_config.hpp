@@ -33,6 +33,8 @@ struct ServerSection {
   // Globus's restrict_paths (docs/GLOBUS.md §3): "R/data,RW/data/incoming,N/data/private";
   // empty: no restriction beyond roots, writable areas and the kernel.
   std::string restrict_paths;
+  // Verbs answered "500 Command not supported." as if unknown (Globus's disable_command_list).
+  std::vector<std::string> disabled_commands;
 };
 
 struct LimitsConfig {

@@ -170,6 +170,12 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   }
   const auto verb = command->verb;
   log_->debug("{} <- {}", tag(), verb == protocol::control::Verb::Pass ? "PASS ****" : line);
+  if (const auto& disabled = services_.config.server.disabled_commands;
+      std::find(disabled.begin(), disabled.end(), protocol::control::verb_name(verb)) !=
+      disabled.end()) {
+    send(rc::kSyntaxError, "Command not supported.");
+    co_return;
+  }
   if (transfer_active_ && !protocol::control::runs_during_transfer(*command))
     co_await wait_for_transfer();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&

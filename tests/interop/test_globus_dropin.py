@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, _drain, _read_greeting, _started_procs, assert_file_digest,
+from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs, assert_file_digest,
                              ensure_globus_user, free_port, give_to_globus_user, gridftpd_binary, make_file,
                              make_temp_dir, make_tree_readable, make_world_traversable,
                              require_tool, run_peer, run_tests, shared_test_pki)
@@ -135,6 +135,30 @@ def test_anonymous_ftp_with_the_same_command_line():
         finally:
             proc.terminate()
             proc.wait(timeout=20)
+
+
+def test_disabled_commands_are_refused_as_globus_refuses_them():
+    """`-disable-command-list DELE,mkd`: both servers answer those verbs with the same 500 and
+    go on serving."""
+    replies = {}
+    for name, binary in (("globus", require_tool("globus-gridftp-server")),
+                         ("gridftpd", gridftpd_binary())):
+        proc, port = start_with_globus_command_line(
+            binary, dict(os.environ, GLOBUS_USAGE_OPTOUT="1"),
+            ["-aa", "-anonymous-user", ensure_globus_user().pw_name,
+             "-disable-command-list", "DELE,mkd"])
+        try:
+            ctl = RawControl("127.0.0.1", port)
+            ctl.cmd("USER anonymous")
+            ctl.cmd("PASS x")
+            replies[name] = [ctl.cmd(line) for line in ("DELE /tmp/none", "MKD /tmp/none",
+                                                        "NOOP")]
+            ctl.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    assert replies["gridftpd"] == replies["globus"], replies
+    assert [code for code, _ in replies["gridftpd"]] == [500, 500, 200], replies
 
 
 def guc_ok(args: list[str], what: str) -> tuple[bool, str]:

@@ -112,7 +112,7 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
-    send(rc::kSyntaxError, "Invalid command.");
+    send(rc::kSyntaxError, "Command not supported.");
   }
   co_return;
 }

@@ -84,6 +84,15 @@ TEST_CASE("Unsupported options are refused by name with the reason", "[globus][c
   CHECK(problems[2].find("data nodes") != std::string::npos);
 }
 
+TEST_CASE("-disable-command-list becomes upper-case verbs", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  const auto problems =
+      apply_globus_settings(words({"-disable-command-list", "dele,MKD,,site"}), config, process);
+  CHECK(problems.empty());
+  CHECK(config.server.disabled_commands == std::vector<std::string>{"DELE", "MKD", "SITE"});
+}
+
 TEST_CASE("Out-of-range numbers name the option", "[globus][config]") {
   ServerConfig config;
   ProcessOptions process;
