@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <spdlog/spdlog.h>
@@ -143,6 +144,19 @@ std::vector<std::string> check_anonymous_account(const ServerConfig& config) {
           "gridftpd as " + account + " instead"};
 }
 
+// inetd mode: the connection is stdin (and stdout and stderr, as inetd hands them over). It moves
+// to a descriptor of its own, and 0-2 become /dev/null, so that nothing written to the console
+// can reach the client. Returns the connection's descriptor, or -1 with errno.
+int take_inetd_connection() {
+  const int connection = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+  if (connection < 0) return -1;
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) return -1;
+  for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+  if (null > 2) ::close(null);
+  return connection;
+}
+
 bool write_pidfile(const std::string& path) {
   std::ofstream out(path, std::ios::trunc);
   out << ::getpid() << "\n";
@@ -245,6 +259,12 @@ int main(int argc, char** argv) {
   }
   if (const int rc = print_problems(prepare_roots(config)); rc != 0) return rc;
 
+  int inetd_connection = -1;
+  if (process.inetd) {
+    inetd_connection = take_inetd_connection();
+    if (inetd_connection < 0)
+      return print_problems({std::string("inetd: ") + std::strerror(errno)});
+  }
   std::string log_error;
   auto loggers = make_loggers(config.logging, log_error);
   if (!loggers) {
@@ -254,9 +274,13 @@ int main(int argc, char** argv) {
   auto control_log = loggers->control;
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
-  if (cli.session_fd) {
-    server->serve_inherited(*cli.session_fd, cli.delegation_key_fd,
-                            {cli.udpx_pool_fd, cli.metrics_fd});
+  if (cli.session_fd || inetd_connection >= 0) {
+    if (cli.session_fd) {
+      server->serve_inherited(*cli.session_fd, cli.delegation_key_fd,
+                              {cli.udpx_pool_fd, cli.metrics_fd});
+    } else {
+      server->serve_inherited(inetd_connection, std::nullopt, {});
+    }
     std::thread signal_thread([&server, stop_signals] {
       int received = 0;
       sigwait(&stop_signals, &received);

@@ -54,7 +54,8 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"usage_stats_target", Support::NoOp, "gridftpd sends no usage statistics"},
     {"usage_stats_id", Support::NoOp, "gridftpd sends no usage statistics"},
     {"allow_udt", Support::NoOp, "UDT is refused with advice to use -dcstack udpx"},
-    {"inetd", Support::Refused, "inetd mode is not supported: run gridftpd as a daemon"},
+    {"inetd", Support::Applied,
+     "serve the one connection on stdin (inetd, xinetd, systemd sockets); logs go to -l only"},
     {"single", Support::Refused, "gridftpd serves until stopped"},
     {"restrict_paths", Support::Applied,
      "R/W/N trees a session may touch; paths stay absolute ([server] restrict_paths)"},
@@ -157,6 +158,8 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p,
     read_number(s, c.timeouts.idle_seconds, 1, 1u << 30, problems);
   } else if (k == "control_preauth_timeout") {
     read_number(s, c.timeouts.login_seconds, 1, 1u << 30, problems);
+  } else if (k == "inetd") {
+    p.inetd = on;
   } else if (k == "detach") {
     p.detach = on;
   } else if (k == "pidfile") {

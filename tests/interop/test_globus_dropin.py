@@ -11,6 +11,7 @@ gridftpd's TOML give the same `--print-config`.
 
 import os
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -220,20 +221,21 @@ def test_restrict_paths_confine_sessions_as_globus_does():
 
 
 def test_globus_config_file_and_toml_give_the_same_settings():
+    ensure_globus_user()
     work = make_temp_dir("dropin-conf-")
     globus_conf = os.path.join(work, "gridftp.conf")
     with open(globus_conf, "w") as f:
         f.write("# as a site writes it\nport 2812\nthreads 3\nconnections_max 50\n"
                 "port_range 50000,50100\nallow_anonymous 1\nbanner \"Site DTN\"\n"
-                "log_level WARN,ERROR\n")
+                "log_level WARN,ERROR\nanonymous_user gftest\n")
     toml_conf = os.path.join(work, "gridftpd.toml")
     with open(toml_conf, "w") as f:
         f.write("[listen]\nport = 2812\npassive_port_min = 50000\npassive_port_max = 50100\n"
                 "[server]\nthreads = 3\nbanner = \"Site DTN\"\n[limits]\nmax_sessions = 50\n"
-                "[anonymous]\nenabled = true\nroot = \"/srv/gridftpd/public\"\n"
-                "writable = [\"incoming\"]\n[tls]\nenabled = true\n[logging]\nlevel = \"warn\"\n")
-    # A Globus-format file applies over gridftpd's built-in config, so the TOML spells out the
-    # built-in values it differs from (the anonymous root and FTPS).
+                "[anonymous]\nenabled = true\nroot = \"/\"\nwritable = [\".\"]\n"
+                "account = \"gftest\"\n[tls]\nenabled = true\n[logging]\nlevel = \"warn\"\n")
+    # A Globus-format file applies over gridftpd's built-in config (FTPS on), and its -aa users
+    # see the real "/" as on Globus: the TOML spells both out.
     printed = {}
     for name, path in (("globus", globus_conf), ("toml", toml_conf)):
         printed[name] = run_peer([gridftpd_binary(), "-c", path, "--print-config"],
@@ -245,9 +247,50 @@ def test_globus_config_file_and_toml_give_the_same_settings():
 
 
 def test_refused_options_stop_the_server_naming_them():
-    result = run_peer([gridftpd_binary(), "-p", "0", "-inetd"], timeout=30, expect_rc=None,
-                      what="gridftpd -inetd")
-    assert result.rc != 0 and "inetd" in result.output, result.describe()
+    result = run_peer([gridftpd_binary(), "-p", "0", "-remote-nodes", "a:1"], timeout=30,
+                      expect_rc=None, what="gridftpd -remote-nodes")
+    assert result.rc != 0 and "remote_nodes" in result.output, result.describe()
+
+
+def serve_one_connection_inetd_style(argv: list[str], env: dict[str, str]):
+    """What inetd does: accept one connection and start `argv` with it as stdin, stdout and
+    stderr. Returns (port, thread); the thread ends when the server process does."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def run():
+        conn, _ = listener.accept()
+        listener.close()
+        proc = subprocess.Popen(argv, stdin=conn.fileno(), stdout=conn.fileno(),
+                                stderr=conn.fileno(), env=env)
+        _started_procs.append(proc)
+        conn.close()
+        proc.wait(timeout=120)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return port, thread
+
+
+def test_inetd_mode_serves_the_connection_on_stdin():
+    """`-i -aa -anonymous-user gftest` under an inetd stand-in: globus-url-copy gets the same
+    file from both servers, and the process ends with the session."""
+    work = make_temp_dir("dropin-inetd-")
+    digest = make_file(os.path.join(work, "data", "f.bin"), SIZE, seed=23)
+    make_tree_readable(work)
+    make_world_traversable(work)
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
+    for name, binary in (("globus", require_tool("globus-gridftp-server")),
+                         ("gridftpd", gridftpd_binary())):
+        argv = [binary, "-i", "-aa", "-anonymous-user", ensure_globus_user().pw_name, "-d",
+                "error", "-disable-usage-stats"]
+        port, thread = serve_one_connection_inetd_style(argv, env)
+        local = os.path.join(make_temp_dir("dropin-inetd-get-"), "got.bin")
+        run_peer(["globus-url-copy", f"ftp://127.0.0.1:{port}{work}/data/f.bin",
+                  "file://" + local], timeout=120, what=f"{name}: get through inetd mode")
+        assert_file_digest(local, digest, f"{name}: inetd get")
+        thread.join(timeout=60)
+        assert not thread.is_alive(), f"{name}: the inetd-mode server outlived its session"
 
 
 if __name__ == "__main__":

@@ -76,9 +76,9 @@ TEST_CASE("Unsupported options are refused by name with the reason", "[globus][c
   ServerConfig config;
   ProcessOptions process;
   const auto problems = apply_globus_settings(
-      words({"-i", "-rp-follow-symlinks", "-remote-nodes", "a:1"}), config, process);
+      words({"-single", "-rp-follow-symlinks", "-remote-nodes", "a:1"}), config, process);
   REQUIRE(problems.size() == 3);
-  CHECK(problems[0].find("inetd") != std::string::npos);
+  CHECK(problems[0].find("single") != std::string::npos);
   CHECK(problems[1].find("rp_follow_symlinks") != std::string::npos);
   CHECK(problems[2].find("remote_nodes") != std::string::npos);
   CHECK(problems[2].find("data nodes") != std::string::npos);
