@@ -39,6 +39,13 @@ Result<std::string> resolve_virtual_path(std::string_view cwd, std::string_view 
   return out;
 }
 
+Result<std::string> resolve_client_path(std::string_view cwd, std::string_view home,
+                                        std::string_view path) {
+  if (path == "~") return resolve_virtual_path(home, ".");
+  if (path.starts_with("~/")) return resolve_virtual_path(home, path.substr(2));
+  return resolve_virtual_path(cwd, path);
+}
+
 bool is_within(std::string_view path, std::string_view area) {
   if (area == "/") return true;
   if (path.size() < area.size() || path.substr(0, area.size()) != area) return false;

@@ -15,6 +15,11 @@ namespace gridftp::protocol::control {
 // the root, Errc::BadArgument for a NUL byte.
 Result<std::string> resolve_virtual_path(std::string_view cwd, std::string_view path);
 
+// As resolve_virtual_path, with a leading "~" (alone or before "/") standing for `home`, the
+// user's starting directory, as Globus takes it ("~/data/f").
+Result<std::string> resolve_client_path(std::string_view cwd, std::string_view home,
+                                        std::string_view path);
+
 // True when `path` equals `area` or lies below it (both normalized).
 bool is_within(std::string_view path, std::string_view area);
 

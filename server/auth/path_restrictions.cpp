@@ -1,22 +1,13 @@
 #include "server/auth/path_restrictions.hpp"
 
-#include <vector>
-
-#include <pwd.h>
+#include "server/auth/account_home.hpp"
 
 namespace gridftp::server::auth {
 
 Result<protocol::control::PathRules> path_rules_for(std::string_view spec, const UserContext& user,
                                                     std::string& why) {
   if (spec.empty()) return protocol::control::PathRules{};
-  std::string home = user.root.string();
-  passwd entry{};
-  passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (::getpwnam_r(user.name.c_str(), &entry, buffer.data(), buffer.size(), &found) == 0 &&
-      found != nullptr && found->pw_dir != nullptr) {
-    home = found->pw_dir;
-  }
+  const std::string home = account_home(user.name).value_or(user.root.string());
   auto rules = protocol::control::parse_restrict_paths(spec, home, user.name, why);
   if (!rules) return make_error(rules.error());
   return protocol::control::PathRules(std::move(*rules));

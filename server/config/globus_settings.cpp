@@ -34,6 +34,8 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"log_single", Support::Applied, "server log file"},
     {"log_transfer", Support::Applied, "transfer log file (one JSON object per transfer)"},
     {"banner", Support::Applied, "220 greeting text"},
+    {"use_home_dirs", Support::Applied, "users start in their home directory ([server])"},
+    {"home_dir", Support::Applied, "one starting directory for every user ([server])"},
     {"disable_command_list", Support::Applied,
      "comma-separated commands answered 500 as if unknown ([server] disabled_commands)"},
     {"control_idle_timeout", Support::Applied, "seconds an idle session is kept"},
@@ -152,6 +154,10 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p,
       if (!verb.empty()) c.server.disabled_commands.push_back(std::move(verb));
       start = comma + 1;
     }
+  } else if (k == "use_home_dirs") {
+    c.server.use_home_dirs = on;
+  } else if (k == "home_dir") {
+    c.server.home_dir = s.value;
   } else if (k == "banner") {
     c.server.banner = s.value;
   } else if (k == "control_idle_timeout") {

@@ -124,6 +124,8 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   server.read_bool("create_missing_roots", c.server.create_missing_roots);
   server.read_string("restrict_paths", c.server.restrict_paths);
   server.read_string_list("disabled_commands", c.server.disabled_commands);
+  server.read_bool("use_home_dirs", c.server.use_home_dirs);
+  server.read_string("home_dir", c.server.home_dir);
   for (auto& verb : c.server.disabled_commands)
     for (auto& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   server.report_unknown_keys();
@@ -298,6 +300,8 @@ std::string format_config(const ServerConfig& c) {
                           {"banner", c.server.banner},
                           {"create_missing_roots", c.server.create_missing_roots},
                           {"restrict_paths", c.server.restrict_paths},
+                          {"use_home_dirs", c.server.use_home_dirs},
+                          {"home_dir", c.server.home_dir},
                           {"disabled_commands", string_array(c.server.disabled_commands)}});
   root.insert("limits",
               toml::table{{"max_sessions", n(c.limits.max_sessions)},

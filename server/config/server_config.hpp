@@ -33,6 +33,10 @@ struct ServerSection {
   // Globus's restrict_paths (docs/GLOBUS.md §3): "R/data,RW/data/incoming,N/data/private";
   // empty: no restriction beyond roots, writable areas and the kernel.
   std::string restrict_paths;
+  // After login a user starts in their home directory (the account's, from the system) when
+  // their root is the real "/", as Globus does; `home_dir` names one for everybody instead.
+  bool use_home_dirs = true;
+  std::string home_dir;
   // Verbs answered "500 Command not supported." as if unknown (Globus's disable_command_list).
   std::vector<std::string> disabled_commands;
 };

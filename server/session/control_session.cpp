@@ -265,8 +265,8 @@ transport::awaitable<void> ControlSession::watch_idle() {
 }
 
 std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
-  auto path =
-      protocol::control::resolve_virtual_path(settings_.cwd, argument.empty() ? "." : argument);
+  auto path = protocol::control::resolve_client_path(settings_.cwd, home_,
+                                                     argument.empty() ? "." : argument);
   if (!path) {
     send_error(path.error());
     return std::nullopt;

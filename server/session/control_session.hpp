@@ -117,6 +117,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // The logged-in user's file system view: their root, writable areas and the configured path
   // restrictions made concrete for them. Logs why when it cannot be opened.
   Result<storage::PosixStorage> open_user_storage(const auth::UserContext& user);
+  // After login: the user's starting directory, as Globus chooses it ([server] use_home_dirs,
+  // home_dir), becomes the working directory and what "~" stands for.
+  void enter_home();
   // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
   // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
   Result<std::shared_ptr<const DataSecurity>> data_security();
@@ -201,6 +204,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   protocol::control::LoginPhase phase_ = protocol::control::LoginPhase::AwaitingUser;
   std::string pending_user_;
   std::optional<auth::UserContext> user_;
+  std::string home_ = "/";  // what "~" stands for
   std::optional<storage::PosixStorage> storage_;
   bool counted_login_ = false;
 

@@ -162,6 +162,48 @@ def test_disabled_commands_are_refused_as_globus_refuses_them():
     assert [code for code, _ in replies["gridftpd"]] == [500, 500, 200], replies
 
 
+def test_sessions_start_in_the_home_directory_and_tilde_names_it():
+    """Globus starts a session of an account in its home directory, and "~" names it: PWD, CWD ~
+    and a get of ~/file agree on both servers; -home-dir names another start for everybody."""
+    account = ensure_globus_user()
+    name = f"dropin-home-{os.getpid()}.bin"
+    in_home = os.path.join(account.pw_dir, name)
+    digest = make_file(in_home, 1000 + os.getpid() % 100, seed=29)
+    os.chown(in_home, account.pw_uid, account.pw_gid)
+    other = make_temp_dir("dropin-home-dir-")
+    make_world_traversable(other)
+    seen = {}
+    try:
+        for server, binary in (("globus", require_tool("globus-gridftp-server")),
+                               ("gridftpd", gridftpd_binary())):
+            for extra in ([], ["-home-dir", other]):
+                proc, port = start_with_globus_command_line(
+                    binary, dict(os.environ, GLOBUS_USAGE_OPTOUT="1"),
+                    ["-aa", "-anonymous-user", account.pw_name] + extra)
+                try:
+                    ctl = RawControl("127.0.0.1", port)
+                    ctl.cmd("USER anonymous")
+                    ctl.cmd("PASS x")
+                    replies = [ctl.cmd("PWD")[1], ctl.cmd("CWD /")[0], ctl.cmd("CWD ~")[0],
+                               ctl.cmd("PWD")[1]]
+                    ctl.close()
+                    seen[(server, bool(extra))] = replies
+                    if not extra:
+                        local = os.path.join(make_temp_dir("dropin-home-get-"), name)
+                        run_peer(["globus-url-copy", f"ftp://127.0.0.1:{port}/~/{name}",
+                                  "file://" + local], timeout=60, what=f"{server}: get ~/{name}")
+                        assert_file_digest(local, digest, f"{server}: get of ~/{name}")
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=20)
+    finally:
+        os.unlink(in_home)
+    for with_home_dir in (False, True):
+        assert seen[("gridftpd", with_home_dir)] == seen[("globus", with_home_dir)], seen
+    assert account.pw_dir in seen[("gridftpd", False)][0], seen
+    assert other in seen[("gridftpd", True)][0], seen
+
+
 def guc_ok(args: list[str], what: str) -> tuple[bool, str]:
     pki = shared_test_pki()
     result = run_peer(["globus-url-copy"] + args, env=pki.client_env("test"), timeout=120,

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include "protocol/control/reply_codes.hpp"
+#include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/auth/account_home.hpp"
 #include "server/auth/path_restrictions.hpp"
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
@@ -91,6 +93,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   }
   storage_.emplace(std::move(*storage));
   user_ = std::move(context);
+  enter_home();
   phase_ = LoginPhase::LoggedIn;
   touch_idle();
   log_->info("{} login user={}", tag(), user_->name);
@@ -110,6 +113,27 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
                 storage.error().message());
   }
   return storage;
+}
+
+void ControlSession::enter_home() {
+  home_ = "/";
+  const auto& server = services_.config.server;
+  if (!server.use_home_dirs || !user_) return;
+  std::optional<std::string> home;
+  if (!server.home_dir.empty()) {
+    home = server.home_dir;
+  } else if (user_->root == "/") {
+    // The system's home for the account the session runs as.
+    auto account = user_->anonymous ? services_.config.anonymous.account : user_->name;
+    if (account.empty()) account = auth::own_account_name();
+    home = auth::account_home(account);
+  }
+  if (!home) return;
+  auto resolved = protocol::control::resolve_virtual_path("/", *home);
+  // A home that is missing or not allowed leaves the user at "/", as Globus does.
+  if (!resolved || !storage_ || !storage_->check_directory(*resolved)) return;
+  home_ = *resolved;
+  settings_.cwd = home_;
 }
 
 transport::awaitable<void> ControlSession::on_acct(const std::string&) {

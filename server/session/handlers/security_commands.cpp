@@ -229,6 +229,7 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   counted_login_ = true;
   storage_.emplace(std::move(*storage));
   user_ = std::move(*context);
+  enter_home();
   phase_ = LoginPhase::LoggedIn;
   touch_idle();
   log_->info("{} login user={} dn=\"{}\"", tag(), user_->name, security_.peer_dn);

@@ -164,3 +164,15 @@ TEST_CASE("parent_path and base_name recompose a normalized path", "[control][vi
                                     : parent + "/" + std::string(base_name(path));
   CHECK(joined == path);
 }
+
+TEST_CASE("resolve_client_path takes a leading ~ as the home directory",
+          "[control][virtual_path]") {
+  using gridftp::protocol::control::resolve_client_path;
+  CHECK(resolve_client_path("/tmp", "/home/u", "~").value() == "/home/u");
+  CHECK(resolve_client_path("/tmp", "/home/u", "~/").value() == "/home/u");
+  CHECK(resolve_client_path("/tmp", "/home/u", "~/data/../f").value() == "/home/u/f");
+  CHECK(resolve_client_path("/tmp", "/home/u", "f").value() == "/tmp/f");
+  CHECK(resolve_client_path("/tmp", "/home/u", "/abs").value() == "/abs");
+  CHECK(resolve_client_path("/tmp", "/home/u", "~other").value() == "/tmp/~other");
+  CHECK_FALSE(resolve_client_path("/tmp", "/", "~/../.."));
+}
