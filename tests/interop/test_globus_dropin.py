@@ -11,15 +11,17 @@ gridftpd's TOML give the same `--print-config`.
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs, assert_file_digest,
-                             ensure_globus_user, free_port, give_to_globus_user, gridftpd_binary, make_file,
-                             make_temp_dir, make_tree_readable, make_world_traversable,
-                             require_tool, run_peer, run_tests, shared_test_pki)
+from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs,
+                             assert_file_digest, ensure_globus_user, free_port,
+                             give_to_globus_user, gridftpd_binary, make_file, make_temp_dir,
+                             make_tree_readable, make_world_traversable, require_tool, run_peer,
+                             run_tests, shared_test_pki, wait_until)
 
 SIZE = 5 * MIB + 7
 PASV_RE = re.compile(r"227 Entering Passive Mode \(\d+,\d+,\d+,\d+,(\d+),(\d+)\)")
@@ -202,6 +204,41 @@ def test_sessions_start_in_the_home_directory_and_tilde_names_it():
         assert seen[("gridftpd", with_home_dir)] == seen[("globus", with_home_dir)], seen
     assert account.pw_dir in seen[("gridftpd", False)][0], seen
     assert other in seen[("gridftpd", True)][0], seen
+
+
+def test_debian_service_command_line():
+    """Debian's unit runs `-S -c /etc/gridftp.conf -C /etc/gridftp.d -pidfile FILE`: gridftpd
+    detaches, writes its PID there, and serves what the files say (the directory's first,
+    the main file over it)."""
+    work = make_temp_dir("dropin-service-")
+    conf_dir = os.path.join(work, "gridftp.d")
+    os.makedirs(conf_dir)
+    port = free_port()
+    with open(os.path.join(work, "gridftp.conf"), "w") as f:
+        f.write(f"# /etc/gridftp.conf\nport {port}\ncontrol_interface 127.0.0.1\n")
+    with open(os.path.join(conf_dir, "anonymous"), "w") as f:
+        f.write(f"allow_anonymous 1\nanonymous_user {ensure_globus_user().pw_name}\n"
+                "banner \"site DTN\"\nport 1\n")
+    with open(os.path.join(conf_dir, "anonymous.dpkg-old"), "w") as f:
+        f.write("no_such_option 1\n")
+    pidfile = os.path.join(work, "gridftpd.pid")
+    launcher = subprocess.run([gridftpd_binary(), "-S", "-c", os.path.join(work, "gridftp.conf"),
+                               "-C", conf_dir, "-pidfile", pidfile], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+    assert launcher.returncode == 0, f"gridftpd -S exited with {launcher.returncode}"
+    pid = int(wait_until(lambda: os.path.exists(pidfile) and open(pidfile).read().strip(), 10,
+                         "the pid file"))
+    try:
+        assert os.path.exists(f"/proc/{pid}"), "the pid file names no running process"
+        ctl = RawControl("127.0.0.1", port)
+        assert "site DTN" in ctl.greeting[1], ctl.greeting
+        ctl.expect("USER anonymous", 331)
+        ctl.expect("PASS x", 230)
+        ctl.close()
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        wait_until(lambda: not os.path.exists(f"/proc/{pid}") or
+                   open(f"/proc/{pid}/stat").read().split()[2] == "Z", 20, "gridftpd to stop")
 
 
 def guc_ok(args: list[str], what: str) -> tuple[bool, str]:
