@@ -1,12 +1,17 @@
 """gridftpd started as a Debian site starts globus-gridftp-server (issue 13, acceptance 1 and 2).
 
-Both servers get the same command line and the same environment, side by side: no gridftpd
-config at all, only Globus's `-p -control-interface -d -disable-usage-stats` and the
-environment a site sets (X509_USER_CERT/X509_USER_KEY, X509_CERT_DIR, GRIDMAP,
-GLOBUS_TCP_PORT_RANGE). The real globus-url-copy then gets and puts the same gsiftp:// URLs,
-absolute paths as Globus shows them, against both, byte-identical; every passive data port either
-server offers lies inside GLOBUS_TCP_PORT_RANGE. A Globus-format -c file and the same settings in
-gridftpd's TOML give the same `--print-config`.
+Both servers get the same command line and the same environment, side by side, and the real
+globus-url-copy (or a raw control connection) must see the same behaviour from each:
+  * no gridftpd config at all, only Globus's options and the environment a site sets
+    (X509_USER_CERT/X509_USER_KEY, X509_CERT_DIR, GRIDMAP, GLOBUS_TCP_PORT_RANGE): gsiftp://
+    get and put of absolute paths, byte-identical, every passive port inside the range;
+  * `-aa -anonymous-user`: ftp:// get and put, uploads owned by the anonymous account, writes
+    the account may not make refused;
+  * `-restrict-paths`: the same allowed and refused gets, puts and filtered listing;
+  * `-disable-command-list`: the same 500 reply;
+  * `-i` behind an inetd stand-in; sessions starting in the home directory, `~`, `-home-dir`;
+  * Debian's service line `-S -c FILE -C DIR -pidfile F` (gridftpd alone);
+  * a Globus-format -c file and the same settings in TOML give the same `--print-config`.
 """
 
 import os
