@@ -221,6 +221,7 @@ transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) 
     co_return;
   }
   data_channel_.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
+  log_->info("{} SBUF {}: buffer size of the next data sockets", tag(), *bytes);
   send(rc::kCommandOk, "SBUF Command Successful.");
 }
 
