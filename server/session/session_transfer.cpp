@@ -76,6 +76,17 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   } else {
     const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
     const bool we_connect = !data_channel_.is_passive();
+    // After TREV RESTART a binary STOR reports what it holds in 111 markers as MODE E does, so
+    // the client can resume it (REST n + STOR) after a failure, even one that kills us.
+    std::shared_ptr<MarkerTimer> markers;
+    const auto held = [this, start = job.upload ? job.upload->start_offset() : 0] {
+      protocol::restart::ByteRangeSet ranges;
+      ranges.insert(0, start + progress_.bytes);
+      return ranges;
+    };
+    if (job.upload && settings_.restart_markers && !settings_.ascii && job.command == "STOR") {
+      markers = start_markers(held);
+    }
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
       outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
@@ -90,6 +101,10 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
       data_socket_.reset();
     }
     if (outcome && job.upload) outcome = check_upload_complete(job);
+    if (markers) {
+      stop_markers(*markers);
+      if (!outcome) send_range_marker(held());  // what a restart can count on
+    }
   }
   if (outcome && job.upload) outcome = job.upload->commit();
   if (!outcome && job.upload) job.upload->abort();

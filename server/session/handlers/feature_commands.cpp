@@ -235,6 +235,7 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
     co_return;
   }
   settings_.marker_seconds = seconds;
+  if (protocol::ascii_upper(kind) == "RESTART") settings_.restart_markers = true;
   send(rc::kCommandOk, "Command Successful.");
 }
 
