@@ -68,6 +68,8 @@ struct Flags {
   bool continue_on_error = false;  // -c: always the case in gridcp
   bool delayed_passive = false;    // -dp
   bool fast = false;               // -fast
+  std::string ftps_ca;             // --ftps-ca
+  bool ftps_insecure = false;      // --ftps-insecure
   std::vector<std::string> urls;
 };
 
@@ -119,7 +121,8 @@ void add_flags(CLI::App& app, Flags& flags) {
                  "Parallel data streams; switches to extended block mode (MODE E)")
       ->check(CLI::Range(1U, gridftp::protocol::control::kMaxParallelism));
   app.add_option("--tcp-bs,--tcp-buffer-size", flags.tcp_buffer_size,
-                 "Accepted for compatibility and ignored (the kernel tunes buffers)");
+                 "TCP buffer size of the data connections, in bytes or with K, M, G: set on "
+                 "gridcp's sockets and sent to each server (SBUF, or SITE RETRBUFSIZE)");
   app.add_option("--bs,--block-size", flags.block_size,
                  "MODE E block size in bytes for the blocks gridcp sends (default 1048576)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
@@ -147,6 +150,12 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("--udp-unauthenticated", flags.udp_unauthenticated,
                "-udp without data channel authentication (ftp://, -nodcau): keys from an "
                "unauthenticated exchange, open to a man in the middle; the server must allow it");
+  app.add_option("--ftps-ca", flags.ftps_ca,
+                 "ftps://: trust the CAs in this PEM file, or in this directory of certificates "
+                 "under OpenSSL's hashed names (openssl rehash), instead of the system's");
+  app.add_flag("--ftps-insecure", flags.ftps_insecure,
+               "ftps://: do not check the server's certificate or name at all (encrypted, but "
+               "open to a man in the middle)");
   app.add_option("--rate", flags.rate, "-udp: target rate in bit/s (k, M, G suffixes: 500M)");
   app.add_option("--min-rate", flags.min_rate, "-udp: rate never to go below, bit/s");
   app.add_option("--policy", flags.policy, "-udp: fixed, high, fair (default) or low")
@@ -155,11 +164,14 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }
 
-std::shared_ptr<spdlog::logger> make_client_logger(bool debug) {
+// -dbg shows the dialogue ("debug: ..."); warnings ("gridcp: warning: ...") show unless -q.
+std::shared_ptr<spdlog::logger> make_client_logger(bool debug, bool quiet) {
   auto logger =
       std::make_shared<spdlog::logger>("client", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  logger->set_pattern("debug: %v");
-  logger->set_level(debug ? spdlog::level::debug : spdlog::level::warn);
+  logger->set_pattern("%v");
+  logger->set_level(debug   ? spdlog::level::debug
+                    : quiet ? spdlog::level::err
+                            : spdlog::level::warn);
   return logger;
 }
 
@@ -313,8 +325,11 @@ int main(int argc, char** argv) {
       "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
       "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY "
       "(or "
-      "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, stream mode) checks "
-      "the server against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR).");
+      "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, PROT P; -p N over "
+      "TLS where the server has MODE E, else one stream) checks the server's certificate and "
+      "name against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR), or --ftps-ca's; "
+      "--ftps-insecure checks nothing. Every FTPS data connection resumes the control "
+      "connection's TLS session.");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
@@ -327,11 +342,16 @@ int main(int argc, char** argv) {
     std::cerr << app.help();
     return 1;
   }
-  if ((flags.parallel || flags.fast) && uses_ftps(pairs)) {
-    // In MODE E the server opens the data connections of a get and of a third-party copy, and
-    // a TLS server side needs a certificate that gridcp does not have.
-    std::cerr << "gridcp: error: ftps:// runs in stream mode only: leave out -p and -fast\n";
+  if (!flags.ftps_ca.empty() && flags.ftps_insecure) {
+    std::cerr << "gridcp: error: --ftps-ca and --ftps-insecure exclude each other\n";
     return 1;
+  }
+  if (!flags.ftps_ca.empty() && ::access(flags.ftps_ca.c_str(), R_OK) != 0) {
+    std::cerr << "gridcp: error: cannot read --ftps-ca " << flags.ftps_ca << '\n';
+    return 1;
+  }
+  if (flags.ftps_insecure && !flags.quiet && (uses_ftps(pairs) || is_ftps(flags.list_url))) {
+    std::cerr << "gridcp: warning: --ftps-insecure: the server's certificate is not checked\n";
   }
   if (has_ftps_third_party(pairs)) {
     std::cerr << "gridcp: error: ftps:// copies go between a server and local files; third-party "
@@ -363,6 +383,16 @@ int main(int argc, char** argv) {
   options.create_dest = flags.create_dest;
   options.recursive = flags.recursive;
   options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
+  options.session.ftps_trust = {flags.ftps_ca, !flags.ftps_insecure};
+  if (!flags.tcp_buffer_size.empty()) {
+    const auto bytes = gridftp::client::parse_buffer_size(flags.tcp_buffer_size);
+    if (!bytes) {
+      std::cerr << "gridcp: error: bad -tcp-bs '" << flags.tcp_buffer_size
+                << "' (bytes, or with K, M or G: 4M)\n";
+      return 1;
+    }
+    options.session.tcp_buffer_bytes = *bytes;
+  }
   options.concurrency = flags.concurrency;
   options.pipelining = flags.pipelining;
   options.sync = {flags.sync, flags.sync_level};
@@ -375,7 +405,8 @@ int main(int argc, char** argv) {
        ::isatty(STDERR_FILENO) == 1});
   Reporters reporters(report_plan, gridftp::client::Clock::now());
   options.observer = reporters.observer();
-  CopyEngine engine(options, make_client_logger(flags.debug));
+  options.learn_sizes = report_plan.live_display;
+  CopyEngine engine(options, make_client_logger(flags.debug, flags.quiet));
   bool ok = flags.list_url.empty() || run_list(engine, flags, reporters);
   ok = engine.run(pairs) && ok;
   reporters.finish(gridftp::client::Clock::now());

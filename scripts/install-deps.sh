@@ -8,7 +8,7 @@ packages=(
   libboost-dev libssl-dev libspdlog-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev
   python3 openssl
   globus-gridftp-server-progs globus-gass-copy-progs globus-proxy-utils globus-gsi-cert-utils-progs
-  lftp curl iperf3 tmux procps iproute2 prometheus
+  lftp curl vsftpd iperf3 tmux procps iproute2 prometheus
 )
 
 missing=()

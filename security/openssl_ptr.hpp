@@ -44,6 +44,7 @@ using BignumPtr = OpenSslPtr<BIGNUM, &BN_free>;
 // TLS.
 using SslPtr = OpenSslPtr<SSL, &SSL_free>;
 using SslCtxPtr = OpenSslPtr<SSL_CTX, &SSL_CTX_free>;
+using SslSessionPtr = OpenSslPtr<SSL_SESSION, &SSL_SESSION_free>;
 // BIO_free_all, so a filter chain is released with its sink.
 using BioPtr = OpenSslPtr<BIO, &BIO_free_all>;
 

@@ -1,5 +1,8 @@
 #include "security/tls_contexts.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include <openssl/rand.h>
 
 #include "security/openssl_error.hpp"
@@ -94,12 +97,28 @@ Result<SslCtxPtr> make_ftps_server_context(const Credential& own) {
   return context;
 }
 
-Result<SslCtxPtr> make_ftps_client_context() {
+Result<SslCtxPtr> make_ftps_client_context(const FtpsTrust& trust) {
   auto context = base_context(TlsRole::Client);
   if (!context) return context;
-  if (SSL_CTX_set_default_verify_paths(context->get()) != 1) return make_error(openssl_error());
-  SSL_CTX_set_verify(context->get(), SSL_VERIFY_PEER, nullptr);
+  // TLS 1.2 servers may resume by ticket as well as by session id.
+  SSL_CTX_clear_options(context->get(), SSL_OP_NO_TICKET);
   if (auto ok = set_ciphers(context->get(), kStrongCiphers); !ok) return make_error(ok.error());
+  if (!trust.verify) {
+    SSL_CTX_set_verify(context->get(), SSL_VERIFY_NONE, nullptr);
+    return context;
+  }
+  if (trust.ca_path.empty()) {
+    if (SSL_CTX_set_default_verify_paths(context->get()) != 1) return make_error(openssl_error());
+  } else {
+    std::error_code ec;
+    const bool directory = std::filesystem::is_directory(trust.ca_path, ec);
+    const char* file = directory ? nullptr : trust.ca_path.c_str();
+    const char* path = directory ? trust.ca_path.c_str() : nullptr;
+    if (SSL_CTX_load_verify_locations(context->get(), file, path) != 1) {
+      return make_error(openssl_error());
+    }
+  }
+  SSL_CTX_set_verify(context->get(), SSL_VERIFY_PEER, nullptr);
   return context;
 }
 

@@ -2,6 +2,8 @@
 // versions, ciphers and verification rules are decided here and nowhere else (docs/WIRE.md §5.8).
 #pragma once
 
+#include <string>
+
 #include "protocol/core/result.hpp"
 #include "security/credential.hpp"
 #include "security/openssl_ptr.hpp"
@@ -28,10 +30,23 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
 // FTPS (RFC 4217) server side: our certificate only, no client certificate asked for.
 Result<SslCtxPtr> make_ftps_server_context(const Credential& own);
 
-// FTPS client side (gridcp ftps://): no certificate of ours; the server's must chain to the
-// system's trust anchors, or to those SSL_CERT_FILE / SSL_CERT_DIR name (OpenSSL's defaults).
-// Each connection's engine must also be told the host name to expect (TlsEngine::expect_host).
-Result<SslCtxPtr> make_ftps_client_context();
+// How an FTPS client checks the server (gridcp --ftps-ca, --ftps-insecure).
+struct FtpsTrust {
+  // A PEM file of trusted certificates, or a directory of them under OpenSSL's hashed names
+  // (openssl rehash; the layout of /etc/ssl/certs and X509_CERT_DIR). Empty: the system's
+  // anchors, or those SSL_CERT_FILE / SSL_CERT_DIR name (OpenSSL's defaults).
+  std::string ca_path;
+  // false: the certificate is not checked at all (an explicit choice: anyone in the path can
+  // then read and change the session).
+  bool verify = true;
+};
+
+// FTPS client side (gridcp ftps://): no certificate of ours; unless `trust.verify` is off, the
+// server's must chain to `trust`'s anchors, and each connection's engine must also be told the
+// host name to expect (TlsEngine::expect_host). Sessions may be resumed (TlsEngine::resume), as
+// FTPS data connections resume the control connection's. Errors: an OpenSSL error when
+// `trust.ca_path` cannot be loaded (ENOENT for a missing file).
+Result<SslCtxPtr> make_ftps_client_context(const FtpsTrust& trust = {});
 
 // Unauthenticated TLS 1.3 for UDPX keys without DCAU (docs/UDPX.md §4.1): ECDHE keeps the
 // exported secret from eavesdroppers, but neither side checks the other. The server side shows

@@ -166,6 +166,23 @@ Result<TlsEngine::Progress> TlsEngine::handshake() {
 
 void TlsEngine::issue_no_session_tickets() { SSL_set_num_tickets(ssl_.get(), 0); }
 
+Result<void> TlsEngine::resume(SSL_SESSION* session) {
+  // A copy: OpenSSL marks the session of a connection that ends without close_notify as no
+  // longer resumable, and one such data connection must not spoil the session for the next.
+  SslSessionPtr copy(SSL_SESSION_dup(session));
+  if (!copy) return make_error(openssl_error());
+  if (SSL_set_session(ssl_.get(), copy.get()) != 1) return make_error(openssl_error());
+  return {};
+}
+
+SslSessionPtr TlsEngine::resumable_session() const {
+  SslSessionPtr session(SSL_get1_session(ssl_.get()));
+  if (!session || SSL_SESSION_is_resumable(session.get()) != 1) return nullptr;
+  return session;
+}
+
+bool TlsEngine::session_reused() const { return SSL_session_reused(ssl_.get()) == 1; }
+
 bool TlsEngine::handshake_done() const { return SSL_is_init_finished(ssl_.get()) == 1; }
 
 Result<std::size_t> TlsEngine::write(std::span<const char> plain) {

@@ -59,6 +59,19 @@ class TlsEngine {
   // address matched against its IP entries); the handshake fails otherwise.
   Result<void> expect_host(const std::string& host);
 
+  // Client side, before the handshake: offer to resume `session` (another connection's, from
+  // resumable_session(); left as it is, so that any number of connections can resume it)
+  // instead of a full handshake; the server may still decline. FTPS servers
+  // such as vsftpd with require_ssl_reuse refuse data connections that do not resume the
+  // control connection's session (RFC 4217 §10.2). Errors: an OpenSSL error.
+  Result<void> resume(SSL_SESSION* session);
+  // A reference to this connection's session when another connection can resume it, else null.
+  // TLS 1.3 makes a session resumable only with the tickets that the server sends after the
+  // handshake, so this is null until a read() has taken them in.
+  SslSessionPtr resumable_session() const;
+  // After the handshake: whether it resumed an earlier session.
+  bool session_reused() const;
+
   // --- TLS side ---
   // Server side: send no TLS 1.3 session tickets on this connection (the context may).
   void issue_no_session_tickets();

@@ -17,6 +17,7 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
   }
   peer_identity_ = handshake->peer_identity();
   description_ = handshake->engine().protocol_version() + " " + handshake->engine().cipher_name();
+  if (handshake->engine().session_reused()) description_ += " resumed";
   if (!keep_tls) {
     pending_ = std::move(*leftover);
     description_ = "clear after " + description_;
@@ -29,6 +30,10 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
 }
 
 std::string DataLink::describe() const { return description_; }
+
+security::SslSessionPtr DataLink::resumable_session() const {
+  return tls_ ? tls_->engine().resumable_session() : nullptr;
+}
 
 awaitable<void> DataLink::finish(tcp::socket& socket, boost::system::error_code& ec) {
   ec.clear();

@@ -29,8 +29,12 @@ class DataLink {
   bool is_clear() const { return tls_ == nullptr; }
   // The peer's identity after handshake() (empty on a link without DCAU).
   const std::string& peer_identity() const { return peer_identity_; }
-  // "TLSv1.3 TLS_AES_256_GCM_SHA384", or "clear".
+  // "TLSv1.3 TLS_AES_256_GCM_SHA384", "... resumed" when the handshake resumed an earlier
+  // session (FTPS data connections), or "clear".
   std::string describe() const;
+  // The TLS session of a link that keeps TLS, for another connection to resume
+  // (TlsEngine::resumable_session); null on a clear link or before the session can be resumed.
+  security::SslSessionPtr resumable_session() const;
   // After a failed handshake: OpenSSL's reasons, for logs and messages (empty if none).
   const std::string& failure_detail() const { return failure_detail_; }
 

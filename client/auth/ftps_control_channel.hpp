@@ -26,6 +26,10 @@ class FtpsControlChannel final : public LayeredControlChannel<TcpControlChannel>
   const std::string& handshake_detail() const { return handshake_detail_; }
   // "TLSv1.3 TLS_AES_256_GCM_SHA384" once protected.
   std::string describe_tls() const;
+  // The control connection's TLS session, for the data connections to resume (null before it
+  // can be resumed: TLS 1.3 tickets arrive with the first replies read after the handshake).
+  // Same thread as the reads.
+  security::SslSessionPtr resumable_session() const { return link_.resumable_session(); }
 
   Result<void> write_line(std::string_view line) override;
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout) override;

@@ -33,6 +33,8 @@ struct CopyOptions {
   TransferOptions transfer;  // -p, -bs, -off/-len, -verify-checksum, data-channel security
   // Told about every file from the worker threads; must outlive the engine. Null: nobody.
   TransferObserver* observer = nullptr;
+  // The observer shows sizes (the live display): a get whose size nobody knows asks SIZE.
+  bool learn_sizes = false;
 };
 
 class CopyEngine {

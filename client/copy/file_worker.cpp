@@ -150,7 +150,7 @@ bool FileWorker::copy(const QueuedTask& queued, bool already_started) {
     ++end.attempts;
     sessions_.clear_failures();
     std::uint64_t bytes = 0;
-    auto result = attempt(task, restart, std::ref(throttle), bytes, end.udpx);
+    auto result = attempt(task, queued.id, restart, std::ref(throttle), bytes, end.udpx);
     end.bytes += bytes;
     if (result) {
       end.result = *result;
@@ -207,7 +207,8 @@ Result<bool> FileWorker::checksums_match(const CopyTask& task) {
   return *source == *dest;
 }
 
-Result<FileResult> FileWorker::attempt(const CopyTask& task, RestartState& restart,
+Result<FileResult> FileWorker::attempt(const CopyTask& task, std::size_t queued_id,
+                                       RestartState& restart,
                                        const std::function<void(std::uint64_t)>& on_progress,
                                        std::uint64_t& bytes, std::optional<NetworkFigures>& udpx) {
   if (task.copy_only_if_checksums_differ) {
@@ -222,6 +223,14 @@ Result<FileResult> FileWorker::attempt(const CopyTask& task, RestartState& resta
   TransferOptions transfer = options_.transfer;
   transfer.on_progress = on_progress;
   transfer.restart = options_.restart.enabled ? &restart : nullptr;
+  if (options_.observer != nullptr) {
+    transfer.on_shape = [observer = options_.observer, queued_id](const FileShape& shape) {
+      observer->file_shape(queued_id, shape);
+    };
+    // Without a size the display shows bytes and rate only: the get asks the server (SIZE).
+    transfer.ask_size =
+        options_.learn_sizes && !expected_bytes(task, options_.transfer.range).has_value();
+  }
   Result<TransferStats> stats = TransferStats{};
   switch (kind_of(task)) {
     case Kind::Local:

@@ -31,7 +31,8 @@ class FileWorker {
   static bool can_pipeline(const CopyOptions& options, const CopyTask& first, const CopyTask& task);
 
  private:
-  Result<FileResult> attempt(const CopyTask& task, RestartState& restart,
+  // One try at `task`; `queued_id` names the file to the observer.
+  Result<FileResult> attempt(const CopyTask& task, std::size_t queued_id, RestartState& restart,
                              const std::function<void(std::uint64_t)>& on_progress,
                              std::uint64_t& bytes, std::optional<NetworkFigures>& udpx);
   Result<bool> checksums_match(const CopyTask& task);

@@ -20,12 +20,18 @@ constexpr auto kFailureGrace = std::chrono::seconds(2);
 
 // MODE E with cached connections needs no per-file address commands; the first file of a fresh
 // pair of sessions sets them up: dest PASV, source OPTS RETR and PORT (docs/WIRE.md §1.5).
-Result<void> prime(Session& source, Session& dest, const TransferOptions& options) {
+Result<void> prime(Session& source, Session& dest, const TransferOptions& requested) {
+  auto options = requested;
   if (auto prepared = prepare_session(source, options); !prepared) {
     return prepared;
   }
   if (auto prepared = prepare_session(dest, options); !prepared) {
     return prepared;
+  }
+  if (!options.parallelism) {
+    // A server without MODE E cannot keep data connections from file to file: the files go
+    // one by one instead (copy_pipelined's fallback).
+    return make_error(make_error_code(std::errc::operation_not_supported));
   }
   auto address = dest.request_passive();
   if (!address) {

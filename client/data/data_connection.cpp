@@ -3,10 +3,11 @@
 namespace gridftp::client {
 
 Result<DataConnection> DataConnection::connect(const protocol::control::HostPort& address,
-                                               Clock::duration timeout) {
+                                               Clock::duration timeout,
+                                               std::uint32_t socket_buffer) {
   DataConnection connection(timeout);
   if (auto connected = connect_with_deadline(*connection.io_, connection.data_->socket(),
-                                             address.address, address.port, timeout);
+                                             address.address, address.port, timeout, socket_buffer);
       !connected) {
     return make_error(connected.error());
   }
@@ -38,7 +39,7 @@ Result<void> DataConnection::write_all(std::string_view bytes) {
   return data_->write_all(bytes, timeout_);
 }
 
-Result<void> DataConnection::finish_upload() { return data_->end_sending(timeout_); }
+Result<void> DataConnection::end_sending() { return data_->end_sending(timeout_); }
 
 void DataConnection::close() {
   boost::system::error_code ignored;

@@ -3,6 +3,7 @@
 // (data_socket) once the transfer command is out. Not MODE E; see mode_e_sender/receiver.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -19,9 +20,10 @@ class DataConnection {
   // Connects within `timeout`; `timeout` also bounds every later read and write, so a stalled
   // transfer fails instead of hanging. The connection runs on its own io_context, so that its
   // handshake can proceed on another thread while the control connection waits for a reply.
+  // `socket_buffer`: SO_SNDBUF/SO_RCVBUF set before connecting (-tcp-bs; 0: autotuning).
   // Errors: those of connect_with_deadline.
   static Result<DataConnection> connect(const protocol::control::HostPort& address,
-                                        Clock::duration timeout);
+                                        Clock::duration timeout, std::uint32_t socket_buffer = 0);
 
   // The GSI handshake as the connecting side (DataSocket::secure). May run on another thread
   // than the caller's, but on one thread at a time. Errors: those of DataSocket::secure.
@@ -31,9 +33,11 @@ class DataConnection {
   // At least one byte, or 0 at end of file. Errors: timeout, socket and TLS errors.
   Result<std::size_t> read_some(std::span<char> buffer);
   Result<void> write_all(std::string_view bytes);
-  // Ends the upload with a half-close: the server sees end of file, while the socket stays open
-  // until close(), after the 226, so no byte is lost to a reset. Errors: socket error.
-  Result<void> finish_upload();
+  // Ends what we send with a half-close (FTPS: close_notify first). An upload's end of file: the
+  // server sees it while the socket stays open until close(), after the 226, so no byte is lost
+  // to a reset. After a get it answers the server's close_notify, which FTPS servers such as
+  // vsftpd wait for. Errors: socket error.
+  Result<void> end_sending();
   void close();
   const std::string& failure_detail() const { return data_->failure_detail(); }
 

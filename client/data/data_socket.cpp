@@ -2,7 +2,6 @@
 
 #include "client/client_errors.hpp"
 #include "client/data/timed_io.hpp"
-#include "protocol/core/errors.hpp"
 #include "security/gsi_handshake.hpp"
 #include "security/x509_identity.hpp"
 #include "transport/error_conversion.hpp"
@@ -12,18 +11,20 @@ namespace {
 
 namespace asio = transport::asio;
 
-// FTPS (RFC 4217): plain TLS, we the client, the server named by the URL's host. We hold no
-// certificate, so a connection the server opens to us cannot be secured from our side.
-Result<std::unique_ptr<security::Handshake>> make_ftps_handshake(const FtpsDataTls& ftps,
-                                                                 security::TlsRole role,
-                                                                 std::string& failure_detail) {
-  if (role != security::TlsRole::Client) {
-    failure_detail = "ftps:// data connections that the server opens need a certificate of ours";
-    return make_error(make_error_code(protocol::Errc::BadArgument));
-  }
+// FTPS (RFC 4217): plain TLS with us as the TLS client, also on a connection the server opened
+// (a MODE E get): FTPS servers are TLS servers on every data connection. The server is named by
+// the URL's host, and the control connection's session is offered for resumption.
+Result<std::unique_ptr<security::Handshake>> make_ftps_handshake(const FtpsDataTls& ftps) {
   auto engine = security::TlsEngine::create(ftps.context.get(), security::TlsEngine::Role::Client);
   if (!engine) return make_error(engine.error());
-  if (auto named = engine->expect_host(ftps.host); !named) return make_error(named.error());
+  if (ftps.check_host) {
+    if (auto named = engine->expect_host(ftps.host); !named) return make_error(named.error());
+  }
+  if (ftps.control_session) {
+    if (auto resumed = engine->resume(ftps.control_session.get()); !resumed) {
+      return make_error(resumed.error());
+    }
+  }
   return std::unique_ptr<security::Handshake>(
       std::make_unique<security::TlsHandshake>(std::move(*engine)));
 }
@@ -51,14 +52,13 @@ DataSocket::DataSocket(asio::io_context& io) : io_(io), socket_(io) {}
 Result<void> DataSocket::secure(const DataChannelSecurity& security, security::TlsRole role,
                                 Clock::duration timeout) {
   if (!security.is_enabled()) return {};
-  auto handshake = security.ftps ? make_ftps_handshake(*security.ftps, role, failure_detail_)
-                                 : make_gsi_handshake(security, role);
+  auto handshake =
+      security.ftps ? make_ftps_handshake(*security.ftps) : make_gsi_handshake(security, role);
   if (!handshake) return make_error(handshake.error());
   const bool keep_tls = security.ftps || security.protection != security::DataProtection::Clear;
+  const bool initiator = security.ftps || role == security::TlsRole::Client;
   auto done = run_with_timeout(
-      io_, socket_,
-      link_.handshake(socket_, std::move(*handshake), role == security::TlsRole::Client, keep_tls),
-      timeout);
+      io_, socket_, link_.handshake(socket_, std::move(*handshake), initiator, keep_tls), timeout);
   if (!done) {
     failure_detail_ = link_.failure_detail();
     return done;

@@ -19,11 +19,15 @@
 
 namespace gridftp::client {
 
-// An ftps:// session's data connections (RFC 4217 PROT P): plain TLS, we the client, the
-// server's certificate checked against the trust anchors and the URL's host.
+// An ftps:// session's data connections (RFC 4217 PROT P): plain TLS, we the TLS client
+// whichever side connected (RFC 4217 §7), the server's certificate checked against the trust
+// anchors and the URL's host (unless --ftps-insecure), the control connection's session resumed
+// (§10.2; vsftpd's require_ssl_reuse refuses data connections that do not).
 struct FtpsDataTls {
   security::SslCtxPtr context;
   std::string host;
+  bool check_host = true;
+  security::SslSessionPtr control_session;  // null: a full handshake
 };
 
 // How data connections are secured: not at all (ftp://, DCAU N), DCAU A with `protection`
@@ -44,10 +48,10 @@ class DataSocket {
   transport::tcp::socket& socket() { return socket_; }
 
   // Runs the connection's handshake when `security` is enabled (else does nothing), through the
-  // data-link code gridftpd uses: GSI for DCAU (the side that connected is the TLS client; both
-  // present our credential; no delegation; DCAU A: the peer must hold our own identity), or
-  // FTPS TLS (we the client, the server's certificate checked against the URL's host). The
-  // whole exchange gets `timeout`. Errors: TlsErrc/GsiErrc from the handshake,
+  // data-link code gridftpd uses: GSI for DCAU (`role`: the side that connected is the TLS
+  // client; both present our credential; no delegation; DCAU A: the peer must hold our own
+  // identity), or FTPS TLS (we the TLS client whatever `role`, FtpsDataTls). The whole exchange
+  // gets `timeout`. Errors: TlsErrc/GsiErrc from the handshake,
   // ClientErrc::DataPeerMismatch, Errc::BadReply for bytes that are not TLS,
   // TransportErrc::PeerClosed when the peer hangs up, std::errc::timed_out, socket errors.
   Result<void> secure(const DataChannelSecurity& security, security::TlsRole role,

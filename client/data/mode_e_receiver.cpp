@@ -5,6 +5,7 @@
 #include "client/client_errors.hpp"
 #include "client/data/timed_io.hpp"
 #include "protocol/control/retr_options.hpp"
+#include "transport/socket_buffer.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -28,7 +29,8 @@ std::error_code to_std(const boost::system::error_code& ec) {
 Result<std::unique_ptr<ModeEReceiver>> ModeEReceiver::listen(const std::string& host,
                                                              BlockWriter writer,
                                                              Clock::duration stall_timeout,
-                                                             DataChannelSecurity security) {
+                                                             DataChannelSecurity security,
+                                                             std::uint32_t socket_buffer) {
   auto receiver =
       std::make_unique<ModeEReceiver>(std::move(writer), stall_timeout, std::move(security));
   boost::system::error_code ec;
@@ -39,6 +41,8 @@ Result<std::unique_ptr<ModeEReceiver>> ModeEReceiver::listen(const std::string& 
   const tcp::endpoint endpoint(address, 0);
   receiver->acceptor_.open(endpoint.protocol(), ec);
   if (!ec) {
+    // Before listen(): accepted sockets inherit the sizes, window scale included.
+    transport::apply_socket_buffer(receiver->acceptor_, socket_buffer);
     receiver->acceptor_.bind(endpoint, ec);
   }
   if (!ec) {

@@ -29,10 +29,12 @@ class ModeEReceiver {
   using BlockWriter = std::function<Result<void>(std::uint64_t offset, std::string_view bytes)>;
 
   // Listens on `host` (our end of the control connection) at an ephemeral port. `stall_timeout`
-  // bounds each accept and read. Errors: the socket error of open/bind/listen.
+  // bounds each accept and read; `socket_buffer` (-tcp-bs) sizes the accepted sockets' buffers
+  // (0: the kernel's autotuning). Errors: the socket error of open/bind/listen.
   static Result<std::unique_ptr<ModeEReceiver>> listen(const std::string& host, BlockWriter writer,
                                                        Clock::duration stall_timeout,
-                                                       DataChannelSecurity security = {});
+                                                       DataChannelSecurity security = {},
+                                                       std::uint32_t socket_buffer = 0);
   ModeEReceiver(BlockWriter writer, Clock::duration stall_timeout, DataChannelSecurity security);
   ModeEReceiver(const ModeEReceiver&) = delete;
   ModeEReceiver& operator=(const ModeEReceiver&) = delete;

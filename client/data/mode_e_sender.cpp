@@ -59,8 +59,9 @@ void ModeESender::start() {
 }
 
 void ModeESender::send_loop(Stream& stream, bool sends_eof) {
-  auto connected = connect_with_deadline(stream.io, stream.data.socket(), plan_.address.address,
-                                         plan_.address.port, plan_.stall_timeout);
+  auto connected =
+      connect_with_deadline(stream.io, stream.data.socket(), plan_.address.address,
+                            plan_.address.port, plan_.stall_timeout, plan_.socket_buffer);
   if (connected) {
     connected = stream.data.secure(plan_.security, security::TlsRole::Client, plan_.stall_timeout);
   }

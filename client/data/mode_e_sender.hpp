@@ -34,6 +34,7 @@ struct SendPlan {
   ProgressTicker* progress = nullptr;  // counts each block sent; may be null
   // A resumed put: wire ranges the receiver confirmed (111) before; only the rest is sent.
   protocol::restart::ByteRangeSet already_present;
+  std::uint32_t socket_buffer = 0;  // -tcp-bs for each connection; 0: the kernel's autotuning
 };
 
 class ModeESender {

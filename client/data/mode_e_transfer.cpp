@@ -70,7 +70,8 @@ Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
         progress.add(bytes.size(), Clock::now());
         return written;
       },
-      session.options().data_timeout, session.data_channel_security());
+      session.options().data_timeout, session.data_channel_security(),
+      session.options().tcp_buffer_bytes);
   if (!receiver) {
     return make_error(receiver.error());
   }
@@ -119,9 +120,10 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
     return make_error(allocated.error());
   }
   auto sender = ModeESender::create(
-      source, SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
-                       request.length, session.options().data_timeout,
-                       session.data_channel_security(), request.progress, std::move(present)});
+      source,
+      SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
+               request.length, session.options().data_timeout, session.data_channel_security(),
+               request.progress, std::move(present), session.options().tcp_buffer_bytes});
   if (!sender) {
     return make_error(sender.error());
   }

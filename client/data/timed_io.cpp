@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "transport/error_conversion.hpp"
+#include "transport/socket_buffer.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -37,7 +38,7 @@ std::error_code detail::run_until_done(asio::io_context& io, const bool& done, t
 
 Result<void> connect_with_deadline(asio::io_context& io, tcp::socket& socket,
                                    const std::string& host, std::uint16_t port,
-                                   Clock::duration timeout) {
+                                   Clock::duration timeout, std::uint32_t socket_buffer) {
   const auto deadline = Clock::now() + timeout;
   tcp::resolver resolver(io);
   bool done = false;
@@ -60,22 +61,36 @@ Result<void> connect_with_deadline(asio::io_context& io, tcp::socket& socket,
   if (error) {
     return make_error(transport::to_error_code(error));
   }
-  done = false;
-  asio::async_connect(socket, endpoints,
-                      [&](const boost::system::error_code& ec, const tcp::endpoint&) {
-                        done = true;
-                        error = ec;
-                      });
-  const auto left = deadline - Clock::now();
-  if (auto timed_out = wait_or_close(
-          io, done, socket, left > Clock::duration::zero() ? left : Clock::duration::zero());
-      timed_out) {
-    return make_error(timed_out);
+  // One endpoint at a time, each socket opened here: the buffer sizes must be set before
+  // connect() so that the window scale in the SYN can use them (asio::async_connect over the
+  // whole list would reopen the socket without them).
+  for (const auto& entry : endpoints) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    socket.open(entry.endpoint().protocol(), error);
+    if (error) {
+      continue;
+    }
+    transport::apply_socket_buffer(socket, socket_buffer);
+    done = false;
+    socket.async_connect(entry.endpoint(), [&](const boost::system::error_code& ec) {
+      done = true;
+      error = ec;
+    });
+    const auto left = deadline - Clock::now();
+    if (auto timed_out = wait_or_close(
+            io, done, socket, left > Clock::duration::zero() ? left : Clock::duration::zero());
+        timed_out) {
+      return make_error(timed_out);
+    }
+    if (!error) {
+      return {};
+    }
   }
-  if (error) {
-    return make_error(transport::to_error_code(error));
+  if (!error) {
+    error = asio::error::host_not_found;  // the resolver gave no address at all
   }
-  return {};
+  return make_error(transport::to_error_code(error));
 }
 
 Result<std::size_t> read_some_with_deadline(asio::io_context& io, tcp::socket& socket,

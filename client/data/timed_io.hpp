@@ -19,11 +19,12 @@
 
 namespace gridftp::client {
 
-// Resolves host (a name or numeric literal) and connects to the first address that answers.
+// Resolves host (a name or numeric literal) and connects to the first address that answers, the
+// socket's buffers set to `socket_buffer` bytes first (-tcp-bs; 0: the kernel's autotuning).
 // Errors: std::errc::timed_out, or the resolver/socket error of the last attempt.
 Result<void> connect_with_deadline(transport::asio::io_context& io, transport::tcp::socket& socket,
                                    const std::string& host, std::uint16_t port,
-                                   Clock::duration timeout);
+                                   Clock::duration timeout, std::uint32_t socket_buffer = 0);
 
 // Reads what is available, at least one byte. Returns 0 at end of stream.
 // Errors: std::errc::timed_out, or the socket error.

@@ -16,6 +16,7 @@ class ObserverList : public TransferObserver {
 
   void file_started(const FileStart& start) override;
   void file_progress(std::size_t id, std::uint64_t bytes_so_far) override;
+  void file_shape(std::size_t id, const FileShape& shape) override;
   void file_finished(const FileEnd& end) override;
 
  private:

@@ -27,6 +27,17 @@ void ProgressBoard::progress(std::size_t id, std::uint64_t bytes_so_far, Clock::
   total_rate_.add(now, total_bytes());
 }
 
+void ProgressBoard::reshape(std::size_t id, const FileShape& shape) {
+  auto found = active_.find(id);
+  if (found == active_.end()) {
+    return;
+  }
+  if (shape.size) {
+    found->second.start.size = shape.size;
+  }
+  found->second.start.streams = shape.streams;
+}
+
 void ProgressBoard::finish(const FileEnd& end, Clock::time_point now) {
   auto found = active_.find(end.id);
   if (found != active_.end()) {

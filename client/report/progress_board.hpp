@@ -51,6 +51,9 @@ class ProgressBoard {
   void start(const FileStart& start, Clock::time_point now);
   // Unknown ids (a file that already finished) are ignored.
   void progress(std::size_t id, std::uint64_t bytes_so_far, Clock::time_point now);
+  // What the transfer learnt since start(): a size (kept when the shape has none) and the
+  // streams it really runs. Unknown ids are ignored.
+  void reshape(std::size_t id, const FileShape& shape);
   void finish(const FileEnd& end, Clock::time_point now);
   // Samples every rate at `now` (so a stalled transfer's rate falls) and returns the rows.
   ProgressSnapshot snapshot(Clock::time_point now);

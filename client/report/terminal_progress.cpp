@@ -50,6 +50,11 @@ void TerminalProgress::file_progress(std::size_t id, std::uint64_t bytes_so_far)
   board_.progress(id, bytes_so_far, Clock::now());
 }
 
+void TerminalProgress::file_shape(std::size_t id, const FileShape& shape) {
+  std::lock_guard lock(state_mutex_);
+  board_.reshape(id, shape);
+}
+
 void TerminalProgress::file_finished(const FileEnd& end) {
   std::lock_guard lock(state_mutex_);
   board_.finish(end, Clock::now());

@@ -58,7 +58,7 @@ ControlConnection::ControlConnection(std::unique_ptr<ControlChannel> channel, st
 
 Result<void> ControlConnection::send(std::string_view command) {
   last_command_ = std::string(loggable(command));
-  log_->debug("{} C: {}", label_, last_command_);
+  log_->debug("debug: {} C: {}", label_, last_command_);
   return channel_->write_line(command);
 }
 
@@ -89,7 +89,7 @@ Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
   }
   auto reply = parser_.take_reply();
   for (const auto& line : reply.lines) {
-    log_->debug("{} S: {}", label_, loggable_reply_line(line));
+    log_->debug("debug: {} S: {}", label_, loggable_reply_line(line));
   }
   return reply;
 }
@@ -125,6 +125,10 @@ void ControlConnection::note_failure(std::string_view command, const ParsedReply
                                      bool transfer_began) {
   last_failure_ = std::string(loggable(command)) + ":\n    " + join_lines(reply);
   last_failure_code_ = transfer_began ? std::nullopt : std::optional<int>(reply.code);
+}
+
+void ControlConnection::warn(std::string_view text) {
+  log_->warn("gridcp: warning: {}: {}", label_, text);
 }
 
 void ControlConnection::quit() {

@@ -56,6 +56,9 @@ class ControlConnection {
     last_failure_code_.reset();
   }
   const std::string& label() const { return label_; }
+  // Tells the user something worth knowing that is not a failure ("<label>: <text>" on the log
+  // at warning level, which gridcp shows unless -q).
+  void warn(std::string_view text);
   ControlChannel& channel() { return *channel_; }
   const ControlChannel& channel() const { return *channel_; }
   void set_command_timeout(Clock::duration timeout) { command_timeout_ = timeout; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "client/auth/ftps_control_channel.hpp"
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 
@@ -60,17 +61,35 @@ Result<void> Session::use_binary_type() {
   return {};
 }
 
-Result<void> Session::use_extended_block_mode(bool extended) {
-  if (extended == extended_block_mode_) {
-    return {};
+Result<bool> Session::use_extended_block_mode(bool extended) {
+  if (extended && extended_block_mode_refused_) {
+    return false;
   }
-  if (auto reply =
-          control_->command_expecting(extended ? "MODE E" : "MODE S", rc::kClassPositiveCompletion);
-      !reply) {
+  if (extended == extended_block_mode_) {
+    return extended;
+  }
+  const char* command = extended ? "MODE E" : "MODE S";
+  auto reply = control_->command(command);
+  if (!reply) {
     return make_error(reply.error());
   }
+  // RFC 959 §4.2: 500-502 and 504 say the server does not know or offer MODE E; stream mode
+  // still moves the same bytes, one connection instead of -p.
+  const bool not_offered = reply->code >= rc::kSyntaxError &&
+                           reply->code <= rc::kParameterNotImplemented &&
+                           reply->code != rc::kBadSequence;
+  if (extended && not_offered) {
+    extended_block_mode_refused_ = true;
+    control_->warn("no MODE E (" + std::string(reply->first_text()) +
+                   "): stream mode, one data connection");
+    return false;
+  }
+  if (reply->code / 100 != rc::kClassPositiveCompletion) {
+    control_->note_failure(command, *reply);
+    return make_error(rejected_reply_error());
+  }
   extended_block_mode_ = extended;
-  return {};
+  return extended;
 }
 
 Result<void> Session::set_parallelism(unsigned streams) {
@@ -83,6 +102,31 @@ Result<void> Session::set_parallelism(unsigned streams) {
     return make_error(reply.error());
   }
   parallelism_ = streams;
+  return {};
+}
+
+Result<void> Session::use_tcp_buffer() {
+  if (options_.tcp_buffer_bytes == 0 || tcp_buffer_sent_) {
+    return {};
+  }
+  auto reply =
+      control_->command(buffer_size_command(options_.tcp_buffer_bytes, has_feature("SBUF")));
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  tcp_buffer_sent_ = true;
+  return {};
+}
+
+Result<void> Session::ask_restart_markers(unsigned seconds) {
+  if (restart_markers_asked_) {
+    return {};
+  }
+  auto reply = control_->command("TREV RESTART " + std::to_string(seconds));
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  restart_markers_asked_ = true;
   return {};
 }
 
@@ -114,8 +158,11 @@ Result<void> Session::use_data_security(const DataSecurityLevel& level) {
 }
 
 DataChannelSecurity Session::data_channel_security() const {
-  if (ftps_data_) {
-    return DataChannelSecurity{nullptr, security::DataProtection::Private, ftps_data_};
+  if (ftps_context_) {
+    auto ftps = std::make_shared<FtpsDataTls>(
+        FtpsDataTls{security::share_context(ftps_context_.get()), ftps_host_,
+                    options_.ftps_trust.verify, ftps_channel_->resumable_session()});
+    return DataChannelSecurity{nullptr, security::DataProtection::Private, std::move(ftps)};
   }
   if (!gsi_ || !data_security_.level.authenticate) {
     return {};
@@ -147,7 +194,7 @@ Result<DataConnection> Session::open_passive_data() {
   if (!address) {
     return make_error(address.error());
   }
-  return DataConnection::connect(*address, options_.data_timeout);
+  return DataConnection::connect(*address, options_.data_timeout, options_.tcp_buffer_bytes);
 }
 
 Result<void> Session::send_port(const protocol::control::HostPort& address) {

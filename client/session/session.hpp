@@ -18,6 +18,7 @@
 #include "client/url.hpp"
 #include "protocol/control/passive_reply.hpp"
 #include "protocol/listing/listing_entry.hpp"
+#include "security/tls_contexts.hpp"
 
 namespace gridftp::client {
 
@@ -30,6 +31,11 @@ struct SessionOptions {
   Clock::duration transfer_reply_timeout = std::chrono::hours(2);
   // globus-url-copy sends "globus@"; any address-like string is accepted by servers.
   std::string anonymous_password = "gridcp@";
+  // -tcp-bs: TCP buffer size of every data connection, ours and (SBUF) the servers'; 0 leaves
+  // the kernels' autotuning alone.
+  std::uint32_t tcp_buffer_bytes = 0;
+  // ftps://: which CAs vouch for the server (--ftps-ca), or no check at all (--ftps-insecure).
+  security::FtpsTrust ftps_trust;
 };
 
 class GsiControlChannel;
@@ -38,8 +44,8 @@ class FtpsControlChannel;
 class Session {
  public:
   // Opens the control connection; `label` prefixes its dialogue and messages. gsiftp:// URLs
-  // need `gsi`, the user's credentials. Errors: connection errors, Errc::BadArgument for ftps://
-  // (no FTPS yet) and for gsiftp:// without credentials.
+  // need `gsi`, the user's credentials. Errors: connection errors, Errc::BadArgument for a
+  // scheme that is not ftp://, ftps:// or gsiftp:// and for gsiftp:// without credentials.
   static Result<std::unique_ptr<Session>> connect(transport::asio::io_context& io, const Url& url,
                                                   const std::string& label,
                                                   const SessionOptions& options,
@@ -61,7 +67,9 @@ class Session {
   // DCAU/PBSZ/PROT for `level` where they differ from what is in force (docs/WIRE.md §1.5); does
   // nothing on a session without GSI. Errors: rejected_reply_error() and connection errors.
   Result<void> use_data_security(const DataSecurityLevel& level);
-  // How this session's next data connections are secured (disabled without GSI or with DCAU N).
+  // How this session's next data connections are secured (disabled without GSI or with DCAU N;
+  // FTPS: resuming the control connection's TLS session as it stands now). Call it on the
+  // control connection's thread.
   DataChannelSecurity data_channel_security() const;
 
   // True if FEAT listed `name` as a feature (first word of a line, case-insensitive).
@@ -69,7 +77,19 @@ class Session {
   // TYPE I, once per session.
   Result<void> use_binary_type();
   // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
-  Result<void> use_extended_block_mode(bool extended);
+  // Returns whether MODE E is now in force: a server without it (vsftpd and most FTP servers)
+  // refuses MODE E with a 5xx, and the session then stays in stream mode, says so once on the
+  // log (warning) and is not asked again. Errors: connection errors; rejected_reply_error() for
+  // a refused MODE S or a MODE E refused other than with 500-504.
+  Result<bool> use_extended_block_mode(bool extended);
+  // -tcp-bs: SBUF <n>, or SITE RETRBUFSIZE <n> where FEAT lists no SBUF, as globus-url-copy
+  // sends them; once per session, nothing without -tcp-bs. Advisory: a refusal is ignored (the
+  // data connections then keep the server's sizes). Errors: connection errors.
+  Result<void> use_tcp_buffer();
+  // TREV RESTART <seconds>, once per session: the receiver's 111 restart markers that -rst
+  // resumes from, every `seconds`. gridftpd also sends them in stream mode once asked. A server
+  // without TREV refuses it; that is ignored (it sends no markers). Errors: connection errors.
+  Result<void> ask_restart_markers(unsigned seconds);
   // SITE SETNETSTACK <stack> ("default" or "udpx[:...]"), sent only when it changes; a new
   // session starts on "default" and sends nothing for it. Errors: rejected_reply_error().
   Result<void> use_net_stack(const std::string& stack);
@@ -133,14 +153,18 @@ class Session {
   // transfer, worth a retry, not a refusal).
   bool transfer_began_ = false;
   bool binary_type_ = false;
+  bool tcp_buffer_sent_ = false;
+  bool restart_markers_asked_ = false;
   bool extended_block_mode_ = false;
+  bool extended_block_mode_refused_ = false;
   unsigned parallelism_ = 0;  // 0: never sent
   std::string net_stack_ = "default";
-  std::shared_ptr<const GsiCredentials> gsi_;     // null for ftp://
-  GsiControlChannel* gsi_channel_ = nullptr;      // owned by control_; null for ftp://
-  FtpsControlChannel* ftps_channel_ = nullptr;    // owned by control_; set for ftps://
-  std::shared_ptr<const FtpsDataTls> ftps_data_;  // after PROT P
-  DataSecurityState data_security_;               // GFD.20 defaults after AUTH: DCAU A, PROT C
+  std::shared_ptr<const GsiCredentials> gsi_;   // null for ftp://
+  GsiControlChannel* gsi_channel_ = nullptr;    // owned by control_; null for ftp://
+  FtpsControlChannel* ftps_channel_ = nullptr;  // owned by control_; set for ftps://
+  security::SslCtxPtr ftps_context_;            // after PROT P: the data connections' TLS
+  std::string ftps_host_;
+  DataSecurityState data_security_;  // GFD.20 defaults after AUTH: DCAU A, PROT C
   std::string login_failure_detail_;
 };
 

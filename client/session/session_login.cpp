@@ -114,16 +114,21 @@ Result<void> Session::start_ftps(const Url& url) {
     login_failure_detail_ = "the server does not offer FTPS (AUTH TLS); nothing was sent in clear";
     return make_error(accepted.error());
   }
-  auto context = security::make_ftps_client_context();
+  auto context = security::make_ftps_client_context(options_.ftps_trust);
   if (!context) {
+    if (!options_.ftps_trust.ca_path.empty()) {
+      login_failure_detail_ = "cannot load the CAs in " + options_.ftps_trust.ca_path;
+    }
     return make_error(context.error());
   }
   auto engine = security::TlsEngine::create(context->get(), security::TlsEngine::Role::Client);
   if (!engine) {
     return make_error(engine.error());
   }
-  if (auto named = engine->expect_host(url.host); !named) {
-    return named;
+  if (options_.ftps_trust.verify) {
+    if (auto named = engine->expect_host(url.host); !named) {
+      return named;
+    }
   }
   if (auto secured = ftps_channel_->start_tls(std::move(*engine), options_.command_timeout);
       !secured) {
@@ -136,7 +141,8 @@ Result<void> Session::start_ftps(const Url& url) {
       return make_error(set.error());
     }
   }
-  ftps_data_ = std::make_shared<FtpsDataTls>(FtpsDataTls{std::move(*context), url.host});
+  ftps_context_ = std::move(*context);
+  ftps_host_ = url.host;
   return {};
 }
 

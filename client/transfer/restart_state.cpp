@@ -17,4 +17,23 @@ std::optional<std::string> restart_argument(bool extended_block_mode,
   return std::to_string(first.end);
 }
 
+bool stream_resume_needs_size(const RestartState& state) {
+  return state.resume && state.dest_store_began && !state.dest_sends_markers;
+}
+
+std::uint64_t stream_resume_offset(const RestartState& state,
+                                   std::optional<std::uint64_t> dest_size, std::uint64_t length) {
+  if (!state.resume) {
+    return 0;
+  }
+  std::uint64_t held = 0;
+  if (state.dest_sends_markers) {
+    const auto& ranges = state.dest_ranges.ranges();
+    held = !ranges.empty() && ranges.front().start == 0 ? ranges.front().end : 0;
+  } else if (state.dest_store_began && dest_size) {
+    held = *dest_size;
+  }
+  return held < length ? held : 0;
+}
+
 }  // namespace gridftp::client

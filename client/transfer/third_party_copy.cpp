@@ -1,6 +1,7 @@
 // Third-party transfers (docs/WIRE.md §1.5, §1.6.3): the client drives two servers' control
 // connections; the data goes directly from source to dest.
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -16,7 +17,8 @@ namespace gridftp::client {
 namespace rc = protocol::control::reply_code;
 namespace {
 
-// Performance marker (docs/WIRE.md §4.1); its text carries the dest's byte count.
+// -rst: the dest's 111 markers every second, so a resumed copy resends little.
+constexpr unsigned kRestartMarkerSeconds = 1;
 
 // Both final replies of a third-party transfer, each read on its own thread (the sessions have
 // their own io_contexts). When one side fails, the other gets a short grace to report, then its
@@ -74,25 +76,32 @@ Result<std::optional<std::string>> resume_argument(Session& dest, const std::str
   if (options.parallelism || options.udpx) {  // both keep the dest's 111 markers
     return restart_argument(true, restart->dest_ranges);
   }
-  if (!restart->dest_store_began) {
+  // A dest that sends markers (gridftpd) keeps its upload elsewhere until done: only its 111
+  // ranges count. Others write in place, so the size of what our STOR began is what they hold.
+  std::optional<std::uint64_t> dest_size;
+  if (stream_resume_needs_size(*restart)) {
+    auto held = dest.size(dest_path);
+    if (!held) {
+      return make_error(held.error());
+    }
+    dest_size = *held;
+  }
+  const auto held = stream_resume_offset(
+      *restart, dest_size, size_bytes.value_or(std::numeric_limits<std::uint64_t>::max()));
+  if (held == 0) {
     return std::optional<std::string>{};
   }
-  auto held = dest.size(dest_path);
-  if (!held) {
-    return make_error(held.error());
-  }
-  if (!*held || **held == 0 || (size_bytes && **held >= *size_bytes)) {
-    return std::optional<std::string>{};
-  }
-  protocol::restart::ByteRangeSet present;
-  present.insert(0, **held);
-  return restart_argument(false, present);
+  return std::optional<std::string>{std::to_string(held)};
 }
 
 // What a dest reply during the transfer tells us: progress (112), confirmed ranges (111), and
 // that the STOR began (1xx), which makes the dest's partial file ours to resume.
 void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
                      std::uint64_t& marker_bytes) {
+  if (options.restart != nullptr &&
+      (reply.code == rc::kPerfMarker || reply.code == rc::kRestartMarker)) {
+    options.restart->dest_sends_markers = true;
+  }
   if (reply.code == rc::kPerfMarker) {
     if (const auto bytes = protocol::restart::parse_perf_marker_bytes(reply.lines)) {
       marker_bytes = *bytes;
@@ -115,8 +124,9 @@ void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
 
 Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
                                        Session& dest, const std::string& dest_path,
-                                       const TransferOptions& options) {
+                                       const TransferOptions& requested) {
   const auto start = Clock::now();
+  auto options = requested;  // -p turns into stream mode where a server lacks MODE E
   if (auto prepared = prepare_session(source, options); !prepared) {
     return make_error(prepared.error());
   }
@@ -145,8 +155,27 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (!range || !expected) {
     return make_error(range ? expected.error() : range.error());
   }
+  if (options.ask_size && options.on_shape) {
+    const auto shown = *range ? std::optional<std::uint64_t>((*range)->length) : size_bytes;
+    if (shown) {
+      options.on_shape(FileShape{shown, options.parallelism.value_or(1)});
+    }
+  }
+  const bool source_in_mode_e = options.parallelism.has_value();
   if (auto prepared = prepare_session(dest, options); !prepared) {
     return make_error(prepared.error());
+  }
+  // Both ends must run the same mode: a dest without MODE E takes the source back to MODE S.
+  if (source_in_mode_e && !options.parallelism) {
+    if (auto moded = source.use_extended_block_mode(false); !moded) {
+      return make_error(moded.error());
+    }
+  }
+  // -rst: the dest's 111 markers say what it holds, also in stream mode (gridftpd).
+  if (options.restart != nullptr && !options.udpx) {
+    if (auto asked = dest.ask_restart_markers(kRestartMarkerSeconds); !asked) {
+      return make_error(asked.error());
+    }
   }
   // Dest is always passive and source always active (docs/WIRE.md §1.5).
   auto address = dest.request_passive();

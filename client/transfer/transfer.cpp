@@ -12,11 +12,14 @@
 #include "client/storage/local_source.hpp"
 #include "client/storage/staged_file.hpp"
 #include "client/transfer/transfer_steps.hpp"
+#include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::client {
 namespace {
 
+// -rst: the receiver's 111 markers every second, so a resumed put resends little.
+constexpr unsigned kRestartMarkerSeconds = 1;
 // Large enough to keep a loopback stream busy, small enough to stay off the heap's slow path.
 constexpr std::size_t kChunkBytes = 256 * 1024;
 // A listing bigger than this is almost certainly not a listing; stop reading.
@@ -47,18 +50,30 @@ Result<T> fail_with_server_reason(Session& session, std::error_code error) {
   return make_error(with_server_reason(session, error));
 }
 
-// -off alone needs the size to turn into an ERET length; otherwise no SIZE is sent.
+// -off alone needs the source's size to turn into an ERET length, and ask_size wants it for the
+// progress display (told through on_shape); otherwise no SIZE is sent.
 Result<std::optional<PartialRange>> remote_range(Session& session, const std::string& path,
-                                                 const RangeRequest& request) {
+                                                 const TransferOptions& options) {
+  const auto& request = options.range;
+  const bool offset_alone = request.offset && !request.length;
+  const bool for_display =
+      options.ask_size && options.on_shape && !request.is_partial() && session.has_feature("SIZE");
   std::optional<std::uint64_t> size_bytes;
-  if (request.offset && !request.length) {
+  if (offset_alone || for_display) {
     auto size = session.size(path);
     if (!size) {
       return make_error(size.error());
     }
     size_bytes = *size;
   }
-  return resolve_range(request, size_bytes);
+  auto range = resolve_range(request, size_bytes);
+  if (range && options.ask_size && options.on_shape) {
+    const auto expected = *range ? std::optional<std::uint64_t>((*range)->length) : size_bytes;
+    if (expected) {
+      options.on_shape(FileShape{expected, options.parallelism.value_or(1)});
+    }
+  }
+  return range;
 }
 
 // Stream-mode body of a get: the bytes arrive in order from the local offset on.
@@ -86,6 +101,9 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
     progress.add(chunk.size(), Clock::now());
     return written;
   });
+  if (bytes) {
+    (void)data->end_sending();  // the server may be gone already; the data is all here
+  }
   data->close();
   if (!bytes) {
     return fail_with_server_reason<std::uint64_t>(session, bytes.error());
@@ -96,48 +114,107 @@ Result<std::uint64_t> receive_stream(Session& session, const std::string& comman
   return bytes;
 }
 
-// Stream-mode body of a put: `length` bytes from the local offset.
-Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const std::string& command,
-                                  std::optional<std::uint64_t> allocate_bytes,
-                                  std::uint64_t local_offset, std::uint64_t length,
+// A stream-mode put: `length` bytes from the local offset, less the first `held` bytes that the
+// destination kept from a failed attempt (REST held + STOR: only the rest moves). With `restart`
+// (-rst), the destination's markers and whether its STOR began are kept for the next attempt.
+struct StreamSend {
+  std::string command;
+  std::optional<std::uint64_t> allocate_bytes;
+  std::uint64_t local_offset = 0;
+  std::uint64_t length = 0;
+  std::uint64_t held = 0;
+  RestartState* restart = nullptr;
+};
+
+// The destination's 111 and 112 markers during a stream put: it sends them (gridftpd, after
+// TREV RESTART), so its 111 ranges, not its file's size, say what it holds.
+Session::MarkerCallback stream_marker_recorder(RestartState* restart) {
+  if (restart == nullptr) {
+    return {};
+  }
+  return [restart](const ParsedReply& reply) {
+    if (reply.code == protocol::control::reply_code::kPerfMarker) {
+      restart->dest_sends_markers = true;
+    } else if (record_range_marker(reply, *restart)) {
+      restart->dest_sends_markers = true;
+    }
+  };
+}
+
+Result<std::uint64_t> send_stream(Session& session, LocalSource& source, const StreamSend& send,
                                   ProgressTicker& progress) {
   auto data = session.open_passive_data();
   if (!data) {
     return make_error(data.error());
   }
-  if (auto allocated = send_allocate(session, allocate_bytes); !allocated) {
+  // ALLO announces what this STOR carries: a resumed one carries only the rest.
+  auto allocate = send.allocate_bytes;
+  if (allocate) {
+    *allocate = *allocate > send.held ? *allocate - send.held : 0;
+  }
+  if (auto allocated = send_allocate(session, allocate); !allocated) {
     return make_error(allocated.error());
   }
-  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
+  if (send.held > 0) {
+    if (auto restarted = session.restart_at(std::to_string(send.held)); !restarted) {
+      return make_error(restarted.error());
+    }
+  }
+  if (auto begun = begin_stream_transfer(session, *data, send.command); !begun) {
     return make_error(begun.error());
   }
+  if (send.restart != nullptr) {
+    send.restart->dest_store_began = true;
+  }
+  const auto record_markers = stream_marker_recorder(send.restart);
   std::vector<char> buffer(kChunkBytes);
-  std::uint64_t total = 0;
-  while (total < length) {
+  std::uint64_t total = send.held;
+  while (total < send.length) {
     const auto count =
-        static_cast<std::size_t>(std::min<std::uint64_t>(length - total, buffer.size()));
+        static_cast<std::size_t>(std::min<std::uint64_t>(send.length - total, buffer.size()));
     auto chunk = std::span(buffer.data(), count);
-    auto sent = source.read_at(local_offset + total, chunk);
+    auto sent = source.read_at(send.local_offset + total, chunk);
     if (sent) {
       sent = data->write_all(std::string_view(chunk.data(), chunk.size()));
     }
     if (!sent) {
       data->close();
-      return fail_with_server_reason<std::uint64_t>(session, sent.error());
+      return make_error(with_server_reason(session, sent.error(), record_markers));
     }
     total += count;
     progress.add(count, Clock::now());
   }
-  if (auto finished = data->finish_upload(); !finished) {
+  if (auto finished = data->end_sending(); !finished) {
     data->close();
-    return fail_with_server_reason<std::uint64_t>(session, finished.error());
+    return make_error(with_server_reason(session, finished.error(), record_markers));
   }
-  auto done = session.finish_transfer(session.options().data_timeout);
+  auto done = session.finish_transfer(session.options().data_timeout, record_markers);
   data->close();
   if (!done) {
     return make_error(done.error());
   }
-  return total;
+  return total - send.held;
+}
+
+// -rst, stream mode: how much of the file the destination kept from a failed attempt
+// (stream_resume_offset), asking its SIZE only where its markers do not say. 0: start over.
+Result<std::uint64_t> stream_put_held(Session& session, const std::string& remote_path,
+                                      RestartState* restart, std::uint64_t length) {
+  if (restart == nullptr) {
+    return std::uint64_t{0};
+  }
+  if (!restart->resume) {
+    restart->dest_ranges = {};  // a fresh upload: nothing it held counts
+  }
+  std::optional<std::uint64_t> dest_size;
+  if (stream_resume_needs_size(*restart)) {
+    auto size = session.size(remote_path);
+    if (!size) {
+      return make_error(size.error());
+    }
+    dest_size = *size;
+  }
+  return stream_resume_offset(*restart, dest_size, length);
 }
 
 }  // namespace
@@ -181,12 +258,13 @@ Result<StagedFile> staged_for_get(const std::string& local_path, const TransferO
 }  // namespace
 
 Result<TransferStats> get_file(Session& session, const std::string& remote_path,
-                               const std::string& local_path, const TransferOptions& options) {
+                               const std::string& local_path, const TransferOptions& requested) {
   const auto start = Clock::now();
+  auto options = requested;  // -p turns into stream mode on a server without MODE E
   if (auto prepared = prepare_session(session, options); !prepared) {
     return make_error(prepared.error());
   }
-  auto range = remote_range(session, remote_path, options.range);
+  auto range = remote_range(session, remote_path, options);
   if (!range) {
     return make_error(range.error());
   }
@@ -251,8 +329,9 @@ Result<TransferStats> get_file(Session& session, const std::string& remote_path,
 }
 
 Result<TransferStats> put_file(Session& session, const std::string& local_path,
-                               const std::string& remote_path, const TransferOptions& options) {
+                               const std::string& remote_path, const TransferOptions& requested) {
   const auto start = Clock::now();
+  auto options = requested;  // -p turns into stream mode on a server without MODE E
   auto source = LocalSource::open(local_path);
   if (!source) {
     return make_error(source.error());
@@ -274,10 +353,22 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   }
   const auto command = store_command(remote_path, *range);
   const auto allocate = allocation_bytes(source->size_bytes(), *range);
-  // Progress counts the whole file: a resumed MODE E put starts from what the receiver confirmed.
-  const bool resumes = (options.parallelism || options.udpx) && !range->has_value() &&
-                       options.restart != nullptr && options.restart->resume;
-  const auto held = resumes ? options.restart->dest_ranges.covered_bytes() : 0;
+  // -off/-len windows start over; a whole file resumes from what the receiver confirmed.
+  RestartState* restart = range->has_value() ? nullptr : options.restart;
+  const bool stream_mode = !options.parallelism && !options.udpx;
+  if (restart != nullptr && !options.udpx) {
+    if (auto asked = session.ask_restart_markers(kRestartMarkerSeconds); !asked) {
+      return make_error(asked.error());
+    }
+  }
+  auto stream_held = stream_mode ? stream_put_held(session, remote_path, restart, length)
+                                 : Result<std::uint64_t>(std::uint64_t{0});
+  if (!stream_held) {
+    return make_error(stream_held.error());
+  }
+  // Progress counts the whole file: a resumed put starts from what the receiver confirmed.
+  const bool resumes = !stream_mode && restart != nullptr && restart->resume;
+  const auto held = resumes ? restart->dest_ranges.covered_bytes() : *stream_held;
   ProgressTicker progress(options.on_progress
                               ? ProgressTicker::Report([&options, held](std::uint64_t bytes) {
                                   options.on_progress(bytes + held);
@@ -287,19 +378,20 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   Result<std::uint64_t> bytes = std::uint64_t{0};
   if (options.udpx) {
     auto allocated = send_allocate(session, allocate);
-    auto sent = allocated ? send_udpx(session, command, *source, local_offset, length,
-                                      range->has_value() ? nullptr : options.restart, *options.udpx,
-                                      progress)
+    auto sent = allocated ? send_udpx(session, command, *source, local_offset, length, restart,
+                                      *options.udpx, progress)
                           : make_error(allocated.error());
     if (sent) figures = *sent;
     bytes = sent ? Result<std::uint64_t>(length) : make_error(sent.error());
   } else if (options.parallelism) {
-    bytes = send_mode_e(session, *source,
-                        ModeESendRequest{command, allocate, *options.parallelism,
-                                         options.block_size_bytes, local_offset, length, &progress,
-                                         range->has_value() ? nullptr : options.restart});
+    bytes = send_mode_e(
+        session, *source,
+        ModeESendRequest{command, allocate, *options.parallelism, options.block_size_bytes,
+                         local_offset, length, &progress, restart});
   } else {
-    bytes = send_stream(session, *source, command, allocate, local_offset, length, progress);
+    bytes = send_stream(session, *source,
+                        StreamSend{command, allocate, local_offset, length, *stream_held, restart},
+                        progress);
   }
   if (!bytes) {
     return make_error(bytes.error());
@@ -369,6 +461,9 @@ Result<std::vector<protocol::listing::ListingEntry>> list_directory(
     body.append(chunk);
     return {};
   });
+  if (bytes) {
+    (void)data->end_sending();  // answers the server's close_notify (FTPS)
+  }
   data->close();
   if (!bytes) {
     return fail_with_server_reason<std::vector<protocol::listing::ListingEntry>>(session,

@@ -40,9 +40,16 @@ struct TransferOptions {
   // Cumulative bytes of the file so far: get and put count the data moved here (a few calls a
   // second, from the data threads), third-party reads the dest's 112 performance markers.
   std::function<void(std::uint64_t bytes)> on_progress;
+  // What the transfer learns about the file once under way (the source's SIZE, the streams it
+  // really runs), for the progress display; may be empty.
+  std::function<void(const FileShape& shape)> on_shape;
+  // The caller does not know the source's size: a get asks SIZE for on_shape (a known size
+  // saves the round trip per file of a -r tree).
+  bool ask_size = false;
   // -rst: where this attempt starts and what it learns for the next (restart_state.hpp); null
-  // without restarts. Stream gets resume from the partial file, third-party transfers from the
-  // dest's 111 markers (MODE E) or its size after an earlier STOR began (stream).
+  // without restarts. Stream gets resume from the partial file, puts and third-party transfers
+  // from the receiver's 111 markers or, from a server that sends none, its size after an earlier
+  // STOR began.
   RestartState* restart = nullptr;
 };
 

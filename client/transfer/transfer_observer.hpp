@@ -25,6 +25,13 @@ struct FileStart {
   unsigned streams = 1;               // data connections: 1 in stream mode, -p in MODE E
 };
 
+// What a transfer learnt once under way: the size the source's server gave (SIZE), and the data
+// connections it really uses (1 where a server without MODE E turned -p into stream mode).
+struct FileShape {
+  std::optional<std::uint64_t> size;  // nullopt: nothing new about the size
+  unsigned streams = 1;
+};
+
 enum class FileResult {
   Copied,
   Skipped,  // -sync found the destination already up to date
@@ -48,6 +55,8 @@ class TransferObserver {
   // Bytes of this file known to have arrived so far (receiver counts, or the dest's 112
   // performance markers in third-party), at most a few times a second.
   virtual void file_progress(std::size_t id, std::uint64_t bytes_so_far) = 0;
+  // What the transfer learnt after file_started (FileShape). Only the live display uses it.
+  virtual void file_shape(std::size_t /*id*/, const FileShape& /*shape*/) {}
   virtual void file_finished(const FileEnd& end) = 0;
 };
 

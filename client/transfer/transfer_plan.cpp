@@ -1,6 +1,7 @@
 #include "client/transfer/transfer_plan.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "client/client_errors.hpp"
 
@@ -63,6 +64,42 @@ std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_
   // ALLO would make the receiver (gridftpd) fail the upload as short.
   const std::uint64_t available = *size_bytes > range->offset ? *size_bytes - range->offset : 0;
   return std::min(range->length, available);
+}
+
+std::optional<std::uint32_t> parse_buffer_size(std::string_view text) {
+  std::uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'k':
+      case 'K':
+        scale = std::uint64_t{1} << 10;
+        break;
+      case 'm':
+      case 'M':
+        scale = std::uint64_t{1} << 20;
+        break;
+      case 'g':
+      case 'G':
+        scale = std::uint64_t{1} << 30;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) text.remove_suffix(1);
+  }
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  // SO_SNDBUF and SO_RCVBUF take an int.
+  constexpr std::uint64_t kLargest = 0x7fffffff;
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value == 0 ||
+      value > kLargest / scale) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(value * scale);
+}
+
+std::string buffer_size_command(std::uint32_t bytes, bool server_has_sbuf) {
+  return (server_has_sbuf ? "SBUF " : "SITE RETRBUFSIZE ") + std::to_string(bytes);
 }
 
 std::string parallelism_command(unsigned streams) {

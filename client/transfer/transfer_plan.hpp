@@ -58,6 +58,13 @@ struct UdpxRequest {
 // "default" (TCP) without it.
 std::string net_stack_argument(const std::optional<UdpxRequest>& udpx);
 
+// A -tcp-bs size as globus-url-copy reads it: bytes, or with a K, M or G suffix (powers of 1024,
+// either case). nullopt for anything else, 0, or more than a socket buffer can be (2^31 - 1).
+std::optional<std::uint32_t> parse_buffer_size(std::string_view text);
+// "SBUF <n>" when the server lists SBUF in FEAT, else "SITE RETRBUFSIZE <n>": what
+// globus-url-copy sends for -tcp-bs (docs/WIRE.md §1.5).
+std::string buffer_size_command(std::uint32_t bytes, bool server_has_sbuf);
+
 // "OPTS RETR Parallelism=4,4,4;".
 std::string parallelism_command(unsigned streams);
 // "CKSM MD5 0 -1 p" for a whole file, "CKSM MD5 <offset> <length> p" for a range.

@@ -7,12 +7,22 @@
 
 namespace gridftp::client {
 
-Result<void> prepare_session(Session& session, const TransferOptions& options) {
+Result<void> prepare_session(Session& session, TransferOptions& options) {
   if (auto typed = session.use_binary_type(); !typed) {
     return typed;
   }
-  if (auto moded = session.use_extended_block_mode(options.parallelism.has_value()); !moded) {
-    return moded;
+  auto moded = session.use_extended_block_mode(options.parallelism.has_value());
+  if (!moded) {
+    return make_error(moded.error());
+  }
+  if (options.parallelism && !*moded) {
+    options.parallelism.reset();
+    if (options.on_shape) {
+      options.on_shape(FileShape{std::nullopt, 1});
+    }
+  }
+  if (auto buffered = session.use_tcp_buffer(); !buffered) {
+    return buffered;
   }
   if (auto secured = session.use_data_security(options.data_security); !secured) {
     return secured;

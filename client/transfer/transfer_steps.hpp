@@ -12,9 +12,11 @@
 
 namespace gridftp::client {
 
-// TYPE I, then MODE E or S, then DCAU/PBSZ/PROT on gsiftp (docs/WIRE.md §1.5: TYPE → MODE →
-// CKSM/SIZE → … → DCAU → PBSZ → PROT → PASV/PORT).
-Result<void> prepare_session(Session& session, const TransferOptions& options);
+// TYPE I, then MODE E or S, the buffer size (-tcp-bs), then DCAU/PBSZ/PROT on gsiftp
+// (docs/WIRE.md §1.5: TYPE → MODE → CKSM/SIZE → buffer size → … → DCAU → PBSZ → PROT →
+// PASV/PORT). A server without MODE E turns -p into stream mode: `options.parallelism` is
+// then cleared, and options.on_shape hears of the one stream.
+Result<void> prepare_session(Session& session, TransferOptions& options);
 
 // Sends `command` (RETR, STOR, MLSD, …) for a stream-mode transfer on `data` and waits for its
 // 1xx. On a secured session the data handshake runs meanwhile on its own thread: a Globus server

@@ -4,19 +4,10 @@
 #include "server/data/passive_ports.hpp"
 #include "transport/deadline.hpp"
 #include "transport/error_conversion.hpp"
+#include "transport/socket_buffer.hpp"
 
 namespace gridftp::server {
 namespace {
-
-// Best effort: the kernel clamps to net.core.[rw]mem_max, and a refused size still leaves a
-// working socket with its default buffers.
-template <typename Socket>
-void apply_socket_buffer(Socket& socket, std::uint32_t bytes) {
-  if (bytes == 0) return;
-  boost::system::error_code ignored;
-  socket.set_option(asio::socket_base::send_buffer_size(static_cast<int>(bytes)), ignored);
-  socket.set_option(asio::socket_base::receive_buffer_size(static_cast<int>(bytes)), ignored);
-}
 
 // Opens `socket` for `peer`'s family, sizes its buffers and, when a source port range is
 // configured (GLOBUS_TCP_SOURCE_RANGE: firewalls that allow outgoing data from known ports only),
@@ -26,7 +17,7 @@ boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpo
   boost::system::error_code ec;
   if (!socket.is_open()) socket.open(peer.protocol(), ec);
   if (ec) return ec;
-  apply_socket_buffer(socket, buffer);
+  transport::apply_socket_buffer(socket, buffer);
   if (listen.source_port_min == 0) return ec;
   const PassivePortWalk ports(listen.source_port_min, listen.source_port_max);
   const auto any = peer.address().is_v4() ? asio::ip::address(asio::ip::address_v4::any())
@@ -53,7 +44,7 @@ Result<tcp::endpoint> DataChannel::listen_passive(const asio::ip::address& local
     // Closed data connections leave their port in TIME_WAIT; without this a small passive range
     // runs dry after a handful of transfers.
     acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-    apply_socket_buffer(*acceptor, socket_buffer_bytes_);  // accepted sockets inherit it
+    transport::apply_socket_buffer(*acceptor, socket_buffer_bytes_);  // accepted sockets inherit it
     acceptor->bind(endpoint, ec);
     if (ec) continue;
     acceptor->listen(asio::socket_base::max_listen_connections, ec);

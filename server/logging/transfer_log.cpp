@@ -27,6 +27,10 @@ std::string format_transfer_record(const TransferRecord& record,
       .add("stream_tls", record.stream_tls)
       .add("network", record.network)
       .add("result", record.ok ? "ok" : "failed");
+  if (record.socket_buffer != 0) {
+    json.add("socket_buffer", std::uint64_t{record.socket_buffer})
+        .add("socket_buffers", record.socket_buffers);
+  }
   if (!record.ok) json.add("error", record.error);
   if (record.udpx) protocol::udpx::add_json_fields(json, *record.udpx);
   return json.str();

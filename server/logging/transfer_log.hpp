@@ -26,6 +26,10 @@ struct TransferRecord {
   char mode = 'S';
   std::string security = "none";  // "dcau=A prot=P", "ftps prot=P", or "none"
   std::string stream_tls;  // per data connection: "TLSv1.3 TLS_AES_256_GCM_SHA384", "clear", ...
+  // SBUF (or listen.data_socket_buffer) in force, 0 for none; then per data connection the
+  // sizes its socket had at the end: "rcvbuf=65536 sndbuf=65536".
+  std::uint32_t socket_buffer = 0;
+  std::string socket_buffers;
   std::chrono::steady_clock::duration duration{};
   bool ok = false;
   std::string error;

@@ -152,6 +152,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   void start_transfer(TransferJob job);
   transport::awaitable<void> run_transfer(TransferJob job);
+  // Records one finished data connection for the transfer log: its TLS, and its kernel buffer
+  // sizes when SBUF asked for a size (so the log shows what reached the socket).
+  void note_data_connection(const transport::DataLink& link, tcp::socket& socket);
   transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket,
                                                bool we_connected);
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
@@ -219,6 +222,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::shared_ptr<tcp::socket> data_socket_;
   std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
   std::vector<std::string> transfer_links_;  // each data connection's TLS, for the log
+  // Each data connection's kernel buffer sizes, for the log when SBUF asked for a size.
+  std::vector<std::string> transfer_buffers_;
   std::string transfer_detail_;  // why the running transfer failed, beyond its reply code
   StreamCache stream_cache_;
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs

@@ -117,7 +117,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
                 send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
   }
   auto outcome = co_await group.wait();
-  for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
+  for (const auto& stream : data_streams_) note_data_connection(stream->link, *stream->socket);
   if (outcome && !abort_requested_) {
     // Idle at EOD: reusable by the next RETR.
     stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Sending);
@@ -219,7 +219,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;
-  for (const auto& stream : data_streams_) transfer_links_.push_back(stream->link.describe());
+  for (const auto& stream : data_streams_) note_data_connection(stream->link, *stream->socket);
   stream_cache_.set_streams_used(data_streams_.size());
   stop_markers(*markers);
   if (stream_acceptor_) {

@@ -9,6 +9,7 @@
 #include "protocol/core/errors.hpp"
 #include "server/data/stall_watch.hpp"
 #include "server/session/control_session.hpp"
+#include "transport/socket_buffer.hpp"
 
 namespace gridftp::server {
 
@@ -39,6 +40,7 @@ void ControlSession::start_transfer(TransferJob job) {
   abort_requested_ = false;
   progress_.bytes = 0;
   transfer_links_.clear();
+  transfer_buffers_.clear();
   transfer_detail_.clear();
   ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
@@ -74,6 +76,17 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   } else {
     const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
     const bool we_connect = !data_channel_.is_passive();
+    // After TREV RESTART a binary STOR reports what it holds in 111 markers as MODE E does, so
+    // the client can resume it (REST n + STOR) after a failure, even one that kills us.
+    std::shared_ptr<MarkerTimer> markers;
+    const auto held = [this, start = job.upload ? job.upload->start_offset() : 0] {
+      protocol::restart::ByteRangeSet ranges;
+      ranges.insert(0, start + progress_.bytes);
+      return ranges;
+    };
+    if (job.upload && settings_.restart_markers && !settings_.ascii && job.command == "STOR") {
+      markers = start_markers(held);
+    }
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
       outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
@@ -88,6 +101,10 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
       data_socket_.reset();
     }
     if (outcome && job.upload) outcome = check_upload_complete(job);
+    if (markers) {
+      stop_markers(*markers);
+      if (!outcome) send_range_marker(held());  // what a restart can count on
+    }
   }
   if (outcome && job.upload) outcome = job.upload->commit();
   if (!outcome && job.upload) job.upload->abort();
@@ -110,9 +127,12 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     deadline->stop();
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
-  transfer_links_.push_back(link.describe());
-  if (job.upload)
-    co_return co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
+  if (job.upload) {
+    auto received =
+        co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
+    note_data_connection(link, socket);
+    co_return received;
+  }
   Result<void> sent;
   if (job.source) {
     sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length,
@@ -125,7 +145,15 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     boost::system::error_code ec;
     co_await link.finish(socket, ec);
   }
+  note_data_connection(link, socket);
   co_return sent;
+}
+
+void ControlSession::note_data_connection(const transport::DataLink& link, tcp::socket& socket) {
+  transfer_links_.push_back(link.describe());
+  if (data_channel_.socket_buffer() != 0) {
+    transfer_buffers_.push_back(transport::describe_socket_buffers(socket));
+  }
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
@@ -167,6 +195,9 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.security = security_.label();
   for (const auto& link : transfer_links_)
     record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
+  record.socket_buffer = data_channel_.socket_buffer();
+  for (const auto& buffers : transfer_buffers_)
+    record.socket_buffers += (record.socket_buffers.empty() ? "" : ", ") + buffers;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();
   if (!transfer_detail_.empty()) record.error += ": " + transfer_detail_;

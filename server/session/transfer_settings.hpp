@@ -18,6 +18,9 @@ struct TransferSettings {
   bool mode_e = false;
   unsigned parallelism = 1;     // OPTS RETR Parallelism, streams per stripe we open
   unsigned marker_seconds = 5;  // TREV PERF/RESTART: 111/112 period while receiving
+  // TREV RESTART: the client resumes failed uploads from 111 markers, so stream-mode STORs
+  // send them too and keep their partial file on failure (MODE E always does both).
+  bool restart_markers = false;
   std::uint64_t esto_offset = 0;
   std::optional<std::uint64_t> allocated_bytes;  // ALLO: the size the client announced
   std::optional<std::string> rename_from;        // RNFR's path, for the RNTO right after it

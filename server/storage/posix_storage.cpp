@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "protocol/control/virtual_path.hpp"
+#include "protocol/core/errors.hpp"
 
 namespace gridftp::server::storage {
 namespace {
@@ -302,6 +303,22 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
     if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0)
       return make_error(last_errno());
     return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
+  }
+  if (mode == UploadMode::Resume) {
+    // A stream-mode restart (REST n + STOR) goes on with the upload that a failed attempt left
+    // under the hidden name, when there is one: that is what the client's 111 markers counted.
+    const auto partial = partial_name_for(name);
+    UniqueFd kept(::openat(parent->get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (kept.valid()) {
+      if (::flock(kept.get(), LOCK_EX | LOCK_NB) != 0) return make_error(last_errno());
+      const auto held = regular_file_size(kept.get());
+      // Restarting past what arrived would leave a hole of zeros in the file.
+      if (!held || *held < offset) return make_error(make_error_code(protocol::Errc::BadArgument));
+      if (::ftruncate(kept.get(), static_cast<off_t>(offset)) != 0) return make_error(last_errno());
+      return Upload(std::move(kept), std::move(*parent), partial, name, offset,
+                    keep_partial_on_abort);
+    }
+    if (errno != ENOENT) return make_error(last_errno());
   }
   UniqueFd fd(
       ::openat(parent->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));

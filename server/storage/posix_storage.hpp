@@ -24,7 +24,8 @@ namespace gridftp::server::storage {
 // Replace: a hidden partial file (one fixed name per target) renamed into place on commit.
 // ContinuePartial: a MODE E restart (REST ranges + STOR) writes into that partial file as it is.
 // Append (APPE), Resume (stream REST: truncate to the offset) and InPlace (ESTO: no truncation)
-// write the target directly.
+// write the target directly, except that Resume goes on with a hidden partial file a failed
+// upload kept, cut to the offset.
 enum class UploadMode { Replace, ContinuePartial, Append, Resume, InPlace };
 
 // The hidden name an upload of `name` is received under; names too long for the prefix are
@@ -57,7 +58,8 @@ class PosixStorage {
   // Resume/Append/InPlace start at `offset` (Append: the current size when offset is 0).
   // `keep_partial_on_abort` leaves a failed Replace/ContinuePartial upload's partial file for a
   // restart. Errors: EWOULDBLOCK when another upload to the same target is running; ENOENT for
-  // ContinuePartial without a partial file.
+  // ContinuePartial without a partial file; Errc::BadArgument for Resume past the end of a
+  // kept partial file.
   Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
                               bool keep_partial_on_abort = false) const;
 

@@ -1,7 +1,7 @@
 """Our client gridcp against our server gridftpd (get, put, third-party gridftpd -> gridftpd,
--list, -cd, failures; the multi-file engine: -r -cc -pp trees, -sync, -rst after a killed
-server, -f lists, bad input in the middle of a run) and against the real globus-gridftp-server
-(get and put)."""
+-list, -cd, -tcp-bs, failures; the multi-file engine: -r -cc -pp trees, -sync, -rst after a
+killed server in stream mode and MODE E, -f lists, bad input in the middle of a run) and against
+the real globus-gridftp-server (get and put)."""
 
 import os
 import signal
@@ -105,6 +105,53 @@ def test_third_party_gridftpd_to_gridftpd():
         "the third-party STOR on the destination")
     assert src_rec.get("bytes") == big and dst_rec.get("bytes") == big, (
         f"third-party byte counts: source {src_rec}, destination {dst_rec}")
+
+
+def test_tcp_bs_reaches_the_servers_data_sockets():
+    # -tcp-bs N: SBUF N to each server (FEAT lists SBUF), and the servers' data sockets run with
+    # N-byte buffers: the transfer log reads every data socket's sizes back. A size below the
+    # kernel's defaults (Linux starts TCP sockets at 87380/16384 and autotunes from there)
+    # cannot be met by chance. Without -tcp-bs nothing is set.
+    size = 32768
+    source = start_gridftpd()
+    dest = start_gridftpd()
+    digests = seed(source)
+    name = "big.bin"
+    out = make_temp_dir("gridcp-tcp-bs-")
+    local = os.path.join(out, name)
+    runs = [("stream get", [], source.url(f"data/{name}"), file_url(local)),
+            ("-p 4 get", ["-p", "4"], source.url(f"data/{name}"), file_url(local + ".p4")),
+            ("-p 2 put", ["-p", "2"], file_url(local), dest.url(f"incoming/put-{name}")),
+            ("third-party", [], source.url(f"data/{name}"), dest.url(f"incoming/tp-{name}"))]
+    for what, flags, src_url, dst_url in runs:
+        result = gridcp("-dbg", "-tcp-bs", "32K", *flags, src_url, dst_url,
+                        what=f"gridcp -tcp-bs {what}")
+        assert f"C: SBUF {size}" in result.stderr, f"{what}: no SBUF sent\n{result.describe()}"
+    assert_file_digest(local, digests[name], "-tcp-bs stream get")
+    assert_file_digest(local + ".p4", digests[name], "-tcp-bs -p 4 get")
+    assert_file_digest(dest.fs(f"incoming/put-{name}"), digests[name], "-tcp-bs put")
+    assert_file_digest(dest.fs(f"incoming/tp-{name}"), digests[name], "-tcp-bs third-party")
+    def transfers():
+        return [r for server in (source, dest) for r in server.transfer_records()
+                if r.get("command") in ("RETR", "STOR")]
+    # A record is written just after the 226; the third-party copy shows on both servers.
+    wait_until(lambda: len(transfers()) >= 5, 30, "the five transfer records")
+    records = transfers()
+    assert len(records) == 5, records
+    for record in records:
+        assert record.get("socket_buffer") == size, f"SBUF did not reach the server: {record}"
+        sockets = record.get("socket_buffers", "").split(", ")
+        assert len(sockets) == record["streams"], record
+        assert all(s == f"rcvbuf={size} sndbuf={size}" for s in sockets), (
+            f"a data socket did not get the buffer size: {record}")
+    gridcp(source.url(f"data/{name}"), file_url(local + ".plain"), what="gridcp without -tcp-bs")
+    wait_until(lambda: len(transfers()) == 6, 30, "the record of the get without -tcp-bs")
+    plain = [r for r in source.transfer_records() if r.get("command") == "RETR"][-1]
+    assert "socket_buffer" not in plain, f"a buffer size without -tcp-bs: {plain}"
+    for bad in ("0", "1.5M", "lots", "4G"):
+        result = gridcp("-tcp-bs", bad, source.url(f"data/{name}"), file_url(local + ".bad"),
+                        expect_rc=1, what=f"gridcp -tcp-bs {bad}")
+        assert "bad -tcp-bs" in result.stderr, result.describe()
 
 
 def test_list():
@@ -343,6 +390,50 @@ def test_restart_resumes_a_mode_e_put_after_the_server_is_killed_mid_file():
     assert_file_digest(restarted.fs("incoming/big.bin"), digest, "gridcp -rst -p 4 put")
     resumed = restarted.wait_transfer_record(
         lambda r: r.get("command") == "STOR" and r.get("result") == "ok", "the resumed STOR")
+    assert resumed["bytes"] < size, (
+        f"the second attempt sent {resumed['bytes']} bytes: it started over instead of "
+        f"resuming (the server held {held} when it was killed)")
+
+
+def test_restart_resumes_a_stream_put_after_the_server_is_killed_mid_file():
+    # Stream mode has no block offsets: gridcp -rst asks for restart markers (TREV RESTART 1),
+    # gridftpd then reports in 111 markers what its hidden partial file holds, and after the
+    # server is killed and back the retry sends REST n + STOR with only the rest, which the
+    # server appends to the partial file it kept.
+    root = make_temp_dir("gridcp-rst-sput-root-")
+    server = start_gridftpd(root)
+    port = server.port
+    src = make_temp_dir("gridcp-rst-sput-")
+    size = 256 * MIB
+    digest = make_file(os.path.join(src, "big.bin"), size, seed=6)
+    partial = server.fs("incoming/.gridftpd-part.big.bin")
+    argv = [gridcp_binary(), "-rst", "-rst-interval", "1", "-rst-retries", "10",
+            file_url(os.path.join(src, "big.bin")), server.url("incoming/big.bin")]
+    client = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: os.path.exists(partial) and os.stat(partial).st_blocks > 0, 60,
+                   "the first bytes of the put", interval=0.001)
+        # Hold the client while marker periods pass, so a 111 reports the bytes that arrived;
+        # then the server dies with the transfer unfinished.
+        os.kill(client.pid, signal.SIGSTOP)
+        time.sleep(3)
+        held = kill_server_mid_file(server, partial, size)
+        restarted = start_gridftpd(root, listen={"port": port})
+        os.kill(client.pid, signal.SIGCONT)
+        output, _ = client.communicate(timeout=300)
+    finally:
+        if client.poll() is None:
+            os.kill(client.pid, signal.SIGCONT)
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, (
+        f"gridcp -rst did not recover: rc={client.returncode}\n{' '.join(argv)}\n"
+        f"{output.decode(errors='replace')}")
+    assert_file_digest(restarted.fs("incoming/big.bin"), digest, "gridcp -rst stream put")
+    assert not os.path.exists(partial), "the partial file was left behind"
+    resumed = restarted.wait_transfer_record(
+        lambda r: r.get("command") == "STOR" and r.get("result") == "ok", "the resumed STOR")
+    assert resumed["mode"] == "S", resumed
     assert resumed["bytes"] < size, (
         f"the second attempt sent {resumed['bytes']} bytes: it started over instead of "
         f"resuming (the server held {held} when it was killed)")

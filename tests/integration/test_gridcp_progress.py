@@ -62,17 +62,33 @@ def test_live_progress_on_a_terminal():
     """A 2 GiB MODE E get of /dev/zero (ERET of a window, so the size is known) inside tmux: the
     captured screens show the bytes growing, a rate and an ETA; at the end the display is gone
     and the file's summary line stays."""
+    live_progress_of_a_2_gib_get(["-len", str(2 * GIB)], "dev/zero")
+
+
+def test_live_progress_learns_the_size_of_a_single_file_get():
+    """A single-file -p 4 get of a 2 GiB file that gridcp was told nothing about: the transfer
+    asks SIZE, so the display shows size, percent and ETA as for a window or a listed file
+    (it once showed bytes and rate only)."""
+    live_progress_of_a_2_gib_get([], "sparse.bin")
+
+
+def live_progress_of_a_2_gib_get(flags: list[str], source: str):
+    """Runs gridcp -p 4 `flags` on `source` (2 GiB, under a device root) inside tmux and checks
+    the live display and the summary line it leaves."""
     root = make_device_root("gridcp-progress-")
     out = make_temp_dir("gridcp-progress-out-")
     pane = None
     try:
+        # A sparse file on tmpfs: 2 GiB that read as fast as /dev/zero.
+        with open(os.path.join(root, "sparse.bin"), "wb") as f:
+            f.truncate(2 * GIB)
+        os.chmod(os.path.join(root, "sparse.bin"), 0o644)
         server = start_gridftpd(root, anonymous={"enabled": True, "root": root,
                                                  "writable": ["dev", "incoming"]})
         # The 2 GiB land on tmpfs next to the device root, and go as soon as they are checked.
         dest = os.path.join(root, "incoming", "zero.bin")
         status = os.path.join(out, "status")
-        argv = [gridcp_binary(), "-p", "4", "-len", str(2 * GIB), server.url("dev/zero"),
-                file_url(dest)]
+        argv = [gridcp_binary(), "-p", "4", *flags, server.url(source), file_url(dest)]
         command = f"{shlex.join(argv)}; echo $? > {shlex.quote(status)}; sleep 600"
         pane = TmuxPane(command)
         captures = []
@@ -94,8 +110,8 @@ def test_live_progress_on_a_terminal():
         shown = sorted({done for done, _, _ in samples})
         progress_lines = "\n".join(f"{d} {r} ETA {e}" for d, r, e in samples)
         assert len(shown) >= 2, (
-            f"the live display did not show the bytes growing (values seen: {shown})\n{what}\n"
-            f"last captures:\n" + "\n----\n".join(captures[-5:]))
+            f"the live display did not show the bytes growing with size, percent and ETA "
+            f"(values seen: {shown})\n{what}\nlast captures:\n" + "\n----\n".join(captures[-5:]))
         assert shown[0] < shown[-1] <= 2 * GIB
         assert all(rate for _, rate, _ in samples), progress_lines
         assert any(eta for _, _, eta in samples), progress_lines
@@ -105,7 +121,7 @@ def test_live_progress_on_a_terminal():
         # The display cleared itself; the summary line stays.
         assert "total:" not in final and not PROGRESS_RE.search(final), (
             f"the live display was left on the screen\n{final}")
-        summary = f"copied {server.url('dev/zero')} -> {dest}: 2.00 GiB in "
+        summary = f"copied {server.url(source)} -> {dest}: 2.00 GiB in "
         assert summary in final.replace("\n", ""), f"no summary line\n{final}"
     finally:
         if pane:

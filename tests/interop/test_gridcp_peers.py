@@ -14,14 +14,16 @@ All byte-identical by SHA-256 on a 5 MiB + 7 B file:
     file, as globus-url-copy writes it) in stream mode and -p 4, and -verify-checksum with MD5,
     ADLER32 and SHA256 on gets, puts and third-party transfers both ways;
   * on both servers: a nested tree with -r -cc 4 -pp got, put back, and copied third-party
-    between the two servers both ways.
+    between the two servers both ways;
+  * -tcp-bs: gridcp sends what globus-url-copy sends to each server (SBUF or SITE
+    RETRBUFSIZE, after MODE), and gridftpd's data sockets get the size.
 """
 
 import os
 
 from gridftp_harness import (MIB, assert_file_digest, assert_same_tree, check_copy, file_url,
-                             give_to_globus_user, gridcp_binary, GridftpdServer, make_file,
-                             make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             give_to_globus_user, gridcp_binary, GridftpdServer, guc_dialogue,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
                              shared_test_pki, start_globus_server, start_gridftpd, tree_digests)
 
 SIZE = 5 * MIB + 7
@@ -77,6 +79,41 @@ def third_party(source, source_url, dest, dest_url, levels: dict, label: str, se
             check_copy(dest.fs(target), digest, what, result)
     for server in (source, dest):
         server.assert_alive(f"after gridcp {label} third-party")
+
+
+def buffer_dialogue(stderr: str) -> list[str]:
+    """The commands of a -dbg dialogue that set the mode, the buffer size and the parallelism,
+    in the order sent."""
+    keep = ("MODE ", "SBUF ", "SITE RETRBUFSIZE ", "OPTS RETR ")
+    return [line[3:] for line in guc_dialogue(stderr)
+            if line.startswith(">> ") and line[3:].startswith(keep)]
+
+
+def test_tcp_bs_as_globus_url_copy_sends_it():
+    # -tcp-bs N: SBUF N after MODE where FEAT lists SBUF (gridftpd), else SITE RETRBUFSIZE N
+    # (globus-gridftp-server): gridcp sends what globus-url-copy sends, in the same place, and
+    # with either client gridftpd's data sockets get the size (its transfer log reads it back).
+    ours, globus = start_gridftpd(), start_globus_server()
+    out = make_temp_dir("gridcp-tcp-bs-peers-")
+    for label, server in (("gridftpd", ours), ("globus", globus)):
+        digest = seed(server, "bs.bin", 67)
+        dialogues = {}
+        for client in ("globus-url-copy", "gridcp"):
+            dest = os.path.join(out, f"{label}-{client}.bin")
+            argv = [client if client != "gridcp" else gridcp_binary(), "-dbg", "-tcp-bs", "65536",
+                    "-p", "2", server.url("data/bs.bin"), file_url(dest)]
+            result = run_peer(argv, timeout=180, what=f"{client} -tcp-bs from {label}")
+            check_copy(dest, digest, f"{client} -tcp-bs from {label}", result)
+            dialogues[client] = buffer_dialogue(result.stderr)
+        command = "SBUF 65536" if label == "gridftpd" else "SITE RETRBUFSIZE 65536"
+        expected = ["MODE E", command, "OPTS RETR Parallelism=2,2,2;"]
+        assert dialogues["globus-url-copy"] == expected, (label, dialogues)
+        assert dialogues["gridcp"] == expected, (label, dialogues)
+    records = [r for r in ours.transfer_records() if r.get("command") == "RETR"]
+    assert len(records) == 2, records
+    for record in records:
+        assert record.get("socket_buffer") == 65536, record
+        assert record.get("socket_buffers") == ", ".join(["rcvbuf=65536 sndbuf=65536"] * 2), record
 
 
 def assert_levels_logged(server: GridftpdServer, command: str, count: int) -> None:

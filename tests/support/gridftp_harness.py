@@ -3,6 +3,7 @@
 What it gives a test script:
   * start_gridftpd(root, **sections)  -- our server on port 0 with a temp TOML config
   * start_globus_server(root)         -- the real globus-gridftp-server, anonymous -> gftest
+  * start_vsftpd(cert, key)           -- Debian's vsftpd as an anonymous FTPS server
   * start_server_under_test(root)     -- gridftpd, or Globus when GRIDFTP_TEST_SERVER=globus
                                          (that switch only exists to validate the peer command
                                          lines of the interop tests against the reference server)
@@ -673,6 +674,114 @@ def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
         last_error = (f"command: {shlex.join(argv)}\nexit status {proc.returncode}, greeting "
                       f"{greeting!r}\nlog:\n{_tail(chr(10).join(lines))}")
     raise AssertionError("globus-gridftp-server did not send a 220 greeting\n" + last_error)
+
+
+class VsftpdServer(ServerBase):
+    kind = "vsftpd"
+
+    def __init__(self, proc, host, port, fs_root, config_path, log_path, log_lines):
+        super().__init__(host, port, fs_root)
+        self.proc, self.config_path, self.log_path = proc, config_path, log_path
+        self.log_lines = log_lines
+
+    def path(self, rel: str = "") -> str:
+        return "/" + rel.lstrip("/")   # anonymous users are chrooted to the root
+
+    def session_pids(self) -> list[int]:
+        """The processes vsftpd forked for its sessions (each session has two), ours to kill."""
+        found, todo = [], [self.proc.pid]
+        while todo:
+            out = subprocess.run(["pgrep", "-P", str(todo.pop())], capture_output=True,
+                                 text=True).stdout.split()
+            found += [int(pid) for pid in out]
+            todo += [int(pid) for pid in out]
+        return found
+
+    def vsftpd_log(self) -> str:
+        """vsftpd's own log: the FTP dialogue, transfers and, with debug_ssl, each handshake."""
+        if not os.path.exists(self.log_path):
+            return ""
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+
+def start_vsftpd(cert: str, key: str, root: str | None = None,
+                 require_ssl_reuse: bool = True) -> VsftpdServer:
+    """Debian's vsftpd as an FTPS server on loopback, in the foreground, with its own config:
+    anonymous logins (no password) chrooted to `root` (made if None; root-owned, not writable, as
+    vsftpd insists) with a writable `incoming/`, which anonymous users may also overwrite and
+    resume into; TLS forced for logins and data with `cert`/`key`; require_ssl_reuse as asked;
+    debug_ssl so that its log says whether each data connection resumed the session."""
+    binary = require_tool("vsftpd")
+    try:
+        pwd.getpwnam("ftp")   # anonymous sessions run as ftp (ftp_username)
+    except KeyError:
+        subprocess.run(["useradd", "-r", "-M", "-d", "/srv/ftp", "-s", "/usr/sbin/nologin",
+                        "ftp"], check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    work = make_temp_dir("vsftpd-srv-")
+    if root is None:
+        root = os.path.join(work, "root")
+    os.makedirs(os.path.join(root, "incoming"), exist_ok=True)
+    os.chmod(root, 0o755)
+    ftp_user = pwd.getpwnam("ftp")
+    os.chown(os.path.join(root, "incoming"), ftp_user.pw_uid, ftp_user.pw_gid)
+    empty = os.path.join(work, "empty")   # where the unprivileged helper is chrooted
+    os.makedirs(empty, mode=0o755)
+    log_path = os.path.join(work, "vsftpd.log")
+    last_error = ""
+    for _attempt in range(3):
+        port = free_port()
+        settings = {
+            "listen": "YES", "listen_ipv6": "NO", "listen_address": "127.0.0.1",
+            "listen_port": port, "background": "NO", "seccomp_sandbox": "NO",
+            "anonymous_enable": "YES", "no_anon_password": "YES", "local_enable": "NO",
+            "anon_root": root, "write_enable": "YES", "anon_upload_enable": "YES",
+            "anon_other_write_enable": "YES", "anon_umask": "022",
+            "secure_chroot_dir": empty, "pasv_enable": "YES",
+            "pasv_min_port": 40000 + port % 20000, "pasv_max_port": 40199 + port % 20000,
+            "ssl_enable": "YES", "allow_anon_ssl": "YES", "force_anon_logins_ssl": "YES",
+            "force_anon_data_ssl": "YES",
+            "require_ssl_reuse": "YES" if require_ssl_reuse else "NO",
+            # Its default list (DES-CBC3-SHA) is gone from OpenSSL 3.
+            "ssl_ciphers": "HIGH", "rsa_cert_file": cert, "rsa_private_key_file": key,
+            "debug_ssl": "YES", "vsftpd_log_file": log_path, "log_ftp_protocol": "YES",
+            "xferlog_enable": "YES",
+        }
+        config_path = os.path.join(work, "vsftpd.conf")
+        with open(config_path, "w", encoding="utf-8") as f:
+            f.writelines(f"{key}={value}\n" for key, value in settings.items())
+        lines: list[str] = []
+        proc = subprocess.Popen([binary, config_path], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        _started_procs.append(proc)
+        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
+        deadline = time.monotonic() + START_DEADLINE_S
+        greeting = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            greeting = _read_greeting("127.0.0.1", port)
+            if greeting:
+                break
+            time.sleep(0.05)
+        if greeting and greeting.startswith("220"):
+            return VsftpdServer(proc, "127.0.0.1", port, root, config_path, log_path, lines)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+        _started_procs.remove(proc)
+        last_error = (f"config:\n{open(config_path).read()}\nexit status {proc.returncode}, "
+                      f"greeting {greeting!r}\noutput:\n{_tail(chr(10).join(lines))}")
+    raise AssertionError("vsftpd did not send a 220 greeting\n" + last_error)
+
+
+def make_self_signed_cert(directory: str, name: str = "localhost") -> tuple[str, str]:
+    """A throwaway self-signed certificate (with its key) for `name` and 127.0.0.1, made by
+    openssl; it is its own CA, so a client trusts it by naming the certificate file."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    run_peer(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+              "-out", cert, "-days", "2", "-subj", f"/CN={name}",
+              "-addext", f"subjectAltName=DNS:{name},IP:127.0.0.1"], what="openssl req -x509")
+    os.chmod(key, 0o600)
+    return cert, key
 
 
 def start_server_under_test(root: str | None = None, gsi: TestPki | None = None,

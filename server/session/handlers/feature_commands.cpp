@@ -221,6 +221,7 @@ transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) 
     co_return;
   }
   data_channel_.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
+  log_->info("{} SBUF {}: buffer size of the next data sockets", tag(), *bytes);
   send(rc::kCommandOk, "SBUF Command Successful.");
 }
 
@@ -234,6 +235,7 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
     co_return;
   }
   settings_.marker_seconds = seconds;
+  if (protocol::ascii_upper(kind) == "RESTART") settings_.restart_markers = true;
   send(rc::kCommandOk, "Command Successful.");
 }
 

@@ -112,8 +112,11 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO")
     offset = settings_.esto_offset;
   // MODE E and UDPX uploads can be restarted (REST ranges, their 111 markers having told the
-  // client what arrived), so their partial file outlives a failure.
-  auto upload = storage_->begin_upload(*path, mode, offset, settings_.mode_e || udpx_ready());
+  // client what arrived), so their partial file outlives a failure; so can stream-mode STORs
+  // once the client asked for restart markers (TREV RESTART).
+  const bool restartable = settings_.mode_e || udpx_ready() ||
+                           (settings_.restart_markers && std::string_view(command) == "STOR");
+  auto upload = storage_->begin_upload(*path, mode, offset, restartable);
   if (!upload) {
     send_error(upload.error());
     co_return;

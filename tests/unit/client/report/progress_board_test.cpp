@@ -2,12 +2,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "client/report/progress_screen.hpp"
+
 using gridftp::client::Clock;
 using gridftp::client::FileEnd;
 using gridftp::client::FileResult;
+using gridftp::client::FileShape;
 using gridftp::client::FileStart;
 using gridftp::client::report::display_name;
 using gridftp::client::report::ProgressBoard;
+using gridftp::client::report::render_progress;
 using namespace std::chrono_literals;
 
 namespace {
@@ -89,6 +93,42 @@ TEST_CASE("ProgressBoard ignores progress for files it does not know", "[client]
   const auto snapshot = board.snapshot(kT0 + 2s);
   CHECK(snapshot.active.empty());
   CHECK(snapshot.total.bytes == 100);
+}
+
+TEST_CASE("ProgressBoard takes a size learnt after the start, for percent and ETA",
+          "[client][report]") {
+  // A single-file -p 4 get: the planner knew no size; the transfer's SIZE reply tells it.
+  ProgressBoard board(kT0);
+  board.start(file(1, "ftp://h/big.bin", std::nullopt, 4), kT0);
+  board.progress(1, 200, kT0 + 1s);
+  CHECK_FALSE(board.snapshot(kT0 + 1s).active[0].size_bytes);
+  board.reshape(1, FileShape{1000, 4});
+  board.progress(1, 400, kT0 + 2s);
+  const auto snapshot = board.snapshot(kT0 + 2s);
+  const auto& row = snapshot.active[0];
+  CHECK(row.size_bytes == 1000);
+  CHECK(row.streams == 4);
+  REQUIRE(row.remaining);
+  CHECK(*row.remaining == Clock::duration(3s));
+  CHECK(snapshot.total.size_bytes == 1000);
+  CHECK(snapshot.total.remaining);
+  const auto lines = render_progress(snapshot, 120, 8);
+  CHECK(lines[0].find("400 B / 1000 B  40%") != std::string::npos);
+  CHECK(lines[0].find("ETA 3s") != std::string::npos);
+}
+
+TEST_CASE("ProgressBoard keeps a known size when a shape brings only the streams",
+          "[client][report]") {
+  // -p 4 against a server without MODE E runs one stream; the size stays as it was.
+  ProgressBoard board(kT0);
+  board.start(file(1, "ftp://h/big.bin", 1000, 4), kT0);
+  board.reshape(1, FileShape{std::nullopt, 1});
+  board.reshape(9, FileShape{5, 2});  // a file that is not (or no longer) in flight
+  const auto snapshot = board.snapshot(kT0 + 1s);
+  REQUIRE(snapshot.active.size() == 1);
+  CHECK(snapshot.active[0].size_bytes == 1000);
+  CHECK(snapshot.active[0].streams == 1);
+  CHECK(render_progress(snapshot, 120, 8)[0].find("1 stream") != std::string::npos);
 }
 
 TEST_CASE("display_name takes the last path component", "[client][report]") {

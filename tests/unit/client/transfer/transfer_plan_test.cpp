@@ -106,3 +106,25 @@ TEST_CASE("net_stack_argument spells -udp as SITE SETNETSTACK takes it", "[clien
   CHECK(net_stack_argument(UdpxRequest{1'000'000'000, 10'000'000, std::nullopt}) ==
         "udpx:rate=1000000000;min=10000000");
 }
+
+TEST_CASE("parse_buffer_size reads -tcp-bs as globus-url-copy does", "[client][plan]") {
+  using gridftp::client::parse_buffer_size;
+  CHECK(parse_buffer_size("65536") == 65536U);
+  CHECK(parse_buffer_size("64K") == 65536U);
+  CHECK(parse_buffer_size("64k") == 65536U);
+  CHECK(parse_buffer_size("4M") == 4U * 1024 * 1024);
+  CHECK(parse_buffer_size("1G") == 1024U * 1024 * 1024);
+  CHECK(parse_buffer_size("2147483647") == 2147483647U);
+}
+
+TEST_CASE("parse_buffer_size refuses what no socket buffer can be", "[client][plan]") {
+  using gridftp::client::parse_buffer_size;
+  const auto text = GENERATE(as<std::string>{}, "", "0", "0K", "K", "-1", "1.5M", "12 ", "1T", "2G",
+                             "2147483648");
+  CHECK_FALSE(parse_buffer_size(text));
+}
+
+TEST_CASE("buffer_size_command prefers SBUF where FEAT lists it", "[client][plan]") {
+  CHECK(client::buffer_size_command(1048576, true) == "SBUF 1048576");
+  CHECK(client::buffer_size_command(1048576, false) == "SITE RETRBUFSIZE 1048576");
+}
