@@ -4,7 +4,9 @@ Both servers get the same command line and the same environment, side by side, a
 globus-url-copy (or a raw control connection) must see the same behaviour from each:
   * no gridftpd config at all, only Globus's options and the environment a site sets
     (X509_USER_CERT/X509_USER_KEY, X509_CERT_DIR, GRIDMAP, GLOBUS_TCP_PORT_RANGE): gsiftp://
-    get and put of absolute paths, byte-identical, every passive port inside the range;
+    get and put of absolute paths, byte-identical, every passive port offered and every data
+    connection `ss` sees on the server inside GLOBUS_TCP_PORT_RANGE (accepted) or
+    GLOBUS_TCP_SOURCE_RANGE (opened by a MODE E sender);
   * `-aa -anonymous-user`: ftp:// get and put, uploads owned by the anonymous account, writes
     the account may not make refused;
   * `-restrict-paths`: the same allowed and refused gets, puts and filtered listing;
@@ -29,12 +31,14 @@ from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_p
                              run_tests, shared_test_pki, wait_until)
 
 SIZE = 5 * MIB + 7
+BIG_SIZE = 256 * MIB  # long enough for ss to catch the data connections
 PASV_RE = re.compile(r"227 Entering Passive Mode \(\d+,\d+,\d+,\d+,(\d+),(\d+)\)")
 EPSV_RE = re.compile(r"229 Entering Extended Passive Mode \(\|\|\|(\d+)\|\)")
 
 
 def port_range():
-    # Above the kernel's ephemeral range, so no outgoing connection can hold these ports.
+    # Above the kernel's ephemeral range, so no outgoing connection can hold these ports; the
+    # 20 after them are left free for a source range.
     low = 61000 + (os.getpid() * 7) % 4000
     return low, low + 19
 
@@ -64,15 +68,67 @@ def start_with_globus_command_line(binary: str, env: dict[str, str],
     raise AssertionError(f"{binary} did not greet with {argv}\n" + "\n".join(lines[-40:]))
 
 
+def process_tree(pid: int) -> set[int]:
+    """`pid` and its children (session processes)."""
+    pids = {pid}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        pids.add(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+class DataPortWatch:
+    """Polls `ss` while a transfer runs: the local ports of every established TCP connection
+    the server's processes hold, apart from the control connection."""
+
+    def __init__(self, server_pid: int, control_port: int):
+        self.server_pid, self.control_port = server_pid, control_port
+        self.ports: set[int] = set()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop.is_set():
+            pids = process_tree(self.server_pid)
+            out = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True,
+                                 text=True).stdout
+            for line in out.splitlines():
+                owners = {int(p) for p in re.findall(r"pid=(\d+)", line)}
+                local = line.split()[2] if len(line.split()) > 2 else ""
+                port = int(local.rsplit(":", 1)[1]) if ":" in local else 0
+                if owners & pids and port != self.control_port:
+                    self.ports.add(port)
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=10)
+
+
 def test_same_command_line_and_environment_serve_the_same_urls():
     pki = shared_test_pki()
     low, high = port_range()
-    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1", GLOBUS_TCP_PORT_RANGE=f"{low},{high}")
+    # MODE E senders connect out (a -p 4 get makes the server active): their source ports
+    # come from GLOBUS_TCP_SOURCE_RANGE, the next 20 ports.
+    source_low, source_high = high + 1, high + 20
+    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1", GLOBUS_TCP_PORT_RANGE=f"{low},{high}",
+               GLOBUS_TCP_SOURCE_RANGE=f"{source_low},{source_high}")
     env.update(pki.server_env())
     make_world_traversable(pki.cert_dir)
     work = make_temp_dir("dropin-")
     source = os.path.join(work, "data", "f.bin")
     digest = make_file(source, SIZE, seed=13)
+    big = os.path.join(work, "data", "big.bin")
+    big_digest = make_file(big, BIG_SIZE, seed=14)
     make_tree_readable(os.path.join(work, "data"))
     make_world_traversable(work)
     servers = {"globus": require_tool("globus-gridftp-server"), "gridftpd": gridftpd_binary()}
@@ -84,15 +140,28 @@ def test_same_command_line_and_environment_serve_the_same_urls():
             give_to_globus_user(incoming, pki.account)
             base = f"gsiftp://127.0.0.1:{port}"
             local = os.path.join(make_temp_dir("dropin-get-"), "got.bin")
-            got = run_peer(["globus-url-copy", "-dbg", base + source, "file://" + local],
-                           env=dict(os.environ, **pki.client_env("test")), timeout=120,
-                           what=f"{name}: gsiftp get of an absolute path")
-            assert_file_digest(local, digest, f"{name}: get")
-            put = run_peer(["globus-url-copy", "-dbg", "-p", "2", "file://" + source,
-                            f"{base}{incoming}/put.bin"],
-                           env=dict(os.environ, **pki.client_env("test")), timeout=120,
-                           what=f"{name}: gsiftp put -p 2")
+            with DataPortWatch(proc.pid, port) as watch:
+                got = run_peer(["globus-url-copy", "-dbg", base + source, "file://" + local],
+                               env=dict(os.environ, **pki.client_env("test")), timeout=120,
+                               what=f"{name}: gsiftp get of an absolute path")
+                assert_file_digest(local, digest, f"{name}: get")
+                put = run_peer(["globus-url-copy", "-dbg", "-p", "2", "file://" + source,
+                                f"{base}{incoming}/put.bin"],
+                               env=dict(os.environ, **pki.client_env("test")), timeout=120,
+                               what=f"{name}: gsiftp put -p 2")
+                big_local = os.path.join(make_temp_dir("dropin-get-big-"), "big.bin")
+                run_peer(["globus-url-copy", "-p", "4", base + big, "file://" + big_local],
+                         env=dict(os.environ, **pki.client_env("test")), timeout=120,
+                         what=f"{name}: gsiftp get -p 4 of {BIG_SIZE} bytes")
             assert_file_digest(os.path.join(incoming, "put.bin"), digest, f"{name}: put")
+            assert_file_digest(big_local, big_digest, f"{name}: get -p 4")
+            assert watch.ports, f"{name}: ss saw no data connection of the server"
+            assert all(low <= p <= source_high for p in watch.ports), (
+                f"{name}: ss saw data connections on local ports {sorted(watch.ports)}, outside "
+                f"GLOBUS_TCP_PORT_RANGE {low},{high} and GLOBUS_TCP_SOURCE_RANGE "
+                f"{source_low},{source_high}")
+            assert any(low <= p <= high for p in watch.ports), (
+                f"{name}: ss saw no passive data connection: {sorted(watch.ports)}")
             offered = [int(a) * 256 + int(b) for a, b in PASV_RE.findall(got.output + put.output)]
             offered += [int(p) for p in EPSV_RE.findall(got.output + put.output)]
             assert offered, f"{name}: no passive reply in the -dbg output\n{got.describe()}"
