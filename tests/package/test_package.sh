@@ -58,7 +58,10 @@ fi
 state_before=$(systemd_state)
 
 step "build the package"
-if ! deb=$(scripts/package.sh | tail -n 1) || [[ ! -f $deb ]]; then
+scripts/package.sh > "$work/package.log" 2>&1
+deb=$(tail -n 1 "$work/package.log")
+if [[ $deb != *.deb || ! -f $deb ]]; then
+  tail -n 40 "$work/package.log"
   fail "scripts/package.sh made no .deb"
   finish
 fi
