@@ -137,7 +137,8 @@ if [[ -z $port ]]; then
 fi
 grep -o 'listening on .*' "$work/server.log"
 caps=$(sed -n 's/^CapBnd:\s*//p' "/proc/$server_pid/status")
-echo "server pid $server_pid, capability bounding set $(capsh --decode="$caps" 2> /dev/null | cut -d= -f2)"
+decoded=$(capsh --decode="$caps" 2> /dev/null | cut -d= -f2)
+echo "server pid $server_pid, capability bounding set ${decoded:-0x$caps}"
 
 step "smoke transfer with the installed gridcp"
 name=package-smoke-$$.bin
