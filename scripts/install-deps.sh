@@ -9,6 +9,7 @@ packages=(
   python3 openssl
   globus-gridftp-server-progs globus-gass-copy-progs globus-proxy-utils globus-gsi-cert-utils-progs
   lftp curl vsftpd iperf3 tmux procps iproute2 prometheus
+  file man-db systemd
 )
 
 missing=()

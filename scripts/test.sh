@@ -3,7 +3,8 @@
 #   - unit + integration tests on the ASan/UBSan build,
 #   - the threaded suites (many sessions, MODE E parallel streams) against a TSan build,
 #   - interop tests with the real peers (globus-url-copy, globus-gridftp-server, lftp, curl,
-#     Python ftplib) on the release build.
+#     Python ftplib) on the release build,
+#   - the Debian package built from that release build, installed, smoke-tested and purged.
 # Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,10 @@ run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|t
 # building them a third time would add minutes on two cores for nothing run.
 scripts/build.sh release gridftpd gridcp wanem
 run ctest --test-dir build/release -L interop --output-on-failure
+
+# The Debian package, made from that release build: dpkg -i, the unit verified, the man pages
+# rendered, a smoke transfer through the installed server, dpkg --purge.
+run tests/package/test_package.sh
 
 if ((status == 0)); then echo "ALL TESTS PASSED"; else echo "SOME TESTS FAILED"; fi
 exit $status
