@@ -68,6 +68,13 @@ def start_with_globus_command_line(binary: str, env: dict[str, str],
     raise AssertionError(f"{binary} did not greet with {argv}\n" + "\n".join(lines[-40:]))
 
 
+def site_environment(pki, **variables: str) -> dict[str, str]:
+    """The environment a GSI site starts its server with: the host credential, CAs and gridmap
+    from the test PKI (its CA directory readable after the setuid), plus `variables`."""
+    make_world_traversable(pki.cert_dir)
+    return dict(os.environ, GLOBUS_USAGE_OPTOUT="1", **pki.server_env(), **variables)
+
+
 def process_tree(pid: int) -> set[int]:
     """`pid` and its children (session processes)."""
     pids = {pid}
@@ -120,10 +127,8 @@ def test_same_command_line_and_environment_serve_the_same_urls():
     # MODE E senders connect out (a -p 4 get makes the server active): their source ports
     # come from GLOBUS_TCP_SOURCE_RANGE, the next 20 ports.
     source_low, source_high = high + 1, high + 20
-    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1", GLOBUS_TCP_PORT_RANGE=f"{low},{high}",
-               GLOBUS_TCP_SOURCE_RANGE=f"{source_low},{source_high}")
-    env.update(pki.server_env())
-    make_world_traversable(pki.cert_dir)
+    env = site_environment(pki, GLOBUS_TCP_PORT_RANGE=f"{low},{high}",
+                           GLOBUS_TCP_SOURCE_RANGE=f"{source_low},{source_high}")
     work = make_temp_dir("dropin-")
     source = os.path.join(work, "data", "f.bin")
     digest = make_file(source, SIZE, seed=13)
@@ -177,9 +182,7 @@ def test_anonymous_ftp_with_the_same_command_line():
     """`-aa -anonymous-user gftest` on both, started as root: ftp:// URLs with absolute paths get
     and put the same files, and uploads belong to the anonymous account on both."""
     pki = shared_test_pki()
-    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
-    env.update(pki.server_env())
-    make_world_traversable(pki.cert_dir)
+    env = site_environment(pki)
     work = make_temp_dir("dropin-anon-")
     digest = make_file(os.path.join(work, "data", "f.bin"), SIZE, seed=19)
     make_tree_readable(work)
@@ -326,9 +329,7 @@ def test_restrict_paths_confine_sessions_as_globus_does():
     """`-rp R<work>/data,RW<work>/incoming`: absolute URLs unchanged, reads only in R trees,
     writes only in W trees, and a listing of <work> shows only the ways to them, on both."""
     pki = shared_test_pki()
-    env = dict(os.environ, GLOBUS_USAGE_OPTOUT="1")
-    env.update(pki.server_env())
-    make_world_traversable(pki.cert_dir)
+    env = site_environment(pki)
     work = make_temp_dir("dropin-rp-")
     digest = make_file(os.path.join(work, "data", "f.bin"), SIZE, seed=17)
     make_file(os.path.join(work, "outside", "o.bin"), 1000, seed=18)

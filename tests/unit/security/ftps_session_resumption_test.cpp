@@ -108,7 +108,7 @@ TEST_CASE("An FTPS data connection resumes the control connection's session", "[
   CHECK_FALSE(fresh.server->session_reused());
 }
 
-TEST_CASE("--ftps-ca takes a hashed directory as well as a file", "[security][ftps]") {
+TEST_CASE("The FTPS CA option takes a hashed directory as well as a file", "[security][ftps]") {
   security::testing::TempDir dir;
   // OpenSSL finds a CA in a directory by its subject hash, <hash>.0 (openssl rehash).
   auto client_context =

@@ -84,7 +84,7 @@ TEST_CASE("Unsupported options are refused by name with the reason", "[globus][c
   CHECK(problems[2].find("data nodes") != std::string::npos);
 }
 
-TEST_CASE("-disable-command-list becomes upper-case verbs", "[globus][config]") {
+TEST_CASE("A disable-command-list value becomes upper-case verbs", "[globus][config]") {
   ServerConfig config;
   ProcessOptions process;
   const auto problems =
@@ -113,7 +113,7 @@ TEST_CASE("Globus log levels map onto gridftpd's", "[globus][config]") {
   CHECK_FALSE(log_level_from_globus("LOUD"));
 }
 
-TEST_CASE("--help's list names every Globus option once", "[globus][config]") {
+TEST_CASE("The help list names every Globus option once", "[globus][config]") {
   const auto text = describe_globus_support();
   for (const auto& spec : option_table()) {
     INFO(spec.key);
