@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "client/client_errors.hpp"
+#include "protocol/core/decimal.hpp"
 
 namespace gridftp::client {
 
@@ -67,35 +68,11 @@ std::optional<std::uint64_t> allocation_bytes(std::optional<std::uint64_t> size_
 }
 
 std::optional<std::uint32_t> parse_buffer_size(std::string_view text) {
-  std::uint64_t scale = 1;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'k':
-      case 'K':
-        scale = std::uint64_t{1} << 10;
-        break;
-      case 'm':
-      case 'M':
-        scale = std::uint64_t{1} << 20;
-        break;
-      case 'g':
-      case 'G':
-        scale = std::uint64_t{1} << 30;
-        break;
-      default:
-        break;
-    }
-    if (scale != 1) text.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto bytes = parse_scaled_decimal(text, 1024);
   // SO_SNDBUF and SO_RCVBUF take an int.
   constexpr std::uint64_t kLargest = 0x7fffffff;
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value == 0 ||
-      value > kLargest / scale) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint32_t>(value * scale);
+  if (!bytes || *bytes == 0 || *bytes > kLargest) return std::nullopt;
+  return static_cast<std::uint32_t>(*bytes);
 }
 
 std::string buffer_size_command(std::uint32_t bytes, bool server_has_sbuf) {

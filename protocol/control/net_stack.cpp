@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 
+#include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
 
@@ -69,33 +70,9 @@ std::optional<std::string> apply_udpx_options(std::string_view options, NetStack
 }  // namespace
 
 Result<std::uint64_t> parse_rate(std::string_view text) {
-  std::uint64_t scale = 1;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'k':
-      case 'K':
-        scale = 1'000;
-        break;
-      case 'm':
-      case 'M':
-        scale = 1'000'000;
-        break;
-      case 'g':
-      case 'G':
-        scale = 1'000'000'000;
-        break;
-      default:
-        break;
-    }
-    if (scale != 1) text.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc{} || end != text.data() + text.size() ||
-      value > std::numeric_limits<std::uint64_t>::max() / scale) {
-    return make_error(Errc::BadArgument);
-  }
-  return value * scale;
+  const auto rate = parse_scaled_decimal(text, 1000);
+  if (!rate) return make_error(Errc::BadArgument);
+  return *rate;
 }
 
 std::variant<NetStack, NetStackError> parse_net_stack(std::string_view argument) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace gridftp {
 
@@ -14,6 +15,32 @@ std::optional<std::uint64_t> parse_decimal(std::string_view digits) {
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
   return value;
+}
+
+std::optional<std::uint64_t> parse_scaled_decimal(std::string_view text, std::uint64_t unit) {
+  std::uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'k':
+      case 'K':
+        scale = unit;
+        break;
+      case 'm':
+      case 'M':
+        scale = unit * unit;
+        break;
+      case 'g':
+      case 'G':
+        scale = unit * unit * unit;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) text.remove_suffix(1);
+  }
+  const auto value = parse_decimal(text);
+  if (!value || *value > std::numeric_limits<std::uint64_t>::max() / scale) return std::nullopt;
+  return *value * scale;
 }
 
 }  // namespace gridftp
