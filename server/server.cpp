@@ -52,6 +52,9 @@ Server::~Server() {
   // control sockets belong to io_context_: destroy it now, while io_context_ still exists.
   data_loops_.stop();
   data_loops_.destroy_pending();
+  // Sessions still queued on the control loop end here, while services_ (metrics, registry)
+  // that their destructors report to still exist; members are destroyed only after this body.
+  io_context_.shutdown();
 }
 
 Result<tcp::endpoint> Server::bind() {

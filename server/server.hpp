@@ -23,6 +23,7 @@
 #include "server/session/session_registry.hpp"
 #include "server/session/session_services.hpp"
 #include "transport/asio.hpp"
+#include "transport/event_loop.hpp"
 #include "transport/loop_pool.hpp"
 
 namespace gridftp::server {
@@ -67,7 +68,7 @@ class Server {
   // Declared before io_context_ so that it is destroyed after it: coroutines queued on either
   // may own sockets of the other (see ~Server).
   transport::LoopPool data_loops_;
-  transport::asio::io_context io_context_;
+  transport::EventLoop io_context_;
   transport::asio::thread_pool blocking_pool_{2};
   SessionRegistry registry_;
   auth::Authenticator authenticator_;

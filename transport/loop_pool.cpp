@@ -7,7 +7,7 @@ namespace gridftp::transport {
 LoopPool::LoopPool(unsigned loops) {
   loops = std::max(1U, loops);
   for (unsigned i = 0; i < loops; ++i) {
-    loops_.push_back(std::make_unique<Loop>());
+    loops_.push_back(std::make_unique<EventLoop>(1));
     keep_running_.push_back(asio::make_work_guard(*loops_.back()));
   }
   for (auto& loop : loops_) threads_.emplace_back([&context = *loop] { context.run(); });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transport/asio.hpp"
+#include "transport/event_loop.hpp"
 
 namespace gridftp::transport {
 
@@ -32,14 +33,7 @@ class LoopPool {
   void destroy_pending();
 
  private:
-  // io_context with execution_context::shutdown() made reachable, for destroy_pending().
-  class Loop : public asio::io_context {
-   public:
-    Loop() : asio::io_context(1) {}
-    using asio::io_context::shutdown;
-  };
-
-  std::vector<std::unique_ptr<Loop>> loops_;
+  std::vector<std::unique_ptr<EventLoop>> loops_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keep_running_;
   std::vector<std::thread> threads_;
   std::atomic<std::size_t> next_{0};

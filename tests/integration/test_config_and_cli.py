@@ -337,5 +337,29 @@ def test_sigterm_shuts_down_cleanly():
         pass
 
 
+def test_sigterm_with_sessions_open_ends_them_and_exits_cleanly():
+    # Sessions still open at SIGTERM are told 421 and ended; one that is just closing (QUIT
+    # sent) may still be queued when the loop stops, and must be destroyed while the services
+    # its destructor reports to exist (a sanitizer build aborts with status -6 otherwise).
+    server = start_gridftpd(timeouts={"shutdown_grace_seconds": 1})
+    idle = [server.ftp() for _ in range(3)]
+    for ftp in idle:
+        ftp.voidcmd("NOOP")
+    closing = server.ftp()
+    closing.sock.sendall(b"QUIT\r\n")
+    server.proc.send_signal(signal.SIGTERM)
+    try:
+        status = server.proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("gridftpd did not exit within 30 s of SIGTERM") from None
+    assert status == 0, f"gridftpd exit status after SIGTERM: {status}\n{server.log_text()[-3000:]}"
+    for ftp in idle:
+        ftp.sock.settimeout(5)
+        reply = ftp.sock.recv(4096)
+        assert reply == b"" or reply.startswith(b"421"), reply
+        ftp.close()
+    closing.close()
+
+
 if __name__ == "__main__":
     run_tests(globals())
