@@ -51,11 +51,19 @@ Result<void> parse_port(std::string_view text, std::uint16_t& port) {
   return {};
 }
 
+// What may stand between brackets (RFC 3986 §3.2.2 IP-literal, without zone IDs): hex digits,
+// colons and the dots of an embedded IPv4 address, with at least one colon. A host that is not
+// one would lose its brackets in origin() and no longer parse.
+bool is_ipv6_literal(std::string_view text) {
+  return text.find(':') != std::string_view::npos &&
+         text.find_first_not_of("0123456789abcdefABCDEF:.") == std::string_view::npos;
+}
+
 // Splits "host", "host:port", "[v6]" or "[v6]:port" into the URL.
 Result<void> parse_host_port(std::string_view text, Url& url) {
   if (!text.empty() && text.front() == '[') {
     const auto close = text.find(']');
-    if (close == std::string_view::npos || close == 1) {
+    if (close == std::string_view::npos || !is_ipv6_literal(text.substr(1, close - 1))) {
       return bad_argument();
     }
     url.host = std::string(text.substr(1, close - 1));
@@ -70,7 +78,7 @@ Result<void> parse_host_port(std::string_view text, Url& url) {
   }
   const auto colon = text.find(':');
   url.host = std::string(text.substr(0, colon));
-  if (url.host.empty()) {
+  if (url.host.empty() || url.host.find_first_of("[]") != std::string::npos) {
     return bad_argument();
   }
   if (colon == std::string_view::npos) {

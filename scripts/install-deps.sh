@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format
+  clang libclang-rt-14-dev
   libboost-dev libssl-dev libspdlog-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev
   python3 openssl
   globus-gridftp-server-progs globus-gass-copy-progs globus-proxy-utils globus-gsi-cert-utils-progs

@@ -2,6 +2,7 @@
 # Every test: installs what is missing, then
 #   - unit + integration tests on the ASan/UBSan build,
 #   - the threaded suites (many sessions, MODE E parallel streams) against a TSan build,
+#   - every libFuzzer target (tests/fuzz) for a short, fixed time,
 #   - interop tests with the real peers (globus-url-copy, globus-gridftp-server, lftp, curl,
 #     Python ftplib) on the release build,
 #   - the Debian package built from that release build, installed, smoke-tested and purged.
@@ -31,6 +32,11 @@ run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$j
 # markers read while it runs).
 scripts/build.sh tsan gridftpd gridcp
 run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_udpx$' --output-on-failure
+
+# Every parser of peer or file input under libFuzzer, a fixed short time each (docs/TESTING.md);
+# bench/fuzz.sh runs the same targets for longer.
+scripts/build.sh fuzz fuzz_all
+run tests/fuzz/run_fuzzers.sh build/fuzz "${GRIDFTP_FUZZ_SECONDS:-15}"
 
 # Interop needs only the programs; the unit tests were built and run under ASan above, and
 # building them a third time would add minutes on two cores for nothing run.

@@ -140,7 +140,12 @@ transport::awaitable<void> Server::finish_shutdown() {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::seconds(config_.timeouts.shutdown_grace_seconds);
   asio::steady_timer timer(io_context_);
-  while (registry_.active_sessions() > 0 && std::chrono::steady_clock::now() < deadline) {
+  // Session processes are not waited for: they end their own sessions.
+  const auto sessions_here = [this] {
+    const std::lock_guard lock(sessions_mutex_);
+    return registry_.active_sessions() - static_cast<unsigned>(session_processes_.size());
+  };
+  while (sessions_here() > 0 && std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(50));
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
@@ -170,6 +175,14 @@ transport::awaitable<void> Server::accept_loop() {
       continue;
     }
     if (spawn_arguments_) {
+      // A session process counts only itself, so the parent admits: max_sessions and
+      // max_sessions_per_address hold over all session processes.
+      const auto address = peer_address_of(socket);
+      if (const auto refusal = registry_.try_enter(address);
+          refusal != SessionRegistry::Admission::Admitted) {
+        refuse_connection(socket, address, refusal);
+        continue;
+      }
       // The session process takes the connection; ours closes when `socket` goes out of scope.
       // The session process gets a ready delegation key, so its login does not wait for one.
       std::string key_pem;
@@ -184,6 +197,10 @@ transport::awaitable<void> Server::accept_loop() {
       security::wipe_secret(key_pem);
       if (!spawned) {
         loggers_.control->error("cannot start a session process: {}", spawned.error().message());
+        registry_.leave(address);
+      } else {
+        const std::lock_guard lock(sessions_mutex_);
+        session_processes_.emplace(*spawned, address);
       }
       continue;
     }
@@ -202,6 +219,33 @@ transport::awaitable<void> Server::accept_loop() {
   }
 }
 
+std::string Server::peer_address_of(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  return ec ? "?" : transport::unmapped(peer.address()).to_string();
+}
+
+void Server::refuse_connection(tcp::socket& socket, const std::string& address,
+                               SessionRegistry::Admission refusal) {
+  loggers_.control->warn("refused peer={}: {} reached", address,
+                         refusal == SessionRegistry::Admission::ServerFull
+                             ? "max_sessions"
+                             : "max_sessions_per_address");
+  // One short line into an empty socket buffer; a peer that never reads cannot block us.
+  const std::string reply = "421 " + std::string(SessionRegistry::refusal_text(refusal)) + "\r\n";
+  boost::system::error_code ec;
+  socket.non_blocking(true, ec);
+  socket.write_some(asio::buffer(reply), ec);
+}
+
+void Server::release_session_process(pid_t pid) {
+  const std::lock_guard lock(sessions_mutex_);
+  const auto found = session_processes_.find(pid);
+  if (found == session_processes_.end()) return;
+  registry_.leave(found->second);
+  session_processes_.erase(found);
+}
+
 transport::awaitable<void> Server::reap_session_processes() {
   // Reaping (rather than ignoring SIGCHLD) lets a crashed session process be logged, and adds
   // each session's CPU time to ours, where `ps`, `time` and benchmarks look for it.
@@ -213,6 +257,7 @@ transport::awaitable<void> Server::reap_session_processes() {
     int status = 0;
     for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0;
          pid = ::waitpid(-1, &status, WNOHANG)) {
+      release_session_process(pid);
       if (WIFSIGNALED(status)) {
         loggers_.control->error("session process {} ended by signal {}", pid, WTERMSIG(status));
       } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {

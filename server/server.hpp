@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,7 @@
 #include "transport/asio.hpp"
 #include "transport/event_loop.hpp"
 #include "transport/loop_pool.hpp"
+#include "transport/peer_address.hpp"
 
 namespace gridftp::server {
 
@@ -61,6 +63,12 @@ class Server {
   transport::awaitable<void> reap_session_processes();
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
+  static std::string peer_address_of(const transport::tcp::socket& socket);
+  // A 421 to a connection over [limits], sent without waiting, before it is closed.
+  void refuse_connection(transport::tcp::socket& socket, const std::string& address,
+                         SessionRegistry::Admission refusal);
+  // A reaped session process gives back its place in registry_.
+  void release_session_process(pid_t pid);
   transport::awaitable<void> finish_shutdown();
 
   ServerConfig config_;
@@ -80,6 +88,7 @@ class Server {
   std::atomic<std::uint64_t> next_session_id_{1};
   std::mutex sessions_mutex_;
   std::list<std::weak_ptr<ControlSession>> sessions_;
+  std::map<pid_t, std::string> session_processes_;  // live session processes and their peers
   std::atomic<bool> stopping_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
   std::unique_ptr<security::KeyPool> delegation_keys_;

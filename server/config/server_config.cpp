@@ -134,6 +134,9 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   limits.read_integer("max_sessions", c.limits.max_sessions);
   limits.read_integer("max_sessions_per_user", c.limits.max_sessions_per_user);
   limits.read_integer("max_command_line_bytes", c.limits.max_command_line_bytes);
+  limits.read_integer("max_sessions_per_address", c.limits.max_sessions_per_address);
+  limits.read_integer("login_failure_delay_ms", c.limits.login_failure_delay_ms);
+  limits.read_integer("max_login_failures", c.limits.max_login_failures);
   limits.report_unknown_keys();
 
   TableReader timeouts(section(root, "timeouts", problems), "timeouts", problems);
@@ -306,7 +309,10 @@ std::string format_config(const ServerConfig& c) {
   root.insert("limits",
               toml::table{{"max_sessions", n(c.limits.max_sessions)},
                           {"max_sessions_per_user", n(c.limits.max_sessions_per_user)},
-                          {"max_command_line_bytes", n(c.limits.max_command_line_bytes)}});
+                          {"max_command_line_bytes", n(c.limits.max_command_line_bytes)},
+                          {"max_sessions_per_address", n(c.limits.max_sessions_per_address)},
+                          {"login_failure_delay_ms", n(c.limits.login_failure_delay_ms)},
+                          {"max_login_failures", n(c.limits.max_login_failures)}});
   root.insert("timeouts",
               toml::table{{"idle_seconds", n(c.timeouts.idle_seconds)},
                           {"data_seconds", n(c.timeouts.data_seconds)},

@@ -44,6 +44,9 @@ struct ServerSection {
 struct LimitsConfig {
   unsigned max_sessions = 1000;
   unsigned max_sessions_per_user = 100;
+  unsigned max_sessions_per_address = 100;  // control connections from one address; 0 = no limit
+  unsigned login_failure_delay_ms = 1000;   // before the 530 of a refused password
+  unsigned max_login_failures = 3;          // refused passwords before the session is closed
   std::size_t max_command_line_bytes = 4096;
 };
 

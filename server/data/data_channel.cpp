@@ -4,6 +4,7 @@
 #include "server/data/passive_ports.hpp"
 #include "transport/deadline.hpp"
 #include "transport/error_conversion.hpp"
+#include "transport/peer_address.hpp"
 #include "transport/socket_buffer.hpp"
 
 namespace gridftp::server {
@@ -75,11 +76,9 @@ void DataChannel::cancel() {
 bool DataChannel::is_expected_peer(const tcp::socket& socket) const {
   if (!expected_peer_) return true;
   boost::system::error_code ec;
-  auto peer = socket.remote_endpoint(ec).address();
+  const auto peer = socket.remote_endpoint(ec).address();
   if (ec) return false;
-  if (peer.is_v6() && peer.to_v6().is_v4_mapped())
-    peer = asio::ip::make_address_v4(asio::ip::v4_mapped, peer.to_v6());
-  return peer == *expected_peer_;
+  return transport::unmapped(peer) == *expected_peer_;
 }
 
 std::shared_ptr<tcp::acceptor> DataChannel::take_acceptor() {

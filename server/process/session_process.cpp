@@ -56,8 +56,8 @@ int pipe_holding(const std::string& bytes) {
 
 }  // namespace
 
-Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                   const std::string& key_pem, InheritedPages pages) {
+Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
+                                    const std::string& key_pem, InheritedPages pages) {
   // The child gets the session socket as descriptor 3 (and the key pipe as 4) and nothing else
   // beyond stdio: not the listener, and not the sockets of sessions accepted meanwhile on other
   // threads (a copy held by the wrong process keeps a connection open after its own session has
@@ -69,6 +69,7 @@ Result<void> spawn_session_process(const std::vector<std::string>& arguments, in
   InheritedPages targets;
   if (pages.udpx_pool) targets.udpx_pool = ++highest;
   if (pages.metrics) targets.metrics = ++highest;
+  pid_t child = 0;
   const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
   if (!key_pem.empty() && key_pipe < 0)
     return make_error(std::error_code(errno, std::generic_category()));
@@ -89,14 +90,13 @@ Result<void> spawn_session_process(const std::vector<std::string>& arguments, in
     if (rc == 0 && pages.metrics)
       rc = ::posix_spawn_file_actions_adddup2(&actions, *pages.metrics, *targets.metrics);
     if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
-    pid_t child = 0;
     if (rc == 0)
       rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
     ::posix_spawn_file_actions_destroy(&actions);
   }
   if (key_pipe >= 0) ::close(key_pipe);
   if (rc != 0) return make_error(std::error_code(rc, std::generic_category()));
-  return {};
+  return child;
 }
 
 Result<std::string> read_handed_key(int fd) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "protocol/core/result.hpp"
 
 namespace gridftp::server {
@@ -28,9 +30,9 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
 // Starts a session process that owns `socket_fd` (it gets it as descriptor 3). A non-empty
 // `key_pem` (a private key made ahead, see security/key_pool.hpp) reaches it through a pipe on
 // descriptor 4, and the shared `pages` on the next descriptors, in InheritedPages' order.
-// Errors: errno from pipe2 or posix_spawn.
-Result<void> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                   const std::string& key_pem = {}, InheritedPages pages = {});
+// Returns the child's pid. Errors: errno from pipe2 or posix_spawn.
+Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
+                                    const std::string& key_pem = {}, InheritedPages pages = {});
 
 // In a session process: everything the parent wrote on `fd` (the handed-over key), then closes it.
 // Errors: errno from read.

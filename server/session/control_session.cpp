@@ -14,6 +14,7 @@
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/command_table.hpp"
+#include "transport/peer_address.hpp"
 
 namespace gridftp::server {
 
@@ -40,7 +41,7 @@ ControlSession::~ControlSession() {
 
 void ControlSession::leave_registry() {
   if (counted_login_ && user_) services_.registry.logout(user_->name);
-  if (entered_registry_) services_.registry.leave();
+  if (entered_registry_) services_.registry.leave(peer_address_);
   counted_login_ = false;
   entered_registry_ = false;
 }
@@ -51,23 +52,22 @@ transport::awaitable<void> ControlSession::run() {
   const auto self = shared_from_this();
   boost::system::error_code ec;
   const auto peer = socket_.remote_endpoint(ec);
-  if (!services_.registry.try_enter()) {
-    log_->warn("{} refused peer={}: max_sessions reached", tag(),
-               ec ? "?" : peer.address().to_string());
-    send(rc::kServiceNotAvailable, "Too many sessions; try again later.");
+  peer_address_ = ec ? "?" : transport::unmapped(peer.address()).to_string();
+  if (const auto refusal = services_.registry.try_enter(peer_address_);
+      refusal != SessionRegistry::Admission::Admitted) {
+    const bool server_full = refusal == SessionRegistry::Admission::ServerFull;
+    log_->warn("{} refused peer={}: {} reached", tag(), peer_address_,
+               server_full ? "max_sessions" : "max_sessions_per_address");
+    send(rc::kServiceNotAvailable, SessionRegistry::refusal_text(refusal));
     close_after_replies();
     co_await drain_replies();
     co_return;
   }
   entered_registry_ = true;
   if (services_.config.listen.require_data_peer_match && !ec) {
-    auto address = peer.address();
-    if (address.is_v6() && address.to_v6().is_v4_mapped()) {
-      address = asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
-    }
-    data_channel_.set_expected_peer(address);
+    data_channel_.set_expected_peer(transport::unmapped(peer.address()));
   }
-  log_->info("{} session start peer={}", tag(), ec ? "?" : peer.address().to_string());
+  log_->info("{} session start peer={}", tag(), peer_address_);
   send(rc::kServiceReady, services_.config.server.banner);
   touch_idle();
   asio::co_spawn(socket_.get_executor(), watch_idle(), asio::detached);

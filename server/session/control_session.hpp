@@ -116,6 +116,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> gsi_login(const std::string& password);
   // The logged-in user's file system view: their root, writable areas and the configured path
   // restrictions made concrete for them. Logs why when it cannot be opened.
+  transport::awaitable<void> refuse_login(const std::string& user);
   Result<storage::PosixStorage> open_user_storage(const auth::UserContext& user);
   // After login: the user's starting directory, as Globus chooses it ([server] use_home_dirs,
   // home_dir), becomes the working directory and what "~" stands for.
@@ -191,6 +192,11 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
   Result<std::uint16_t> listen_passive(const asio::ip::address& address);
   void set_active_peer(const asio::ip::address& address, std::uint16_t port);
+  // Why an active data connection to `address`:`port` (PORT, EPRT, SPOR) is refused, or
+  // nothing when it is allowed: never a privileged port, and with require_data_peer_match
+  // only the control peer's address (RFC 2577 §3, the FTP bounce).
+  std::optional<std::string> refuse_active_peer(const asio::ip::address& address,
+                                                std::uint16_t port) const;
 
   std::string tag() const;
   void leave_registry();
@@ -200,6 +206,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   const std::uint64_t id_;
   std::shared_ptr<spdlog::logger> log_;
   bool entered_registry_ = false;
+  std::string peer_address_;  // the control peer, as the registry counts it per address
 
   ReplyWriter replies_;
 
@@ -210,6 +217,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string home_ = "/";  // what "~" stands for
   std::optional<storage::PosixStorage> storage_;
   bool counted_login_ = false;
+  unsigned failed_logins_ = 0;  // password logins refused in this session
 
   ControlSecurity security_;
   TransferSettings settings_;

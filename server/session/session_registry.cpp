@@ -2,16 +2,36 @@
 
 namespace gridftp::server {
 
-bool SessionRegistry::try_enter() {
-  const std::lock_guard lock(mutex_);
-  if (sessions_ >= limits_.max_sessions) return false;
-  ++sessions_;
-  return true;
+namespace {
+
+// Decrements `name`'s count, forgetting names that reach zero so the maps stay as small as the
+// set of live sessions.
+void release(std::map<std::string, unsigned, std::less<>>& counts, std::string_view name) {
+  const auto found = counts.find(name);
+  if (found == counts.end()) return;
+  if (--found->second == 0) counts.erase(found);
 }
 
-void SessionRegistry::leave() {
+}  // namespace
+
+SessionRegistry::Admission SessionRegistry::try_enter(std::string_view address) {
+  const std::lock_guard lock(mutex_);
+  if (sessions_ >= limits_.max_sessions) return Admission::ServerFull;
+  auto found = per_address_.find(address);
+  const unsigned from_address = found == per_address_.end() ? 0 : found->second;
+  if (limits_.max_sessions_per_address > 0 && from_address >= limits_.max_sessions_per_address) {
+    return Admission::AddressFull;
+  }
+  if (found == per_address_.end()) found = per_address_.emplace(address, 0).first;
+  ++found->second;
+  ++sessions_;
+  return Admission::Admitted;
+}
+
+void SessionRegistry::leave(std::string_view address) {
   const std::lock_guard lock(mutex_);
   if (sessions_ > 0) --sessions_;
+  release(per_address_, address);
 }
 
 bool SessionRegistry::try_login(const std::string& user) {
@@ -24,9 +44,13 @@ bool SessionRegistry::try_login(const std::string& user) {
 
 void SessionRegistry::logout(const std::string& user) {
   const std::lock_guard lock(mutex_);
-  const auto found = per_user_.find(user);
-  if (found == per_user_.end()) return;
-  if (--found->second == 0) per_user_.erase(found);
+  release(per_user_, user);
+}
+
+const char* SessionRegistry::refusal_text(Admission refusal) {
+  return refusal == Admission::AddressFull
+             ? "Too many connections from your address; try again later."
+             : "Too many sessions; try again later.";
 }
 
 unsigned SessionRegistry::active_sessions() const {

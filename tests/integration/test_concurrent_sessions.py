@@ -15,7 +15,8 @@ HANG_DEADLINE_S = 120   # only catches hangs
 
 
 def test_200_concurrent_sessions_each_get_a_file():
-    server = start_gridftpd(limits={"max_sessions": 1000, "max_sessions_per_user": 1000})
+    server = start_gridftpd(limits={"max_sessions": 1000, "max_sessions_per_user": 1000,
+                                    "max_sessions_per_address": 1000})
     contents = {}
     for i in range(FILES):
         data = os.urandom(1000 + i * 997)

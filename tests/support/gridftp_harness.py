@@ -818,8 +818,10 @@ class RawControl:
     """Line-level control connection for hostile input. read_reply() parses RFC 959 multi-line
     replies (only `DDD<SP>` with the first line's code ends one)."""
 
-    def __init__(self, host: str, port: int, timeout: float = 30):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, host: str, port: int, timeout: float = 30, source: str | None = None):
+        """`source` binds the client's address (another 127.x.y.z on loopback: a second host)."""
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.buf = b""
         self.greeting = self.read_reply()
 
@@ -1097,6 +1099,18 @@ def expect_ftp_error(fn, code_prefix: str | tuple[str, ...], what: str):
 # Runner
 # --------------------------------------------------------------------------------------------
 
+# A session process that died of a fault (a test's own SIGKILL is not one), or a sanitizer
+# report from any gridftpd process: a test that passed its checks still fails on these.
+_CRASH_RE = re.compile(r"session process \d+ ended by signal (4|6|7|8|11)\b"
+                       r"|ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer")
+
+
+def _crash_lines(server: "ServerBase") -> list[str]:
+    if server.kind != "gridftpd":
+        return []
+    return [line for line in server.log_lines if _CRASH_RE.search(line)]
+
+
 def run_tests(namespace: dict) -> None:
     """Runs every test_* function of the module in definition order (or those named on the
     command line); prints PASS/FAIL for each; exits non-zero if any failed."""
@@ -1123,7 +1137,16 @@ def run_tests(namespace: dict) -> None:
             if isinstance(e, KeyboardInterrupt):
                 break
         else:
-            print(f"PASS {name} ({time.monotonic() - started:.1f}s)", flush=True)
+            for server in _servers[servers_before:]:
+                server.stop()
+            crashes = [line for server in _servers[servers_before:]
+                       for line in _crash_lines(server)]
+            if crashes:
+                failed.append(name)
+                print(f"FAIL {name} ({time.monotonic() - started:.1f}s): a gridftpd process "
+                      f"crashed:\n" + "\n".join(crashes[:20]), flush=True)
+            else:
+                print(f"PASS {name} ({time.monotonic() - started:.1f}s)", flush=True)
         finally:
             for server in _servers[servers_before:]:
                 server.stop()

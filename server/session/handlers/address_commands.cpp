@@ -7,6 +7,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/control_session.hpp"
+#include "transport/peer_address.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -16,13 +17,6 @@ namespace rc = protocol::control::reply_code;
 // Ports below 1024 are refused: PORT must not turn the server into a bounce to privileged
 // services (RFC 2577 §3).
 constexpr std::uint16_t kLowestActivePort = 1024;
-
-asio::ip::address unmapped(const asio::ip::address& address) {
-  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
-    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6());
-  }
-  return address;
-}
 
 }  // namespace
 
@@ -48,6 +42,18 @@ void ControlSession::set_active_peer(const asio::ip::address& address, std::uint
   data_channel_.set_active({tcp::endpoint(address, port)});
 }
 
+std::optional<std::string> ControlSession::refuse_active_peer(const asio::ip::address& address,
+                                                              std::uint16_t port) const {
+  if (port < kLowestActivePort) return "data port below 1024 refused";
+  if (!services_.config.listen.require_data_peer_match) return std::nullopt;
+  boost::system::error_code ec;
+  const auto peer = socket_.remote_endpoint(ec);
+  if (ec || transport::unmapped(peer.address()) != transport::unmapped(address)) {
+    return "data connections go only to the control connection's address";
+  }
+  return std::nullopt;
+}
+
 asio::ip::address ControlSession::data_address() const {
   const auto& configured = services_.config.listen.data_interface;
   if (!configured.empty()) {
@@ -56,7 +62,7 @@ asio::ip::address ControlSession::data_address() const {
     if (!ec) return address;
   }
   boost::system::error_code ec;
-  return unmapped(socket_.local_endpoint(ec).address());
+  return transport::unmapped(socket_.local_endpoint(ec).address());
 }
 
 transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
@@ -110,8 +116,13 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
   boost::system::error_code ec;
   const auto address =
       host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
-  if (!host_port || ec || host_port->port < kLowestActivePort) {
+  if (!host_port || ec) {
     send(rc::kParameterSyntaxError, "Illegal PORT command.");
+    co_return;
+  }
+  if (const auto why = refuse_active_peer(address, host_port->port)) {
+    log_->warn("{} PORT {} refused: {}", tag(), argument, *why);
+    send(rc::kParameterSyntaxError, "Illegal PORT command: " + *why + ".");
     co_return;
   }
   set_active_peer(address, host_port->port);
@@ -127,8 +138,13 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
   }
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(host_port->address, ec);
-  if (ec || host_port->port < kLowestActivePort) {
+  if (ec) {
     send(rc::kParameterSyntaxError, "Illegal EPRT command.");
+    co_return;
+  }
+  if (const auto why = refuse_active_peer(address, host_port->port)) {
+    log_->warn("{} EPRT {} refused: {}", tag(), argument, *why);
+    send(rc::kParameterSyntaxError, "Illegal EPRT command: " + *why + ".");
     co_return;
   }
   set_active_peer(address, host_port->port);
@@ -169,8 +185,13 @@ transport::awaitable<void> ControlSession::on_spor(const std::string& argument) 
     boost::system::error_code ec;
     const auto address =
         host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
-    if (!host_port || ec || host_port->port < kLowestActivePort) {
+    if (!host_port || ec) {
       send(rc::kParameterSyntaxError, "Illegal SPOR command.");
+      co_return;
+    }
+    if (const auto why = refuse_active_peer(address, host_port->port)) {
+      log_->warn("{} SPOR {} refused: {}", tag(), item, *why);
+      send(rc::kParameterSyntaxError, "Illegal SPOR command: " + *why + ".");
       co_return;
     }
     peers.emplace_back(address, host_port->port);

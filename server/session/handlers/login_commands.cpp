@@ -61,8 +61,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
                           : protocol::metrics::LoginMethod::Password;
   if (services_.metrics) services_.metrics->login(method, context.has_value());
   if (!context) {
-    log_->warn("{} login failed user={}", tag(), user);
-    send_error(error_code_for(Condition::LoginFailed));
+    co_await refuse_login(user);
     co_return;
   }
   if (!services_.registry.try_login(context->name)) {
@@ -98,6 +97,27 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   touch_idle();
   log_->info("{} login user={}", tag(), user_->name);
   send(rc::kLoggedIn, "User " + user_->name + " logged in.");
+}
+
+// A refused password waits login_failure_delay_ms before its 530, so guessing costs time, and
+// the session ends after max_login_failures refusals (vsftpd's delay_failed_login and
+// max_login_fails do the same).
+transport::awaitable<void> ControlSession::refuse_login(const std::string& user) {
+  ++failed_logins_;
+  const auto& limits = services_.config.limits;
+  log_->warn("{} login failed user={} ({} of {})", tag(), user, failed_logins_,
+             limits.max_login_failures);
+  if (limits.login_failure_delay_ms > 0) {
+    asio::steady_timer delay(socket_.get_executor(),
+                             std::chrono::milliseconds(limits.login_failure_delay_ms));
+    boost::system::error_code ec;
+    co_await delay.async_wait(asio::redirect_error(transport::use_awaitable, ec));
+  }
+  send_error(error_code_for(Condition::LoginFailed));
+  if (limits.max_login_failures > 0 && failed_logins_ >= limits.max_login_failures) {
+    send(rc::kServiceNotAvailable, "Too many failed logins; closing the connection.");
+    close_after_replies();
+  }
 }
 
 Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::UserContext& user) {

@@ -68,7 +68,7 @@ TEST_CASE("parse_url rejects malformed URLs", "[client][url]") {
       GENERATE(as<std::string_view>{}, "", "http://h/x", "ftp:///x", "ftp://:21/x", "ftp://h:0/x",
                "ftp://h:65536/x", "ftp://h:x/x", "ftp://h:/x", "ftp://[::1/x", "ftp://[]/x",
                "ftp://[::1]x/y", "ftp://h/%zz", "ftp://h/%4", "ftp://h/a%00b", "file://other/x",
-               "file://nopath");
+               "file://nopath", "ftp://[[1]/x", "ftp://[host]/x", "ftp://h[1]/x", "ftp://h]/x");
   CHECK(parse_url(bad).error() == Errc::BadArgument);
 }
 

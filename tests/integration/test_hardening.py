@@ -1,0 +1,170 @@
+"""What keeps one client from hurting the others: per-address connection limits (in threaded and
+process-per-session mode), a delay and a cap on failed logins, no FTP bounce, and slowloris
+clients that cannot keep a real user out. Loopback addresses 127.0.0.2 and up stand for other
+hosts."""
+
+import os
+import socket
+import subprocess
+import time
+
+from gridftp_harness import (RawControl, ensure_globus_user, gridftpd_binary, make_temp_dir,
+                             make_world_traversable, run_tests, start_gridftpd, wait_until)
+
+
+def connect_until_refused(server, source: str, limit: int) -> list[RawControl]:
+    """Opens `limit` sessions from `source` (each greeted 220), checks the next gets 421 and is
+    closed, and returns the open ones."""
+    held = []
+    for i in range(limit):
+        ctl = RawControl(server.host, server.port, source=source)
+        assert ctl.greeting[0] == 220, f"connection {i + 1} of {limit}: {ctl.greeting}"
+        held.append(ctl)
+    extra = RawControl(server.host, server.port, source=source)
+    assert extra.greeting[0] == 421 and "address" in extra.greeting[1], extra.greeting
+    extra.sock.settimeout(10)
+    assert extra.sock.recv(100) == b"", "a refused connection stays open"
+    extra.close()
+    return held
+
+
+def check_per_address_limit(server) -> None:
+    held = connect_until_refused(server, "127.0.0.1", 3)
+    # Another address is not affected, and logs in.
+    other = RawControl(server.host, server.port, source="127.0.0.2")
+    assert other.greeting[0] == 220, other.greeting
+    other.login()
+    other.close()
+    # A place freed is a place given back.
+    held.pop().close()
+
+    def admitted():
+        ctl = RawControl(server.host, server.port, source="127.0.0.1")
+        ok = ctl.greeting[0] == 220
+        if ok:
+            held.append(ctl)
+        else:
+            ctl.close()
+        return ok
+    wait_until(admitted, 10, "a connection admitted after one of the address's sessions closed")
+    for ctl in held:
+        ctl.close()
+
+
+def test_per_address_limit_threaded():
+    server = start_gridftpd(limits={"max_sessions_per_address": 3})
+    check_per_address_limit(server)
+    assert "max_sessions_per_address reached" in server.log_text()
+
+
+def test_per_address_limit_with_a_process_per_session():
+    # Root with an anonymous account: every session is a process of its own, so the parent
+    # must do the counting.
+    account = ensure_globus_user()
+    root = os.path.join(make_temp_dir("hardening-"), "root")
+    os.makedirs(os.path.join(root, "incoming"))
+    make_world_traversable(root)
+    server = start_gridftpd(root, limits={"max_sessions_per_address": 3},
+                            anonymous={"account": account.pw_name})
+    assert "process per session" in server.log_text()
+    check_per_address_limit(server)
+
+
+def test_failed_logins_are_delayed_and_capped():
+    server = start_gridftpd(limits={"login_failure_delay_ms": 600, "max_login_failures": 2},
+                            accounts={"password_file": write_password_file()})
+    ctl = RawControl(server.host, server.port)
+    for attempt in (1, 2):
+        ctl.expect("USER alice", 331)
+        started = time.monotonic()
+        code, text = ctl.cmd("PASS wrong-password")
+        waited = time.monotonic() - started
+        assert code == 530, text
+        assert waited >= 0.5, f"refusal {attempt} came after {waited:.2f} s, not the 0.6 s delay"
+    code, text = ctl.read_reply()
+    assert code == 421 and "failed logins" in text, text
+    ctl.sock.settimeout(10)
+    assert ctl.sock.recv(100) == b"", "the session stays open after max_login_failures"
+    # The right password still works on a new connection.
+    again = RawControl(server.host, server.port)
+    again.expect("USER alice", 331)
+    again.expect("PASS right-password", 230)
+    again.close()
+
+
+def write_password_file() -> str:
+    work = make_temp_dir("hardening-pw-")
+    root = os.path.join(work, "alice")
+    os.makedirs(root)
+    hashed = subprocess.run([gridftpd_binary(), "--hash-password"], input="right-password\n",
+                            capture_output=True, text=True, check=True).stdout.strip()
+    path = os.path.join(work, "passwd")
+    with open(path, "w") as f:
+        f.write(f"alice:{hashed}:{root}:*\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+def test_no_ftp_bounce():
+    open_server = start_gridftpd()
+    strict = start_gridftpd(listen={"require_data_peer_match": True})
+    for server in (open_server, strict):
+        ctl = RawControl(server.host, server.port)
+        ctl.login()
+        # A privileged port is refused whatever the config.
+        code, text = ctl.cmd("PORT 127,0,0,1,0,25")
+        assert code == 501 and "1024" in text, text
+        code, text = ctl.cmd("EPRT |1|127.0.0.1|22|")
+        assert code == 501 and "1024" in text, text
+        ctl.expect("PORT 127,0,0,1,200,10", 200)
+        ctl.close()
+    # Another host: allowed by default (third-party transfers), refused when data must go to
+    # the control peer.
+    ctl = RawControl(open_server.host, open_server.port)
+    ctl.login()
+    ctl.expect("PORT 127,0,0,9,200,10", 200)
+    ctl.close()
+    ctl = RawControl(strict.host, strict.port)
+    ctl.login()
+    for command in ("PORT 127,0,0,9,200,10", "EPRT |1|127.0.0.9|51210|",
+                    "SPOR 127,0,0,1,200,10 127,0,0,9,200,10"):
+        code, text = ctl.cmd(command)
+        assert code == 501 and "control connection" in text, f"{command}: {text}"
+    ctl.close()
+
+
+def test_slowloris_does_not_keep_real_users_out():
+    # Without the per-address limit the 200 would take all 100 places.
+    server = start_gridftpd(limits={"max_sessions": 100, "max_sessions_per_address": 50},
+                            timeouts={"login_seconds": 60})
+    attackers = []
+    # 200 connections from one address, each sending a command one byte at a time and never
+    # finishing it; past the per-address limit the rest are refused.
+    for _ in range(200):
+        try:
+            sock = socket.create_connection((server.host, server.port), timeout=10,
+                                            source_address=("127.0.0.3", 0))
+        except OSError:
+            continue
+        attackers.append(sock)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        for sock in attackers:
+            try:
+                sock.send(b"U")
+            except OSError:
+                pass
+        time.sleep(0.2)
+    started = time.monotonic()
+    user = RawControl(server.host, server.port)
+    user.login()
+    user.expect("PWD", 257)
+    served = time.monotonic() - started
+    user.close()
+    for sock in attackers:
+        sock.close()
+    assert served < 2.0, f"a real client took {served:.2f} s to be served under slowloris"
+
+
+if __name__ == "__main__":
+    run_tests(globals())
