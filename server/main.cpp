@@ -272,6 +272,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto control_log = loggers->control;
+  if (cli.session_fd) {
+    if (auto restricted = gridftp::server::restrict_session_process(); !restricted) {
+      control_log->critical("session process: cannot restrict privileges: {}",
+                            restricted.error().message());
+      return 1;
+    }
+  }
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   if (cli.session_fd || inetd_connection >= 0) {

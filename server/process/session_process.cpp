@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "protocol/core/errors.hpp"
@@ -127,11 +128,29 @@ Result<void> become_account(const std::string& account) {
   }
   if (found->pw_uid == 0)
     return make_error(error_code_for(Condition::LoginFailed));  // never serve as root
-  if (::initgroups(found->pw_name, found->pw_gid) != 0 || ::setgid(found->pw_gid) != 0 ||
-      ::setuid(found->pw_uid) != 0) {
+  // Real, effective and saved ids all change, so nothing is left to switch back to; with no
+  // root id left the kernel clears the permitted and effective capabilities.
+  if (::initgroups(found->pw_name, found->pw_gid) != 0 ||
+      ::setresgid(found->pw_gid, found->pw_gid, found->pw_gid) != 0 ||
+      ::setresuid(found->pw_uid, found->pw_uid, found->pw_uid) != 0) {
     return make_error(std::error_code(errno, std::generic_category()));
   }
+  if (::setuid(0) == 0) return make_error(std::make_error_code(std::errc::operation_not_permitted));
   return {};
+}
+
+Result<void> restrict_session_process() {
+  // Nothing this process might exec could gain privileges (set-user-ID files, file
+  // capabilities); inherited by every thread made after this call.
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return make_error(std::error_code(errno, std::generic_category()));
+  if (::geteuid() != 0) return {};
+  // An empty bounding set: no capability can come back through exec even as root.
+  for (unsigned long capability = 0;; ++capability) {
+    if (::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) == 0) continue;
+    if (errno == EINVAL) return {};  // past the last capability this kernel knows
+    return make_error(std::error_code(errno, std::generic_category()));
+  }
 }
 
 }  // namespace gridftp::server

@@ -38,8 +38,13 @@ Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, i
 // Errors: errno from read.
 Result<std::string> read_handed_key(int fd);
 
-// Becomes `account` for good: supplementary groups, gid, then uid (glibc applies setuid to every
-// thread of the process). Errors: Condition::LoginFailed for an unknown account; errno otherwise.
+// Becomes `account` for good: supplementary groups, then real, effective and saved gid and uid
+// (glibc applies them to every thread of the process), and checks that root cannot be taken
+// back. Errors: Condition::LoginFailed for an unknown account or root; errno otherwise.
 Result<void> become_account(const std::string& account);
+
+// First thing in a session process, before it starts any thread: sets no_new_privs and, as
+// root, empties the capability bounding set. Errors: errno from prctl.
+Result<void> restrict_session_process();
 
 }  // namespace gridftp::server

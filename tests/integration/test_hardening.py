@@ -8,8 +8,9 @@ import socket
 import subprocess
 import time
 
-from gridftp_harness import (RawControl, ensure_globus_user, gridftpd_binary, make_temp_dir,
-                             make_world_traversable, run_tests, start_gridftpd, wait_until)
+from gridftp_harness import (RawControl, assert_runs_as_account, ensure_globus_user,
+                             gridftpd_binary, make_temp_dir, make_world_traversable, run_tests,
+                             session_processes, start_gridftpd, wait_until)
 
 
 def connect_until_refused(server, source: str, limit: int) -> list[RawControl]:
@@ -68,6 +69,22 @@ def test_per_address_limit_with_a_process_per_session():
                             anonymous={"account": account.pw_name})
     assert "process per session" in server.log_text()
     check_per_address_limit(server)
+
+
+def test_a_session_process_keeps_no_privilege():
+    # Root with an anonymous account: after login the session process is that account for good.
+    account = ensure_globus_user()
+    root = os.path.join(make_temp_dir("hardening-"), "root")
+    os.makedirs(os.path.join(root, "incoming"))
+    make_world_traversable(root)
+    server = start_gridftpd(root, anonymous={"account": account.pw_name})
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("PWD", 257)
+    sessions = session_processes(server)
+    assert len(sessions) == 1, f"session processes: {sessions}"
+    assert_runs_as_account(sessions[0], account, "anonymous session process")
+    ctl.close()
 
 
 def test_failed_logins_are_delayed_and_capped():

@@ -45,10 +45,10 @@ import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, assert_file_digest, check_copy, covered, file_url,
-                             gridcp_binary, GsiControl, make_file, make_temp_dir,
-                             make_tree_readable, RawControl, run_peer, run_tests, sha256_file,
-                             shared_test_pki, start_gridftpd, wait_until)
+from gridftp_harness import (GsiControl, MIB, RawControl, assert_file_digest, check_copy, covered,
+                             file_url, gridcp_binary, make_file, make_temp_dir, make_tree_readable,
+                             run_peer, run_tests, session_processes, sha256_file, shared_test_pki,
+                             start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -357,22 +357,6 @@ def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
     # "transfer aborted" is the condition the 426 reply stands for (reply_for_error).
     assert record["error"].startswith("transfer aborted"), record
     server.assert_alive("after a client died mid-put")
-
-
-def session_processes(server) -> list[int]:
-    """The per-session processes the server spawned (process per session, as root)."""
-    children = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == server.proc.pid:
-            children.append(int(entry))
-    return children
 
 
 def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():

@@ -576,6 +576,49 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
 GLOBUS_USER = "gftest"
 
 
+def process_status(pid: int) -> dict[str, str]:
+    """/proc/PID/status as a dict: "CapEff" -> "0000000000000000", "Uid" -> "1001 1001 ...". """
+    with open(f"/proc/{pid}/status") as f:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+
+
+def assert_runs_as_account(pid: int, account: pwd.struct_passwd, what: str) -> None:
+    """A session process that is `account` for good: every uid and gid the account's, its groups
+    exactly the account's, no capabilities left (effective, permitted, inheritable, ambient,
+    bounding) and no_new_privs set."""
+    status = process_status(pid)
+    expected_groups = sorted(os.getgrouplist(account.pw_name, account.pw_gid))
+    checks = {
+        "Uid": [str(account.pw_uid)] * 4,
+        "Gid": [str(account.pw_gid)] * 4,
+        "Groups": [str(g) for g in expected_groups],
+    }
+    for field, want in checks.items():
+        got = status.get(field, "").split()
+        if field == "Groups":
+            got = sorted(got, key=int)
+        assert got == want, f"{what}: {field} {got}, expected {want}\n{status}"
+    for field in ("CapEff", "CapPrm", "CapInh", "CapAmb", "CapBnd"):
+        assert int(status.get(field, "1"), 16) == 0, f"{what}: {field} {status.get(field)}"
+    assert status.get("NoNewPrivs") == "1", f"{what}: NoNewPrivs {status.get('NoNewPrivs')}"
+
+
+def session_processes(server) -> list[int]:
+    """The per-session processes the server spawned (process per session, as root)."""
+    children = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == server.proc.pid:
+            children.append(int(entry))
+    return children
+
+
 def ensure_globus_user(name: str = GLOBUS_USER) -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(name)
