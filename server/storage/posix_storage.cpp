@@ -320,8 +320,11 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
     }
     if (errno != ENOENT) return make_error(last_errno());
   }
-  UniqueFd fd(
-      ::openat(parent->get(), name.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  // Created here (O_EXCL first) or already there: a failed upload removes only a file it made.
+  constexpr int kFlags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW;
+  UniqueFd fd(::openat(parent->get(), name.c_str(), kFlags | O_CREAT | O_EXCL, 0644));
+  const bool created = fd.valid();
+  if (!created && errno == EEXIST) fd = UniqueFd(::openat(parent->get(), name.c_str(), kFlags));
   if (!fd.valid()) return make_error(last_errno());
   std::uint64_t start = offset;
   if (mode == UploadMode::Append && offset == 0) {
@@ -332,7 +335,10 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   if (mode == UploadMode::Resume && ::ftruncate(fd.get(), static_cast<off_t>(offset)) != 0) {
     return make_error(last_errno());
   }
-  return Upload(std::move(fd), std::move(*parent), std::string(), name, start);
+  Upload upload(std::move(fd), std::move(*parent), std::string(), name, start,
+                keep_partial_on_abort);
+  if (created) upload.remove_on_abort();
+  return upload;
 }
 
 }  // namespace gridftp::server::storage

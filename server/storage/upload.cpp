@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ Upload::Upload(Upload&& other) noexcept
       final_name_(std::move(other.final_name_)),
       start_offset_(other.start_offset_),
       keep_partial_on_abort_(other.keep_partial_on_abort_),
+      remove_on_abort_(other.remove_on_abort_),
       finished_(std::exchange(other.finished_, true)) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
@@ -37,6 +39,7 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   final_name_ = std::move(other.final_name_);
   start_offset_ = other.start_offset_;
   keep_partial_on_abort_ = other.keep_partial_on_abort_;
+  remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
   return *this;
 }
@@ -76,6 +79,16 @@ void Upload::abort() {
   finished_ = true;
   if (!temp_name_.empty() && !keep_partial_on_abort_)
     ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
+  if (remove_on_abort_ && temp_name_.empty()) {
+    // Only if the name still holds the file we created: another session may have replaced it.
+    struct stat ours {};
+    struct stat named {};
+    if (::fstat(file_.get(), &ours) == 0 &&
+        ::fstatat(directory_.get(), final_name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        ours.st_dev == named.st_dev && ours.st_ino == named.st_ino) {
+      ::unlinkat(directory_.get(), final_name_.c_str(), 0);
+    }
+  }
 }
 
 }  // namespace gridftp::server::storage

@@ -33,6 +33,11 @@ class Upload {
   // Removes the temporary file unless it is kept for a restart; in-place uploads keep what arrived.
   void abort();
 
+  // An in-place upload that created its file: abort() removes the file again (if it is still
+  // the one under final_name), so a failed transfer to a new name leaves nothing that could
+  // pass for the file. Not for uploads kept for a restart.
+  void remove_on_abort() { remove_on_abort_ = !keep_partial_on_abort_; }
+
   std::uint64_t start_offset() const { return start_offset_; }
   int fd() const { return file_.get(); }
 
@@ -43,6 +48,7 @@ class Upload {
   std::string final_name_;
   std::uint64_t start_offset_ = 0;
   bool keep_partial_on_abort_ = false;
+  bool remove_on_abort_ = false;
   bool finished_ = false;
 };
 

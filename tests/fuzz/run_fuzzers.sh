@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of a fuzz build for a fixed time each:
+# Runs every libFuzzer target of a fuzz build for a fixed time each, one per core at a time:
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS_PER_TARGET [WORK_DIR]
 # Each target first replays its kept regression inputs (tests/fuzz/regressions/TARGET: inputs
 # that once crashed it), then fuzzes from its seeds (tests/fuzz/corpus/TARGET, and for mode_e
@@ -11,19 +11,16 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [WORK_DIR]}
 seconds=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [WORK_DIR]}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${3:-$(mktemp -d /tmp/gridftp-fuzz.XXXXXX)}
-mkdir -p "$work/crashes" "$work/logs"
+mkdir -p "$work/crashes" "$work/logs" "$work/results"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-status=0
-printf '%-16s %10s %8s %8s %8s %10s  %s\n' target runs cov ft corpus corpus_kb result
-for binary in "$build"/tests/fuzz/fuzz_*; do
-  [[ -x $binary ]] || continue
-  target=${binary##*/fuzz_}
-  corpus="$work/corpus/$target"
-  log="$work/logs/$target.log"
+# One target: regressions, then fuzzing; writes its table row to $work/results/TARGET.
+fuzz_one() {
+  local binary=$1 target=${1##*/fuzz_}
+  local corpus="$work/corpus/$target" log="$work/logs/$target.log" result=ok
   mkdir -p "$corpus"
-  seeds=("$here/corpus/$target")
+  local seeds=("$here/corpus/$target")
   if [[ $target == mode_e ]]; then
     mkdir -p "$work/seeds/mode_e"
     for capture in "$here"/../vectors/*.bin; do
@@ -31,18 +28,16 @@ for binary in "$build"/tests/fuzz/fuzz_*; do
     done
     seeds+=("$work/seeds/mode_e")
   fi
-  result=ok
-  regressions=("$here/regressions/$target"/*)
+  local regressions=("$here/regressions/$target"/*)
   if [[ -e ${regressions[0]} ]] && ! "$binary" "${regressions[@]}" > "$log.regressions" 2>&1; then
     result="REGRESSION (see $log.regressions)"
-    status=1
   fi
   if ! "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$work/crashes/$target-" "$corpus" "${seeds[@]}" \
       > "$log" 2>&1; then
     result="CRASH (see $log)"
-    status=1
   fi
+  local stats runs cov ft files kb
   stats=$(grep -E '^#[0-9]+' "$log" | tail -1)
   runs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<< "$stats")
   cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<< "$stats")
@@ -50,8 +45,19 @@ for binary in "$build"/tests/fuzz/fuzz_*; do
   files=$(find "$corpus" -type f | wc -l)
   kb=$(du -sk "$corpus" | cut -f1)
   printf '%-16s %10s %8s %8s %8s %10s  %s\n' "$target" "${runs:--}" "${cov:--}" "${ft:--}" \
-    "$files" "$kb" "$result"
+    "$files" "$kb" "$result" > "$work/results/$target"
+}
+
+jobs=$(nproc)
+for binary in "$build"/tests/fuzz/fuzz_*; do
+  [[ -x $binary ]] || continue
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+  fuzz_one "$binary" &
 done
+wait
+
+printf '%-16s %10s %8s %8s %8s %10s  %s\n' target runs cov ft corpus corpus_kb result
+cat "$work"/results/*
 ls "$work"/crashes/* > /dev/null 2>&1 && { echo "crash inputs:"; ls -l "$work"/crashes/; }
 echo "fuzz work directory: $work"
-exit $status
+! grep -qvE '  ok$' "$work"/results/*

@@ -593,6 +593,44 @@ TEST_CASE("In-place uploads keep what arrived when destroyed without commit", "[
   CHECK(TempTree::partial_files_in(tree.root / "incoming") == 0);
 }
 
+TEST_CASE("An in-place upload that created its file removes it when it fails",
+          "[storage][upload]") {
+  TempTree tree;
+  const auto storage = tree.storage();
+  const UploadMode mode = GENERATE(UploadMode::Append, UploadMode::Resume, UploadMode::InPlace);
+  {
+    auto upload = storage.begin_upload("/incoming/new.txt", mode, 0);
+    REQUIRE(upload.has_value());
+    REQUIRE(upload->write_at(0, bytes_of("half")).has_value());
+    upload->abort();
+  }
+  CHECK_FALSE(fs::exists(tree.root / "incoming" / "new.txt"));
+}
+
+TEST_CASE("A failed in-place upload leaves a file that another session put in its place",
+          "[storage][upload]") {
+  TempTree tree;
+  const auto storage = tree.storage();
+  auto upload = storage.begin_upload("/incoming/new.txt", UploadMode::InPlace, 0);
+  REQUIRE(upload.has_value());
+  write_text(tree.root / "incoming" / "other.txt", "theirs");
+  fs::rename(tree.root / "incoming" / "other.txt", tree.root / "incoming" / "new.txt");
+  upload->abort();
+  CHECK(read_text(tree.root / "incoming" / "new.txt") == "theirs");
+}
+
+TEST_CASE("A failed in-place upload kept for a restart keeps the file it created",
+          "[storage][upload]") {
+  TempTree tree;
+  const auto storage = tree.storage();
+  {
+    auto upload = storage.begin_upload("/incoming/new.txt", UploadMode::InPlace, 0, true);
+    REQUIRE(upload.has_value());
+    REQUIRE(upload->write_at(0, bytes_of("half")).has_value());
+  }
+  CHECK(read_text(tree.root / "incoming" / "new.txt") == "half");
+}
+
 TEST_CASE("Upload onto an existing directory name fails on commit and leaves nothing",
           "[storage][upload]") {
   TempTree tree;

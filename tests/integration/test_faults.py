@@ -1,0 +1,108 @@
+"""Faults that must end in a clear error and lose nothing: a disk that fills during STOR, ESTO
+and a MODE E -p 4 put (a small tmpfs mounted over the upload directory). Each test checks the
+reply, the server log and the files on disk: nothing under the final name when incomplete."""
+
+import io
+import os
+import subprocess
+
+from gridftp_harness import (MIB, RawControl, file_url, gridcp_binary, make_file, make_temp_dir, run_peer,
+                             run_tests, start_gridftpd)
+
+_mounts: list[str] = []
+
+
+def small_disk_root(megabytes: int = 8) -> str:
+    """An anonymous root whose incoming/ is a tmpfs of `megabytes` MiB."""
+    root = os.path.join(make_temp_dir("faults-"), "root")
+    incoming = os.path.join(root, "incoming")
+    os.makedirs(incoming)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m,mode=0777", "tmpfs",
+                    incoming], check=True)
+    _mounts.append(incoming)
+    return root
+
+
+def free_bytes(path: str) -> int:
+    stat = os.statvfs(path)
+    return stat.f_bavail * stat.f_frsize
+
+
+def visible_and_hidden(directory: str) -> tuple[list[str], list[str]]:
+    names = sorted(os.listdir(directory))
+    return ([n for n in names if not n.startswith(".gridftpd-part.")],
+            [n for n in names if n.startswith(".gridftpd-part.")])
+
+
+def upload_expecting_452(ctl: RawControl, command: str, payload: bytes, what: str) -> str:
+    """Sends `payload` for `command` over a passive connection, as far as the server takes it,
+    and returns the final reply, which must be 452."""
+    data = ctl.pasv_connect()
+    ctl.expect(command, 150)
+    try:
+        data.sendall(payload)
+    except OSError:
+        pass  # the server stopped reading when the disk filled
+    data.close()
+    code, text = ctl.read_reply()
+    assert code == 452, f"{what}: expected 452, got {text!r}"
+    return text
+
+
+def test_disk_full_during_stor_and_esto():
+    root = small_disk_root(8)
+    incoming = os.path.join(root, "incoming")
+    server = start_gridftpd(root)
+    empty = free_bytes(incoming)
+    payload = os.urandom(16 * MIB)
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    upload_expecting_452(ctl, "STOR /incoming/big.bin", payload, "STOR of 16 MiB onto 8 MiB")
+    visible, hidden = visible_and_hidden(incoming)
+    assert visible == [] and hidden == [], f"after a failed STOR: {visible} {hidden}"
+    assert free_bytes(incoming) == empty, "the failed STOR still holds space"
+    upload_expecting_452(ctl, "ESTO A 0 /incoming/esto.bin", payload, "ESTO of 16 MiB onto 8 MiB")
+    visible, hidden = visible_and_hidden(incoming)
+    assert visible == [] and hidden == [], f"after a failed ESTO: {visible} {hidden}"
+    assert free_bytes(incoming) == empty, "the failed ESTO still holds space"
+    ctl.close()
+    # The server goes on: a file that fits is stored whole.
+    small = os.urandom(MIB)
+    with server.ftp() as ftp:
+        ftp.storbinary("STOR /incoming/fits.bin", io.BytesIO(small))
+    with open(os.path.join(incoming, "fits.bin"), "rb") as f:
+        assert f.read() == small
+    log = server.log_text()
+    assert "No space left on device" in log or "space" in log.lower(), log[-3000:]
+    records = server.transfer_records()
+    failed = [r for r in records if r["result"] != "ok"]
+    assert len(failed) >= 2, f"transfer log does not record the failed uploads: {records}"
+
+
+def test_disk_full_during_a_mode_e_put_with_four_streams():
+    root = small_disk_root(8)
+    incoming = os.path.join(root, "incoming")
+    server = start_gridftpd(root)
+    src = os.path.join(make_temp_dir("faults-src-"), "big.bin")
+    make_file(src, 24 * MIB, seed=3)
+    result = run_peer([gridcp_binary(), "-p", "4", file_url(src),
+                       f"ftp://{server.host}:{server.port}/incoming/big.bin"],
+                      expect_rc=None, timeout=120, what="gridcp -p 4 put onto a full disk")
+    assert result.rc != 0, f"a put larger than the disk succeeded\n{result.describe()}"
+    assert "452" in result.output or "space" in result.output.lower(), result.describe()
+    visible, hidden = visible_and_hidden(incoming)
+    assert visible == [], f"a failed MODE E put left a file under its name: {visible}"
+    server.assert_alive("after a disk-full MODE E put")
+
+
+def teardown_mounts():
+    while _mounts:
+        subprocess.run(["umount", "-l", _mounts.pop()], check=False)
+
+
+if __name__ == "__main__":
+    try:
+        run_tests(globals())
+    finally:
+        teardown_mounts()
