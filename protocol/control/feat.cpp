@@ -52,7 +52,7 @@ Reply site_help_reply() {
   return Reply{reply_code::kHelp,
                {
                    "The following SITE commands are recognized:",
-                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK    UDPX",
+                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK    UDPX    PARTIALS",
                    "End",
                }};
 }

@@ -125,6 +125,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   server.read_string("restrict_paths", c.server.restrict_paths);
   server.read_string_list("disabled_commands", c.server.disabled_commands);
   server.read_bool("use_home_dirs", c.server.use_home_dirs);
+  server.read_integer("partial_expiry_seconds", c.server.partial_expiry_seconds);
   server.read_string("home_dir", c.server.home_dir);
   for (auto& verb : c.server.disabled_commands)
     for (auto& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -304,6 +305,7 @@ std::string format_config(const ServerConfig& c) {
                           {"create_missing_roots", c.server.create_missing_roots},
                           {"restrict_paths", c.server.restrict_paths},
                           {"use_home_dirs", c.server.use_home_dirs},
+                          {"partial_expiry_seconds", n(c.server.partial_expiry_seconds)},
                           {"home_dir", c.server.home_dir},
                           {"disabled_commands", string_array(c.server.disabled_commands)}});
   root.insert("limits",

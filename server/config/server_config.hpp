@@ -39,6 +39,9 @@ struct ServerSection {
   std::string home_dir;
   // Verbs answered "500 Command not supported." as if unknown (Globus's disable_command_list).
   std::vector<std::string> disabled_commands;
+  // A partial upload kept for a restart (a failed MODE E put) is removed once it has not been
+  // written for this long, by the next upload into its directory; 0 keeps it for good.
+  unsigned partial_expiry_seconds = 7 * 24 * 3600;
 };
 
 struct LimitsConfig {

@@ -57,6 +57,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_site(const std::string& argument);
   void on_set_net_stack(const std::string& stack);
   void on_site_udpx(const std::string& argument);
+  void on_site_partials(const std::string& argument);
   transport::awaitable<void> on_type(const std::string& argument);
   transport::awaitable<void> on_mode(const std::string& argument);
   transport::awaitable<void> on_stru(const std::string& argument);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -221,6 +222,15 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
   return entries;
 }
 
+Result<std::vector<PartialUpload>> PosixStorage::partial_uploads(std::string_view path) const {
+  auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return make_error(fd.error());
+  const auto rights = rights_of(fd->get());
+  if (!rights) return make_error(rights.error());
+  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
+  return list_partial_uploads(fd->get());
+}
+
 Result<void> PosixStorage::check_directory(std::string_view path) const {
   auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
   if (!fd) return make_error(fd.error());
@@ -291,6 +301,11 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   // redirect.
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
+  if (partial_expiry_.count() > 0) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    expire_partial_uploads(parent->get(), partial_expiry_,
+                           std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  }
   const auto name = name_of(path);
   if (mode == UploadMode::Replace || mode == UploadMode::ContinuePartial) {
     const auto partial = partial_name_for(name);

@@ -5,6 +5,7 @@
 // Paths passed in are normalized virtual paths (protocol/control/virtual_path).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -16,6 +17,7 @@
 #include "protocol/control/restrict_paths.hpp"
 #include "protocol/core/result.hpp"
 #include "protocol/listing/file_facts.hpp"
+#include "server/storage/partial_uploads.hpp"
 #include "server/storage/path_resolver.hpp"
 #include "server/storage/upload.hpp"
 
@@ -63,6 +65,12 @@ class PosixStorage {
   Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
                               bool keep_partial_on_abort = false) const;
 
+  // Partial uploads kept in directory `path` (see partial_uploads.hpp); needs list rights.
+  Result<std::vector<PartialUpload>> partial_uploads(std::string_view path) const;
+  // begin_upload() first removes partial uploads in its directory not written for `age`.
+  void expire_partials_after(std::chrono::seconds age) { partial_expiry_ = age; }
+  std::chrono::seconds partial_expiry() const { return partial_expiry_; }
+
   bool is_writable_area(std::string_view path) const;
   // Errors: PermissionDenied when `path` may not be created, changed or removed.
   Result<void> check_writable(std::string_view path) const;
@@ -92,7 +100,8 @@ class PosixStorage {
   PathResolver resolver_;
   std::vector<std::string> writable_areas_;
   protocol::control::PathRules rules_;
-  std::string root_prefix_;  // the root's real path, "" for "/"
+  std::string root_prefix_;                 // the root's real path, "" for "/"
+  std::chrono::seconds partial_expiry_{0};  // 0: partial uploads are kept
 };
 
 }  // namespace gridftp::server::storage

@@ -5,6 +5,7 @@ reply, the server log and the files on disk: nothing under the final name when i
 import io
 import os
 import subprocess
+import time
 
 from gridftp_harness import (MIB, RawControl, file_url, gridcp_binary, make_file, make_temp_dir, run_peer,
                              run_tests, start_gridftpd)
@@ -81,9 +82,12 @@ def test_disk_full_during_stor_and_esto():
 
 
 def test_disk_full_during_a_mode_e_put_with_four_streams():
+    """The partial a failed MODE E put keeps for a restart holds its space, is listed by SITE
+    PARTIALS, and is removed once expired by the next upload into the directory."""
     root = small_disk_root(8)
     incoming = os.path.join(root, "incoming")
-    server = start_gridftpd(root)
+    server = start_gridftpd(root, server={"partial_expiry_seconds": 3})
+    empty = free_bytes(incoming)
     src = os.path.join(make_temp_dir("faults-src-"), "big.bin")
     make_file(src, 24 * MIB, seed=3)
     result = run_peer([gridcp_binary(), "-p", "4", file_url(src),
@@ -93,6 +97,21 @@ def test_disk_full_during_a_mode_e_put_with_four_streams():
     assert "452" in result.output or "space" in result.output.lower(), result.describe()
     visible, hidden = visible_and_hidden(incoming)
     assert visible == [], f"a failed MODE E put left a file under its name: {visible}"
+    assert len(hidden) == 1, f"the partial kept for a restart: {hidden}"
+    held = os.path.getsize(os.path.join(incoming, hidden[0]))
+    assert held > 0 and free_bytes(incoming) < empty, "the kept partial holds no space"
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    text = ctl.expect("SITE PARTIALS /incoming", 200)
+    assert f"big.bin bytes={held}" in text and "removed 3 s after" in text, text
+    # Not written for longer than partial_expiry_seconds: the next upload there removes it.
+    time.sleep(3.5)
+    with server.ftp() as ftp:
+        ftp.storbinary("STOR /incoming/small.bin", io.BytesIO(b"x" * 4096))
+    visible, hidden = visible_and_hidden(incoming)
+    assert visible == ["small.bin"] and hidden == [], f"after expiry: {visible} {hidden}"
+    assert "big.bin" not in ctl.expect("SITE PARTIALS /incoming", 200)
+    ctl.close()
     server.assert_alive("after a disk-full MODE E put")
 
 

@@ -111,10 +111,40 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
+  } else if (name == "PARTIALS" && storage_) {
+    on_site_partials(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
     send(rc::kSyntaxError, "Command not supported.");
   }
   co_return;
+}
+
+// SITE PARTIALS [dir]: the partial uploads kept for a restart in a directory (the current one
+// by default), so their owner can see what holds space and until when.
+void ControlSession::on_site_partials(const std::string& argument) {
+  const auto path = resolve_or_reply(argument.empty() ? settings_.cwd : argument);
+  if (!path) return;
+  auto partials = storage_->partial_uploads(*path);
+  if (!partials) {
+    send_error(partials.error());
+    return;
+  }
+  const auto expiry = storage_->partial_expiry().count();
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  std::vector<std::string> lines{
+      "Partial uploads in " + *path + ": " + std::to_string(partials->size()) +
+      (expiry > 0 ? ", each removed " + std::to_string(expiry) + " s after its last write"
+                  : ", kept until restarted or removed")};
+  for (const auto& partial : *partials) {
+    std::string line = " " + partial.target + " bytes=" + std::to_string(partial.bytes) + " idle=" +
+                       std::to_string(std::max<std::int64_t>(0, now - partial.modified_unix)) + "s";
+    if (partial.in_use) line += " (being written)";
+    lines.push_back(std::move(line));
+  }
+  lines.emplace_back("End.");
+  send(protocol::control::Reply{rc::kCommandOk, std::move(lines)});
 }
 
 // docs/UDPX.md §7. A new stack applies to the next PASV/PORT: an address given before it was

@@ -131,7 +131,10 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
   if (!storage) {
     log_->error("{} cannot open root {} for user={}: {}", tag(), user.root.string(), user.name,
                 storage.error().message());
+    return storage;
   }
+  storage->expire_partials_after(
+      std::chrono::seconds(services_.config.server.partial_expiry_seconds));
   return storage;
 }
 
