@@ -23,9 +23,9 @@ std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec
 
 std::error_code data_socket_error(const boost::system::error_code& ec,
                                   const transport::Deadline& deadline) {
-  // Whatever the socket says (a reset, a FIN where data was due, our own close after ABOR), the
-  // connection was open and carrying the transfer: losing it is 426, not 425.
-  return stall_or(deadline, ec ? error_code_for(Condition::TransferAborted) : std::error_code{});
+  // Whatever the socket says (a reset, a FIN where data was due, our own close after ABOR or a
+  // stall), the connection was open and carrying the transfer: losing it is 426, not 425.
+  return ec || deadline.expired() ? error_code_for(Condition::TransferAborted) : std::error_code{};
 }
 
 }  // namespace gridftp::server

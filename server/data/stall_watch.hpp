@@ -17,9 +17,10 @@ std::shared_ptr<transport::Deadline> close_on_stall(
     const transport::asio::any_io_executor& executor, transport::tcp::socket& socket,
     std::chrono::seconds timeout);
 
-// A failure after the watchdog fired is a stall (DataConnection), whatever the close caused.
+// While a data connection is being set up (accept, connect, TLS handshake): a failure after the
+// watchdog fired is a connection that never opened (DataConnection, 425).
 std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec);
-// Socket errors while a transfer runs: TransferAborted (426); stalls first.
+// Socket errors and stalls once a transfer runs on an open connection: TransferAborted (426).
 std::error_code data_socket_error(const boost::system::error_code& ec,
                                   const transport::Deadline& deadline);
 

@@ -58,10 +58,11 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
       co_return Result<void>{};
     }
     if (ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
-        ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) {
+        ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor ||
+        deadline.expired()) {
       co_return make_error(data_socket_error(ec, deadline));
     }
-    if (ec) co_return make_error(stall_or(deadline, transport::to_error_code(ec)));
+    if (ec) co_return make_error(transport::to_error_code(ec));
     if (sent < chunk) break;  // the file ended
   }
   co_return Result<void>{};

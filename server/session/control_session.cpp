@@ -19,6 +19,9 @@
 namespace gridftp::server {
 
 namespace rc = protocol::control::reply_code;
+
+// Replies waiting for a peer before its next commands are read (control_session read loop).
+constexpr std::size_t kMaxReplyBacklogBytes = 256 * 1024;
 using protocol::control::Reply;
 using transport::use_awaitable;
 
@@ -107,6 +110,17 @@ transport::awaitable<void> ControlSession::read_commands() {
   std::array<char, 4096> buffer{};
   std::vector<protocol::control::LineEvent> events;
   while (!replies_.is_closing()) {
+    // A peer that sends commands but does not read the replies would have us queue them without
+    // end: read on only once it has taken most of what waits, and give up on it after
+    // data_seconds without that.
+    if (replies_.backlog() > kMaxReplyBacklogBytes) {
+      const std::chrono::seconds limit(services_.config.timeouts.data_seconds);
+      if (!co_await replies_.wait_for_backlog_below(kMaxReplyBacklogBytes / 2, limit)) {
+        log_->warn("{} peer stopped reading replies ({} bytes waiting for {} s): closing", tag(),
+                   replies_.backlog(), limit.count());
+        co_return;
+      }
+    }
     std::span<const char> received;
     std::string early;
     if (security_.ftps && !security_.ftps_received_early.empty()) {

@@ -3,6 +3,7 @@
 // behind its 150.
 #pragma once
 
+#include <cstddef>
 #include <deque>
 #include <string>
 #include <vector>
@@ -18,8 +19,13 @@ class ReplyQueue {
   bool try_begin_writing();
   // Moves everything queued so far into `batch` (oldest first), to go out in one write.
   void take_batch(std::vector<std::string>& batch);
+  // A batch of `bytes` reached the socket.
+  void written(std::size_t bytes);
   // A write failed: nothing queued can reach the peer any more.
-  void discard() { pending_.clear(); }
+  void discard() {
+    pending_.clear();
+    backlog_ = 0;
+  }
   void end_writing() { writing_ = false; }
   // After the queue drains the connection closes (QUIT, shutdown, a broken protection layer).
   // True when no writer is draining, so the caller must start one to do the close.
@@ -29,11 +35,14 @@ class ReplyQueue {
   bool is_empty() const { return pending_.empty(); }
   bool is_idle() const { return !writing_ && pending_.empty(); }
   bool is_closing() const { return closing_; }
+  // Bytes queued or being written, not yet taken by the socket.
+  std::size_t backlog() const { return backlog_; }
 
  private:
   std::deque<std::string> pending_;
   bool writing_ = false;
   bool closing_ = false;
+  std::size_t backlog_ = 0;
 };
 
 }  // namespace gridftp::server

@@ -21,11 +21,14 @@ transport::awaitable<void> ReplyWriter::drain() {
     buffers.clear();
     for (const auto& text : batch) buffers.push_back(asio::buffer(text));
     boost::system::error_code ec;
-    co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+    const auto sent =
+        co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
     if (ec) {
       queue_.discard();
       break;
     }
+    queue_.written(sent);
+    drained_.cancel();  // wakes wait_for_backlog_below
   }
   queue_.end_writing();
   drained_.cancel();
@@ -47,6 +50,18 @@ transport::awaitable<void> ReplyWriter::wait_until_drained(std::chrono::seconds 
     boost::system::error_code ignored;
     socket_.close(ignored);
   }
+}
+
+transport::awaitable<bool> ReplyWriter::wait_for_backlog_below(std::size_t bytes,
+                                                               std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (queue_.backlog() >= bytes && !queue_.is_closing() &&
+         std::chrono::steady_clock::now() < deadline) {
+    drained_.expires_at(deadline);
+    boost::system::error_code ec;
+    co_await drained_.async_wait(asio::redirect_error(use_awaitable, ec));
+  }
+  co_return queue_.backlog() < bytes;
 }
 
 }  // namespace gridftp::server

@@ -27,12 +27,16 @@ class ReplyWriter {
   // Waits until every queued reply left, at most `limit`; a peer that stopped reading by then
   // loses the rest and its connection.
   transport::awaitable<void> wait_until_drained(std::chrono::seconds limit);
+  // Bytes queued and not yet taken by the socket.
+  std::size_t backlog() const { return queue_.backlog(); }
+  // Waits until the backlog is under `bytes`, at most `limit`; false if it is not by then.
+  transport::awaitable<bool> wait_for_backlog_below(std::size_t bytes, std::chrono::seconds limit);
 
  private:
   transport::tcp::socket& socket_;
   ReplyQueue queue_;
-  // Cancelled whenever a drain ends, to wake wait_until_drained (so a session process exits only
-  // after its last reply left).
+  // Cancelled whenever a write completes or a drain ends, to wake wait_until_drained (so a
+  // session process exits only after its last reply left) and wait_for_backlog_below.
   transport::asio::steady_timer drained_;
 };
 

@@ -1,14 +1,16 @@
 """Faults that must end in a clear error and lose nothing: a disk that fills during STOR, ESTO
-and a MODE E -p 4 put (a small tmpfs mounted over the upload directory). Each test checks the
-reply, the server log and the files on disk: nothing under the final name when incomplete."""
+and a MODE E -p 4 put (a small tmpfs mounted over the upload directory), and clients that stop
+reading their data or their replies. Each test checks the reply or the server log, and the files
+on disk (nothing under the final name when incomplete) or the resources freed."""
 
 import io
 import os
+import socket
 import subprocess
 import time
 
-from gridftp_harness import (MIB, RawControl, file_url, gridcp_binary, make_file, make_temp_dir, run_peer,
-                             run_tests, start_gridftpd)
+from gridftp_harness import (MIB, RawControl, file_url, gridcp_binary, make_file, make_temp_dir,
+                             run_peer, run_tests, start_gridftpd, wait_until)
 
 _mounts: list[str] = []
 
@@ -113,6 +115,56 @@ def test_disk_full_during_a_mode_e_put_with_four_streams():
     assert "big.bin" not in ctl.expect("SITE PARTIALS /incoming", 200)
     ctl.close()
     server.assert_alive("after a disk-full MODE E put")
+
+
+def server_fds(server) -> int:
+    return len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+
+
+def test_a_client_that_stops_reading_data_is_cut_off_and_freed():
+    server = start_gridftpd(timeouts={"data_seconds": 3})
+    with open(server.fs("big.bin"), "wb") as f:
+        f.write(os.urandom(64 * MIB))
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    baseline = server_fds(server)
+    data = ctl.pasv_connect()
+    data.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ctl.expect("RETR /big.bin", 150)
+    started = time.monotonic()
+    ctl.sock.settimeout(60)
+    code, text = ctl.read_reply()  # the data socket is never read
+    assert code == 426, f"a RETR whose reader stopped: {text!r}"
+    assert time.monotonic() - started < 30, "the stalled RETR was not cut off by data_seconds"
+    wait_until(lambda: server_fds(server) <= baseline, 10, "the stalled data socket freed")
+    ctl.expect("NOOP", 200)  # the session itself goes on
+    data.close()
+    ctl.close()
+
+
+def test_a_client_that_stops_reading_replies_is_cut_off_and_freed():
+    server = start_gridftpd(timeouts={"data_seconds": 3})
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    baseline_rss = rss_kib(server.proc.pid)
+    # 30,000 FEATs ask for about 15 MB of replies; none is read.
+    ctl.sock.settimeout(30)
+    try:
+        ctl.sock.sendall(b"FEAT\r\n" * 30000)
+    except OSError:
+        pass  # the server stopped reading and then closed: both are what is wanted
+    wait_until(lambda: "peer stopped reading replies" in server.log_text(), 30,
+               "the server to give up on a peer that does not read")
+    assert rss_kib(server.proc.pid) < baseline_rss + 8 * 1024, "the unread replies piled up"
+    ctl.close()
+    server.assert_alive("after a peer that did not read its replies")
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
 
 
 def teardown_mounts():
