@@ -5,6 +5,7 @@ on disk (nothing under the final name when incomplete) or the resources freed.""
 
 import io
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -115,6 +116,62 @@ def test_disk_full_during_a_mode_e_put_with_four_streams():
     assert "big.bin" not in ctl.expect("SITE PARTIALS /incoming", 200)
     ctl.close()
     server.assert_alive("after a disk-full MODE E put")
+
+
+def test_sigterm_mid_upload_ends_it_with_421_and_keeps_the_partial_for_a_restart():
+    """A restartable stream STOR (TREV RESTART) still running when the server gets SIGTERM: the
+    grace period passes, the client gets 421, the server exits 0, nothing is under the final
+    name, and the kept partial lets a new server finish the file with REST n + STOR."""
+    server = start_gridftpd(timeouts={"shutdown_grace_seconds": 1})
+    payload = os.urandom(8 * MIB)
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    ctl.expect("TREV RESTART 1", 200)
+    data = ctl.pasv_connect()
+    ctl.expect("STOR /incoming/cut.bin", 150)
+    data.sendall(payload[: 3 * MIB])
+    wait_until(lambda: partial_bytes(server.fs("incoming")) >= 3 * MIB, 30,
+               "the first 3 MiB to reach the server")
+    server.proc.send_signal(signal.SIGTERM)
+    ctl.sock.settimeout(30)
+    codes = []
+    try:
+        while True:
+            code, text = ctl.read_reply()
+            codes.append(code)
+            if code >= 200 and code != 111:
+                break
+    except AssertionError:
+        pass  # closed after the last reply
+    assert 421 in codes, f"replies after SIGTERM: {codes}"
+    assert server.proc.wait(timeout=30) == 0, "gridftpd exit status after SIGTERM"
+    data.close()
+    ctl.close()
+    visible, hidden = visible_and_hidden(server.fs("incoming"))
+    assert "cut.bin" not in visible and len(hidden) == 1, f"after SIGTERM: {visible} {hidden}"
+    kept = os.path.getsize(os.path.join(server.fs("incoming"), hidden[0]))
+    assert kept >= 3 * MIB, f"the kept partial holds {kept} bytes"
+    # A new server on the same root finishes the file from where the partial ends.
+    again = start_gridftpd(server.fs_root)
+    ctl = RawControl(again.host, again.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    data = ctl.pasv_connect()
+    ctl.expect(f"REST {kept}", 350)
+    ctl.expect("STOR /incoming/cut.bin", 150)
+    data.sendall(payload[kept:])
+    data.close()
+    code, text = ctl.read_reply()
+    assert code == 226, text
+    ctl.close()
+    with open(again.fs("incoming/cut.bin"), "rb") as f:
+        assert f.read() == payload, "the restarted upload differs"
+
+
+def partial_bytes(directory: str) -> int:
+    return sum(os.path.getsize(os.path.join(directory, name)) for name in os.listdir(directory)
+               if name.startswith(".gridftpd-part."))
 
 
 def server_fds(server) -> int:
