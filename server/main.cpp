@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -163,6 +164,57 @@ bool write_pidfile(const std::string& path) {
   return static_cast<bool>(out);
 }
 
+struct AssembledConfig {
+  ServerConfig config;
+  std::vector<std::string> problems;  // empty when the config may be used
+};
+
+// The config from every layer, in Globus's order: the embedded defaults or the config file (and
+// -C directory, whose `$NAME value` lines set the environment), then the command line, then the
+// environment (X509_*, GRIDMAP, GLOBUS_TCP_*); checked. Start-up and SIGHUP both call it.
+AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line,
+                                globus::ProcessOptions& process, std::vector<std::string>& notes) {
+  AssembledConfig out;
+  auto layers = load_startup_layers(process.config_file, process.config_dir);
+  if (!layers.problems.empty()) {
+    out.problems = std::move(layers.problems);
+    return out;
+  }
+  for (const auto& [name, value] : layers.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  out.config = std::move(layers.config);
+  auto settings = std::move(layers.settings);
+  settings.insert(settings.end(), command_line.begin(), command_line.end());
+  out.problems = globus::apply_globus_settings(settings, out.config, process);
+  if (!out.problems.empty()) return out;
+  out.problems = globus::apply_globus_environment(out.config, globus::process_environment(), notes);
+  if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
+    // Globus's anonymous users see the real "/", writable where the kernel lets their account.
+    out.config.anonymous.root = "/";
+    out.config.anonymous.writable = {"."};
+  }
+  auto more = check_anonymous_account(out.config);
+  out.problems.insert(out.problems.end(), more.begin(), more.end());
+  more = resolve_data_interface(out.config);
+  out.problems.insert(out.problems.end(), more.begin(), more.end());
+  if (out.problems.empty()) out.problems = validate(out.config);
+  return out;
+}
+
+// The signal thread: SIGHUP calls `reload` (when given) and waits for the next signal; SIGINT
+// and SIGTERM stop the server and end the thread.
+void serve_signals(sigset_t signals, Server& server, const std::function<void()>& reload) {
+  for (;;) {
+    int received = 0;
+    if (sigwait(&signals, &received) != 0) return;
+    if (received == SIGHUP) {
+      if (reload) reload();
+      continue;
+    }
+    server.stop();
+    return;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +225,7 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);  // reload, not stop (serve_signals)
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   namespace globus = gridftp::server::globus;
@@ -210,28 +263,11 @@ int main(int argc, char** argv) {
   }
   if (cli.hash_password) return hash_password_from_stdin();
 
-  auto layers = load_startup_layers(process.config_file, process.config_dir);
-  if (!layers.problems.empty()) return print_problems(layers.problems);
-  for (const auto& [name, value] : layers.environment) ::setenv(name.c_str(), value.c_str(), 1);
-  ServerConfig config = std::move(layers.config);
-  auto settings = std::move(layers.settings);
-  settings.insert(settings.end(), command_line->begin(), command_line->end());
-  if (const int rc = print_problems(globus::apply_globus_settings(settings, config, process));
-      rc != 0)
-    return rc;
   std::vector<std::string> notes;
-  auto problems = globus::apply_globus_environment(config, globus::process_environment(), notes);
-  if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
-    // Globus's anonymous users see the real "/", writable where the kernel lets their account.
-    config.anonymous.root = "/";
-    config.anonymous.writable = {"."};
-  }
-  auto more = check_anonymous_account(config);
-  problems.insert(problems.end(), more.begin(), more.end());
-  more = resolve_data_interface(config);
-  problems.insert(problems.end(), more.begin(), more.end());
-  if (const int rc = print_problems(problems); rc != 0) return rc;
-  if (const int rc = print_problems(validate(config)); rc != 0) return rc;
+  const auto process_before_config = process;  // what a reload starts from
+  auto assembled = assemble_config(*command_line, process, notes);
+  if (const int rc = print_problems(assembled.problems); rc != 0) return rc;
+  ServerConfig config = std::move(assembled.config);
   if (cli.print_config) {
     std::cout << format_config(config);
     return 0;
@@ -239,6 +275,7 @@ int main(int argc, char** argv) {
   std::vector<gridftp::server::auth::Account> accounts;
   if (const int rc = print_problems(load_accounts(config.accounts, accounts)); rc != 0) return rc;
   std::shared_ptr<const gridftp::server::auth::GsiContext> gsi;
+  const bool gsi_enabled = config.gsi.enabled;
   if (config.gsi.enabled) {
     std::string why;
     auto loaded = gridftp::server::auth::load_gsi_context(config.gsi, why);
@@ -289,9 +326,7 @@ int main(int argc, char** argv) {
       server->serve_inherited(inetd_connection, std::nullopt, {});
     }
     std::thread signal_thread([&server, stop_signals] {
-      int received = 0;
-      sigwait(&stop_signals, &received);
-      server->stop();
+      serve_signals(stop_signals, *server, nullptr);  // a session process does not reload
     });
     server->run();
     pthread_kill(signal_thread.native_handle(), SIGTERM);
@@ -332,11 +367,35 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const auto& note : notes) control_log->info("{}", note);
-  std::thread signal_thread([&server, stop_signals] {
-    int received = 0;
-    sigwait(&stop_signals, &received);
-    server->stop();
-  });
+  // SIGHUP: the config read again from the same files, command line and environment, checked
+  // as at start-up; a config with problems is refused and the running one kept.
+  const auto reload = [&] {
+    auto again_process = process_before_config;
+    std::vector<std::string> reload_notes;
+    auto again = assemble_config(*command_line, again_process, reload_notes);
+    Server::Reload reloaded;
+    if (again.problems.empty())
+      again.problems = load_accounts(again.config.accounts, reloaded.accounts);
+    if (again.problems.empty() && gsi_enabled) {
+      std::string why;
+      auto gridmap = gridftp::security::load_gridmap(again.config.gsi.gridmap, why);
+      if (gridmap) {
+        reloaded.gridmap = std::move(*gridmap);
+      } else {
+        again.problems.push_back("gsi.gridmap (" + again.config.gsi.gridmap.string() +
+                                 "): " + (why.empty() ? gridmap.error().message() : why));
+      }
+    }
+    if (!again.problems.empty()) {
+      for (const auto& problem : again.problems)
+        control_log->error("SIGHUP: config not reloaded, the running one is kept: {}", problem);
+      return;
+    }
+    reloaded.config = std::move(again.config);
+    server->apply_reload(std::move(reloaded));
+  };
+  std::thread signal_thread(
+      [&server, stop_signals, &reload] { serve_signals(stop_signals, *server, reload); });
   server->run();
   if (signal_thread.joinable()) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);  // release sigwait if run() ended first

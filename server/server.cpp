@@ -3,11 +3,13 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "server/config/config_diff.hpp"
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
@@ -133,6 +135,27 @@ void Server::stop() {
     shut_down_sessions();
     asio::co_spawn(io_context_, finish_shutdown(), asio::detached);
   });
+}
+
+void Server::apply_reload(Reload reload) {
+  authenticator_.replace_accounts(std::move(reload.accounts));
+  if (gsi_ && reload.gridmap) {
+    gsi_->gridmap.store(std::make_shared<const security::Gridmap>(std::move(*reload.gridmap)));
+  }
+  loggers_.control->set_level(spdlog::level::from_str(reload.config.logging.level));
+  std::vector<std::string> restart_needed;
+  for (auto& key : changed_keys(config_, reload.config)) {
+    if (key != "accounts.password_file" && key != "gsi.gridmap" && key != "logging.level")
+      restart_needed.push_back(std::move(key));
+  }
+  loggers_.control->info("SIGHUP: config reloaded: accounts ({}), {}log level {}",
+                         authenticator_.account_count(), gsi_ ? "gridmap, " : "",
+                         reload.config.logging.level);
+  if (!restart_needed.empty()) {
+    loggers_.control->warn("SIGHUP: changed settings that take effect only after a restart{}: {}",
+                           spawn_arguments_ ? " (new session processes read them already)" : "",
+                           fmt::join(restart_needed, ", "));
+  }
 }
 
 transport::awaitable<void> Server::finish_shutdown() {

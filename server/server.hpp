@@ -45,6 +45,17 @@ class Server {
   void run();
   // Thread-safe: stop accepting, tell sessions to close, then end after the grace period.
   void stop();
+  // What a SIGHUP re-read, already checked: the whole config, the password file's accounts and,
+  // with GSI, the gridmap.
+  struct Reload {
+    ServerConfig config;
+    std::vector<auth::Account> accounts;
+    std::optional<security::Gridmap> gridmap;
+  };
+  // Thread-safe. Running sessions are kept. Applied at once: the accounts and the gridmap (for
+  // logins from now on) and the log level; every other changed key is named in the log as
+  // applied only by a restart (session processes, exec'd per connection, read it anyway).
+  void apply_reload(Reload reload);
   // Process-per-session mode: each accepted connection goes to a new process started with
   // these arguments (the parent's argv[1..]) instead of being served here.
   void spawn_sessions_with(std::vector<std::string> arguments) {

@@ -18,7 +18,12 @@ std::vector<std::string> writable_areas_from(const std::vector<std::string>& rel
 }
 
 Authenticator::Authenticator(AnonymousConfig anonymous, std::vector<Account> accounts)
-    : anonymous_(std::move(anonymous)), accounts_(std::move(accounts)) {}
+    : anonymous_(std::move(anonymous)),
+      accounts_(std::make_shared<const AccountTable>(std::move(accounts))) {}
+
+void Authenticator::replace_accounts(std::vector<Account> accounts) {
+  accounts_.store(std::make_shared<const AccountTable>(std::move(accounts)));
+}
 
 bool Authenticator::is_anonymous_name(std::string_view user) const {
   return anonymous_.enabled && (user == "anonymous" || user == "ftp");
@@ -30,7 +35,8 @@ Result<UserContext> Authenticator::login(const std::string& user,
     return UserContext{"anonymous", anonymous_.root,
                        writable_areas_from(anonymous_.writable, false), true};
   }
-  for (const auto& account : accounts_) {
+  const auto accounts = accounts_.load();
+  for (const auto& account : *accounts) {
     if (account.name != user) continue;
     const auto verified = security::verify_password(password, account.password_hash);
     if (!verified || !*verified) break;

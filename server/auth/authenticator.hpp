@@ -3,7 +3,9 @@
 // blocking pool, never on an I/O thread.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,10 +31,15 @@ class Authenticator {
   bool is_anonymous_name(std::string_view user) const;
   // Errors: Condition::LoginFailed for any mismatch (which part failed is not revealed).
   Result<UserContext> login(const std::string& user, const std::string& password) const;
+  // The password file re-read (SIGHUP): logins from now on use `accounts`; a login already
+  // being checked finishes against the table it started with.
+  void replace_accounts(std::vector<Account> accounts);
+  std::size_t account_count() const { return accounts_.load()->size(); }
 
  private:
+  using AccountTable = std::vector<Account>;
   AnonymousConfig anonymous_;
-  std::vector<Account> accounts_;
+  std::atomic<std::shared_ptr<const AccountTable>> accounts_;
 };
 
 // Normalized writable areas from config entries relative to the root ("incoming" → "/incoming").

@@ -31,7 +31,7 @@ Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& conf
               "): " + (why.empty() ? gridmap.error().message() : why);
     return make_error(gridmap.error());
   }
-  context->gridmap = std::move(*gridmap);
+  context->gridmap.store(std::make_shared<const security::Gridmap>(std::move(*gridmap)));
   auto control = security::make_gsi_control_context(context->host, context->trust.get(),
                                                     security::TlsRole::Server);
   if (!control) {
@@ -45,9 +45,10 @@ Result<std::shared_ptr<const GsiContext>> load_gsi_context(const GsiConfig& conf
 Result<UserContext> map_gsi_user(const GsiContext& gsi, const std::string& dn,
                                  const std::string& requested) {
   std::optional<std::string> account;
+  const auto gridmap = gsi.gridmap.load();
   if (requested.empty() || requested == ":globus-mapping:") {
-    account = gsi.gridmap.default_account(dn);
-  } else if (gsi.gridmap.allows(dn, requested)) {
+    account = gridmap->default_account(dn);
+  } else if (gridmap->allows(dn, requested)) {
     account = requested;
   }
   if (!account) return make_error(error_code_for(Condition::LoginFailed));

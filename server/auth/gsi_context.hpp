@@ -3,6 +3,7 @@
 // credential, the trust store, the control channel's TLS context and the gridmap.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +22,9 @@ struct GsiContext {
   security::Credential host;
   security::X509StorePtr trust;
   security::SslCtxPtr control;  // acceptor side of AUTH GSSAPI
-  security::Gridmap gridmap;
+  // Replaced when SIGHUP re-reads the gridmap, while sessions share this context; a mapping
+  // being made finishes against the gridmap it loaded.
+  mutable std::atomic<std::shared_ptr<const security::Gridmap>> gridmap;
 };
 
 // Errors carry a message naming the file that failed.

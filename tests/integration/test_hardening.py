@@ -4,6 +4,7 @@ clients that cannot keep a real user out. Loopback addresses 127.0.0.2 and up st
 hosts."""
 
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -109,17 +110,62 @@ def test_failed_logins_are_delayed_and_capped():
     again.close()
 
 
-def write_password_file() -> str:
-    work = make_temp_dir("hardening-pw-")
-    root = os.path.join(work, "alice")
-    os.makedirs(root)
-    hashed = subprocess.run([gridftpd_binary(), "--hash-password"], input="right-password\n",
+def password_line(user: str, password: str, work: str) -> str:
+    root = os.path.join(work, user)
+    os.makedirs(root, exist_ok=True)
+    hashed = subprocess.run([gridftpd_binary(), "--hash-password"], input=password + "\n",
                             capture_output=True, text=True, check=True).stdout.strip()
+    return f"{user}:{hashed}:{root}:*\n"
+
+
+def write_password_file() -> str:
+    """alice / right-password."""
+    work = make_temp_dir("hardening-pw-")
     path = os.path.join(work, "passwd")
     with open(path, "w") as f:
-        f.write(f"alice:{hashed}:{root}:*\n")
+        f.write(password_line("alice", "right-password", work))
     os.chmod(path, 0o600)
     return path
+
+
+def test_sighup_reloads_accounts_and_keeps_sessions():
+    passwords = write_password_file()
+    server = start_gridftpd(accounts={"password_file": passwords},
+                            limits={"login_failure_delay_ms": 0})
+    held = RawControl(server.host, server.port)
+    held.expect("USER alice", 331)
+    held.expect("PASS right-password", 230)
+    bob = RawControl(server.host, server.port)
+    bob.expect("USER bob", 331)
+    bob.expect("PASS bobs-password", 530)
+    bob.close()
+    # An account added to the password file logs in after SIGHUP; the open session goes on.
+    with open(passwords, "a") as f:
+        f.write(password_line("bob", "bobs-password", os.path.dirname(passwords)))
+    server.proc.send_signal(signal.SIGHUP)
+    wait_until(lambda: "SIGHUP: config reloaded" in server.log_text(), 10, "the reload")
+    bob = RawControl(server.host, server.port)
+    bob.expect("USER bob", 331)
+    bob.expect("PASS bobs-password", 230)
+    bob.close()
+    held.expect("PWD", 257)
+    # A broken config is refused and the running one kept; a changed setting that needs a
+    # restart is named.
+    with open(server.config_path) as f:
+        good = f.read()
+    with open(server.config_path, "w") as f:
+        f.write(good + "\n[limitz]\nmax_sessions = 3\n")
+    server.proc.send_signal(signal.SIGHUP)
+    wait_until(lambda: "config not reloaded" in server.log_text(), 10, "the refusal")
+    assert "limitz" in server.log_text()
+    with open(server.config_path, "w") as f:
+        f.write(good.replace("[limits]", "[limits]\nmax_sessions = 7", 1))
+    server.proc.send_signal(signal.SIGHUP)
+    wait_until(lambda: "only after a restart" in server.log_text(), 10, "the restart notice")
+    assert "limits.max_sessions" in server.log_text()
+    held.expect("NOOP", 200)
+    held.close()
+    server.assert_alive("after three SIGHUPs")
 
 
 def test_no_ftp_bounce():
