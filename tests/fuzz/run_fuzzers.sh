@@ -48,6 +48,13 @@ fuzz_one() {
     "$files" "$kb" "$result" > "$work/results/$target"
 }
 
+# The GSI target's credentials: a throwaway CA, host and user (with a proxy).
+if [[ -x $build/tests/fuzz/fuzz_gsi_token && ! -d $work/pki/certificates ]]; then
+  python3 "$here/../support/test_pki.py" "$work/pki" > "$work/logs/pki.log" 2>&1 ||
+    { echo "run_fuzzers: cannot make the test PKI (see $work/logs/pki.log)"; exit 1; }
+fi
+export GRIDFTP_FUZZ_PKI=$work/pki
+
 jobs=$(nproc)
 for binary in "$build"/tests/fuzz/fuzz_*; do
   [[ -x $binary ]] || continue
