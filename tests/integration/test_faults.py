@@ -10,8 +10,10 @@ import socket
 import subprocess
 import time
 
-from gridftp_harness import (MIB, RawControl, file_url, gridcp_binary, make_file, make_temp_dir,
-                             run_peer, run_tests, start_gridftpd, wait_until)
+from gridftp_harness import (MIB, MODE_E_EOD, MODE_E_EOF, RawControl, abort_socket, file_url,
+                             gridcp_binary, make_file, make_temp_dir, mode_e_header,
+                             parse_pasv_reply, read_final_reply, run_peer, run_tests,
+                             start_gridftpd, wait_until)
 
 _mounts: list[str] = []
 
@@ -118,10 +120,10 @@ def test_disk_full_during_a_mode_e_put_with_four_streams():
     server.assert_alive("after a disk-full MODE E put")
 
 
-def test_sigterm_mid_upload_ends_it_with_421_and_keeps_the_partial_for_a_restart():
-    """A restartable stream STOR (TREV RESTART) still running when the server gets SIGTERM: the
-    grace period passes, the client gets 421, the server exits 0, nothing is under the final
-    name, and the kept partial lets a new server finish the file with REST n + STOR."""
+def cut_restartable_upload(stop_signal: int) -> None:
+    """A restartable stream STOR (TREV RESTART) of 8 MiB, 3 MiB in, when the server gets
+    `stop_signal`; then nothing may be under the final name, and the kept partial lets a new
+    server on the same root finish the file with REST n + STOR."""
     server = start_gridftpd(timeouts={"shutdown_grace_seconds": 1})
     payload = os.urandom(8 * MIB)
     ctl = RawControl(server.host, server.port)
@@ -133,26 +135,29 @@ def test_sigterm_mid_upload_ends_it_with_421_and_keeps_the_partial_for_a_restart
     data.sendall(payload[: 3 * MIB])
     wait_until(lambda: partial_bytes(server.fs("incoming")) >= 3 * MIB, 30,
                "the first 3 MiB to reach the server")
-    server.proc.send_signal(signal.SIGTERM)
+    server.proc.send_signal(stop_signal)
     ctl.sock.settimeout(30)
     codes = []
     try:
         while True:
-            code, text = ctl.read_reply()
+            code, _ = ctl.read_reply()
             codes.append(code)
             if code >= 200 and code != 111:
                 break
-    except AssertionError:
-        pass  # closed after the last reply
-    assert 421 in codes, f"replies after SIGTERM: {codes}"
-    assert server.proc.wait(timeout=30) == 0, "gridftpd exit status after SIGTERM"
+    except (AssertionError, ConnectionError):
+        pass  # closed after the last reply, or killed
+    status = server.proc.wait(timeout=30)
+    if stop_signal == signal.SIGTERM:
+        assert 421 in codes, f"replies after SIGTERM: {codes}"
+        assert status == 0, f"gridftpd exit status after SIGTERM: {status}"
+    else:
+        assert 226 not in codes, f"replies after SIGKILL: {codes}"
     data.close()
     ctl.close()
     visible, hidden = visible_and_hidden(server.fs("incoming"))
-    assert "cut.bin" not in visible and len(hidden) == 1, f"after SIGTERM: {visible} {hidden}"
+    assert "cut.bin" not in visible and len(hidden) == 1, f"after the signal: {visible} {hidden}"
     kept = os.path.getsize(os.path.join(server.fs("incoming"), hidden[0]))
     assert kept >= 3 * MIB, f"the kept partial holds {kept} bytes"
-    # A new server on the same root finishes the file from where the partial ends.
     again = start_gridftpd(server.fs_root)
     ctl = RawControl(again.host, again.port)
     ctl.login()
@@ -167,6 +172,63 @@ def test_sigterm_mid_upload_ends_it_with_421_and_keeps_the_partial_for_a_restart
     ctl.close()
     with open(again.fs("incoming/cut.bin"), "rb") as f:
         assert f.read() == payload, "the restarted upload differs"
+
+
+def test_sigterm_mid_upload_ends_it_with_421_and_keeps_the_partial_for_a_restart():
+    cut_restartable_upload(signal.SIGTERM)
+
+
+def test_sigkill_mid_upload_leaves_nothing_under_the_name_and_the_restart_completes_it():
+    cut_restartable_upload(signal.SIGKILL)
+
+
+def test_one_of_four_mode_e_streams_cut_mid_transfer_and_the_restart():
+    """A MODE E STOR over four connections, one reset mid-block: 426, nothing under the final
+    name, the last 111 marker names what arrived, and a restart (REST with those ranges) that
+    sends only the rest gives the whole file."""
+    block = 256 * 1024
+    payload = os.urandom(4 * block)
+    server = start_gridftpd(timeouts={"data_seconds": 5})
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    ctl.expect("MODE E", 200)
+    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    ctl.send("STOR /incoming/four.bin")
+    streams = [socket.create_connection(address, timeout=15) for _ in range(4)]
+    for i, stream in enumerate(streams[:3]):
+        end = mode_e_header(MODE_E_EOD | MODE_E_EOF, 0, 4) if i == 0 else \
+            mode_e_header(MODE_E_EOD, 0, 0)
+        stream.sendall(mode_e_header(0, block, i * block) + payload[i * block:(i + 1) * block]
+                       + end)
+    streams[3].sendall(mode_e_header(0, block, 3 * block) + payload[3 * block:3 * block + 1000])
+    time.sleep(0.3)  # the three whole blocks are written before the fourth stream dies
+    abort_socket(streams[3])
+    code, text, prelims = read_final_reply(ctl, 60)
+    assert code == 426, f"one MODE E stream reset mid-block: expected 426, got {text!r}"
+    visible, hidden = visible_and_hidden(server.fs("incoming"))
+    assert visible == [] and len(hidden) == 1, f"after the cut: {visible} {hidden}"
+    markers = [t for t in prelims if t.startswith("111")]
+    assert markers, f"no 111 restart marker among {prelims}"
+    ranges = markers[-1].split("Range Marker", 1)[1].strip()
+    # Three whole blocks, and of the fourth what reached the server before the reset.
+    start, end = (int(x) for x in ranges.split("-"))
+    assert start == 0 and 3 * block <= end < 4 * block, f"the last marker: {markers[-1]!r}"
+    # The restart moves only what is missing, on one connection.
+    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    ctl.expect(f"REST {ranges}", 350)
+    ctl.send("STOR /incoming/four.bin")
+    data = socket.create_connection(address, timeout=15)
+    data.sendall(mode_e_header(0, len(payload) - end, end) + payload[end:]
+                 + mode_e_header(MODE_E_EOD | MODE_E_EOF, 0, 1))
+    data.close()
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 226, f"the restart: {text!r}"
+    with open(server.fs("incoming/four.bin"), "rb") as f:
+        assert f.read() == payload, "the restarted MODE E upload differs"
+    ctl.close()
+    for stream in streams[:3]:
+        stream.close()
 
 
 def partial_bytes(directory: str) -> int:
