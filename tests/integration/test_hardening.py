@@ -3,10 +3,13 @@ process-per-session mode), a delay and a cap on failed logins, no FTP bounce, an
 clients that cannot keep a real user out. Loopback addresses 127.0.0.2 and up stand for other
 hosts."""
 
+import ftplib
+import io
 import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 from gridftp_harness import (RawControl, assert_runs_as_account, ensure_globus_user,
@@ -166,6 +169,69 @@ def test_sighup_reloads_accounts_and_keeps_sessions():
     held.expect("NOOP", 200)
     held.close()
     server.assert_alive("after three SIGHUPs")
+
+
+def test_symlink_swaps_raced_against_retr_and_stor_never_leave_the_root():
+    """A thread swaps a link inside the writable area between a file (and a directory) inside
+    the root and ones outside it, as fast as it can, while a session reads and writes through
+    the link. No read may return the outside file and no write may land outside."""
+    outside = make_temp_dir("race-outside-")
+    secret = os.path.join(outside, "secret.txt")
+    with open(secret, "wb") as f:
+        f.write(b"SECRET" * 1000)
+    server = start_gridftpd()
+    incoming = server.fs("incoming")
+    inside = os.path.join(incoming, "inside.txt")
+    with open(inside, "wb") as f:
+        f.write(b"inside" * 1000)
+    os.makedirs(os.path.join(incoming, "inside-dir"))
+    stop = threading.Event()
+
+    def swap(link: str, targets: tuple[str, str]) -> None:
+        temp = link + ".new"
+        i = 0
+        while not stop.is_set():
+            try:
+                os.symlink(targets[i % 2], temp)
+                os.replace(temp, link)
+            except OSError:
+                pass
+            i += 1
+
+    # Relative targets: a link inside the root may lead anywhere in it (absolute ones name the
+    # real file system, which the server never follows).
+    swappers = [
+        threading.Thread(target=swap, args=(os.path.join(incoming, "link"),
+                                            ("inside.txt", os.path.relpath(secret, incoming)))),
+        threading.Thread(target=swap, args=(os.path.join(incoming, "dirlink"),
+                                            ("inside-dir", os.path.relpath(outside, incoming)))),
+    ]
+    for thread in swappers:
+        thread.start()
+    reads = writes = 0
+    try:
+        with server.ftp() as ftp:
+            ftp.voidcmd("TYPE I")
+            for i in range(150):
+                got = io.BytesIO()
+                try:
+                    ftp.retrbinary("RETR /incoming/link", got.write)
+                    reads += 1
+                except ftplib.error_perm:
+                    pass
+                assert b"SECRET" not in got.getvalue(), "a RETR through the link read outside"
+                try:
+                    ftp.storbinary(f"STOR /incoming/dirlink/up-{i}.txt", io.BytesIO(b"w"))
+                    writes += 1
+                except ftplib.error_perm:
+                    pass
+    finally:
+        stop.set()
+        for thread in swappers:
+            thread.join()
+    assert sorted(os.listdir(outside)) == ["secret.txt"], (
+        f"a STOR through the swapped link wrote outside the root: {os.listdir(outside)}")
+    assert reads > 0 and writes > 0, f"the race never let a transfer through ({reads}, {writes})"
 
 
 def test_no_ftp_bounce():
