@@ -13,6 +13,7 @@
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
+#include "transport/udpx/engine_threads.hpp"
 
 namespace gridftp::server {
 
@@ -50,6 +51,9 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
 
 Server::~Server() {
   blocking_pool_.join();
+  // UDPX transfer threads were told to stop with their sessions; their last act is a post to
+  // one of our io_contexts, so they end while those still run nothing but exist.
+  transport::udpx::join_engine_threads();
   // Work left on the data loops (a transfer cut short by shutdown) may hold sessions whose
   // control sockets belong to io_context_: destroy it now, while io_context_ still exists.
   data_loops_.stop();

@@ -38,6 +38,8 @@ ControlSession::ControlSession(tcp::socket socket, SessionServices& services, st
 }
 
 ControlSession::~ControlSession() {
+  // A UDPX transfer's thread still running ends at its next turn (the server joins it).
+  if (udpx_.live) udpx_.live->stop = true;
   leave_registry();
   if (services_.metrics) services_.metrics->session_ended();
 }

@@ -189,19 +189,17 @@ Result<FileFacts> PosixStorage::stat(std::string_view path) const {
 }
 
 Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view path) const {
-  auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
-  if (!fd) return make_error(fd.error());
-  const auto rights = rights_of(fd->get());
-  if (!rights) return make_error(rights.error());
-  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
+  auto opened = open_listable_directory(path);
+  if (!opened) return make_error(opened.error());
+  const auto& [fd, rights] = *opened;
   // A directory above the allowed trees shows only the ways down to them.
   std::string real_dir;
-  if (rights->filtered) {
-    const auto real = resolver_.real_virtual_path(fd->get());
+  if (rights.filtered) {
+    const auto real = resolver_.real_virtual_path(fd.get());
     if (!real) return make_error(real.error());
     real_dir = absolute(*real);
   }
-  const int dup_fd = ::dup(fd->get());
+  const int dup_fd = ::dup(fd.get());
   if (dup_fd < 0) return make_error(last_errno());
   DIR* dir = ::fdopendir(dup_fd);
   if (dir == nullptr) {
@@ -213,9 +211,9 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
   while (const dirent* entry = ::readdir(dir)) {
     const std::string name = entry->d_name;
     if (name == "." || name == ".." || name.starts_with(kPartialPrefix)) continue;
-    if (rights->filtered && !rules_.shows(real_dir, name)) continue;
+    if (rights.filtered && !rules_.shows(real_dir, name)) continue;
     const std::string child = path == "/" ? "/" + name : std::string(path) + "/" + name;
-    auto facts = facts_at(fd->get(), name, child, names);
+    auto facts = facts_at(fd.get(), name, child, names);
     if (facts) entries.push_back(std::move(*facts));
   }
   ::closedir(dir);
@@ -223,20 +221,24 @@ Result<std::vector<FileFacts>> PosixStorage::list_directory(std::string_view pat
 }
 
 Result<std::vector<PartialUpload>> PosixStorage::partial_uploads(std::string_view path) const {
+  auto opened = open_listable_directory(path);
+  if (!opened) return make_error(opened.error());
+  return list_partial_uploads(opened->first.get());
+}
+
+Result<std::pair<UniqueFd, protocol::control::PathRights>> PosixStorage::open_listable_directory(
+    std::string_view path) const {
   auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
   if (!fd) return make_error(fd.error());
   const auto rights = rights_of(fd->get());
   if (!rights) return make_error(rights.error());
   if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
-  return list_partial_uploads(fd->get());
+  return std::pair(std::move(*fd), *rights);
 }
 
 Result<void> PosixStorage::check_directory(std::string_view path) const {
-  auto fd = resolver_.open(path, O_RDONLY | O_DIRECTORY);
-  if (!fd) return make_error(fd.error());
-  const auto rights = rights_of(fd->get());
-  if (!rights) return make_error(rights.error());
-  if (!rights->list) return make_error(std::make_error_code(std::errc::permission_denied));
+  auto opened = open_listable_directory(path);
+  if (!opened) return make_error(opened.error());
   return {};
 }
 

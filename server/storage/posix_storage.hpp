@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocol/control/restrict_paths.hpp"
@@ -86,6 +87,9 @@ class PosixStorage {
   // its entry `name` when given. Everything is allowed when there are no restrictions.
   Result<protocol::control::PathRights> rights_of(int fd, std::string_view name = {}) const;
   std::string absolute(std::string_view virtual_path) const;
+  // Opens directory `path` and checks that the restrictions let it be listed; its rights too.
+  Result<std::pair<UniqueFd, protocol::control::PathRights>> open_listable_directory(
+      std::string_view path) const;
   // Opens the parent of `path` and checks that its real location is writable.
   Result<UniqueFd> open_writable_parent(std::string_view path) const;
   // Owner and group names by id; one listing asks NSS once per distinct id, not per entry.

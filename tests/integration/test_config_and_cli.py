@@ -319,17 +319,22 @@ def test_max_sessions_and_per_user_limits():
     wait_until(can_login, 30, "a login after the limited sessions closed")
 
 
-def test_sigterm_shuts_down_cleanly():
-    server = start_gridftpd(timeouts={"shutdown_grace_seconds": 2})
-    with server.ftp() as ftp:
-        ftp.voidcmd("NOOP")
-        ftp.quit()
+def stop_with_sigterm(server) -> None:
+    """SIGTERM, then gridftpd must exit 0 within 30 s."""
     server.proc.send_signal(signal.SIGTERM)
     try:
         status = server.proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         raise AssertionError("gridftpd did not exit within 30 s of SIGTERM") from None
     assert status == 0, f"gridftpd exit status after SIGTERM: {status}\n{server.log_text()[-3000:]}"
+
+
+def test_sigterm_shuts_down_cleanly():
+    server = start_gridftpd(timeouts={"shutdown_grace_seconds": 2})
+    with server.ftp() as ftp:
+        ftp.voidcmd("NOOP")
+        ftp.quit()
+    stop_with_sigterm(server)
     try:
         socket.create_connection((server.host, server.port), timeout=5).close()
         raise AssertionError("the control port still accepts after shutdown")
@@ -347,12 +352,7 @@ def test_sigterm_with_sessions_open_ends_them_and_exits_cleanly():
         ftp.voidcmd("NOOP")
     closing = server.ftp()
     closing.sock.sendall(b"QUIT\r\n")
-    server.proc.send_signal(signal.SIGTERM)
-    try:
-        status = server.proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        raise AssertionError("gridftpd did not exit within 30 s of SIGTERM") from None
-    assert status == 0, f"gridftpd exit status after SIGTERM: {status}\n{server.log_text()[-3000:]}"
+    stop_with_sigterm(server)
     for ftp in idle:
         ftp.sock.settimeout(5)
         reply = ftp.sock.recv(4096)

@@ -1154,6 +1154,14 @@ def _crash_lines(server: "ServerBase") -> list[str]:
     return [line for line in server.log_lines if _CRASH_RE.search(line)]
 
 
+def _crash_report(server: "ServerBase", lines: int = 200) -> str:
+    """The log from the first crash line on: the sanitizer's report with its stacks."""
+    for at, line in enumerate(server.log_lines):
+        if _CRASH_RE.search(line):
+            return "\n".join(server.log_lines[at:at + lines])
+    return ""
+
+
 def run_tests(namespace: dict) -> None:
     """Runs every test_* function of the module in definition order (or those named on the
     command line); prints PASS/FAIL for each; exits non-zero if any failed."""
@@ -1188,6 +1196,8 @@ def run_tests(namespace: dict) -> None:
                 failed.append(name)
                 print(f"FAIL {name} ({time.monotonic() - started:.1f}s): a gridftpd process "
                       f"crashed:\n" + "\n".join(crashes[:20]), flush=True)
+                for server in _servers[servers_before:]:
+                    print(_crash_report(server), flush=True)
             else:
                 print(f"PASS {name} ({time.monotonic() - started:.1f}s)", flush=True)
         finally:

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "transport/udpx/engine_threads.hpp"
+
 namespace gridftp::transport::udpx {
 namespace {
 
@@ -124,19 +126,33 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
 awaitable<UdpxTransferReport> run_udpx_transfer_on_thread(DatagramSocket socket,
                                                           UdpxTransferSpec spec,
                                                           std::shared_ptr<UdpxLive> live) {
+  auto executor = co_await asio::this_coro::executor;
+  auto done = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
+  // All the engine thread shares with the session. Its socket and timer are registered with the
+  // session's io_context and its executor is a strand there: none of them may be destroyed on
+  // the engine thread, which can outlive the session (and, at shutdown, the io_context).
   struct Shared {
     DatagramSocket socket;
     UdpxTransferSpec spec;
+    std::shared_ptr<UdpxLive> live;
+    asio::any_io_executor session;
+    std::shared_ptr<asio::steady_timer> done;
     UdpxTransferReport report;
   };
-  auto shared = std::make_shared<Shared>(Shared{std::move(socket), std::move(spec), {}});
-  auto executor = co_await asio::this_coro::executor;
-  auto done = std::make_shared<asio::steady_timer>(executor, asio::steady_timer::time_point::max());
-  std::thread([shared, live, done, executor] {
-    shared->report = run_udpx_transfer(shared->socket, shared->spec, live.get());
-    // An expiry in the past, not cancel(): it also ends a wait that has not started yet.
-    asio::post(executor, [done] { done->expires_at(asio::steady_timer::time_point::min()); });
-  }).detach();
+  auto shared = std::make_shared<Shared>(
+      Shared{std::move(socket), std::move(spec), std::move(live), executor, done, {}});
+  // The thread keeps only the io_context's plain executor, which owns nothing; the io_context's
+  // owner joins it before destroying the io_context (engine_threads.hpp).
+  auto& context = static_cast<asio::io_context&>(asio::query(executor, asio::execution::context));
+  start_engine_thread([shared, loop = context.get_executor()]() mutable {
+    shared->report = run_udpx_transfer(shared->socket, shared->spec, shared->live.get());
+    asio::post(loop, [shared = std::move(shared)] {
+      // On the session's strand; an expiry in the past, not cancel(): it also ends a wait that
+      // has not started yet.
+      asio::post(shared->session,
+                 [shared] { shared->done->expires_at(asio::steady_timer::time_point::min()); });
+    });
+  });
   boost::system::error_code ignored;
   while (done->expiry() != asio::steady_timer::time_point::min()) {
     co_await done->async_wait(asio::redirect_error(use_awaitable, ignored));
