@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Memory per idle logged-in control session: gridftpd in its threaded mode, gridftpd with a
-process per session (root with an anonymous account), and globus-gridftp-server (-aa, which
-forks a process per connection), same machine, same run.
+process per session (root with an anonymous account; forked by the fork server, and exec'd
+afresh with gsi.fork_server = false), and globus-gridftp-server (-aa, which forks a process per
+connection), same machine, same run.
 
 For each server: start it, open one session and close it (so lazily made state exists), read the
 proportional set size (PSS, from /proc/PID/smaps_rollup) of the server and every process under it,
@@ -32,26 +33,6 @@ import gridftp_harness as h  # noqa: E402
 
 TARGET_THREADED_KIB = 64
 TARGET_PROCESS_KIB = 512
-
-
-def descendants(pid: int) -> list[int]:
-    """`pid` and every process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parent = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(parent, []).append(int(entry))
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        found.append(current)
-        queue.extend(children.get(current, []))
-    return found
 
 
 def pss_kib(pids: list[int]) -> int:
@@ -89,12 +70,12 @@ def login(server, sessions: list[socket.socket]) -> None:
 
 def steady(pid: int, expected_processes: int, timeout: float = 120) -> list[int]:
     deadline = time.monotonic() + timeout
-    pids = descendants(pid)
+    pids = h.descendants(pid)
     while len(pids) < expected_processes and time.monotonic() < deadline:
         time.sleep(0.2)
-        pids = descendants(pid)
+        pids = h.descendants(pid)
     time.sleep(1)  # let the last logins settle
-    return descendants(pid)
+    return h.descendants(pid)
 
 
 def measure(name: str, server, count: int, process_per_session: bool) -> dict:
@@ -102,7 +83,7 @@ def measure(name: str, server, count: int, process_per_session: bool) -> dict:
     login(server, warm)
     warm[0].close()
     time.sleep(1)
-    before_pids = descendants(server.proc.pid)
+    before_pids = h.descendants(server.proc.pid)
     before = pss_kib(before_pids)
     sessions: list[socket.socket] = []
     for _ in range(count):
@@ -142,6 +123,12 @@ def main() -> int:
                         h.start_gridftpd(anonymous_root(), limits=limits,
                                          anonymous={"account": account.pw_name}),
                         args.sessions, True))
+    # The same without the fork server: each session process exec'd afresh.
+    rows.append(measure("gridftpd process per session, exec'd",
+                        h.start_gridftpd(anonymous_root(), limits=limits,
+                                         anonymous={"account": account.pw_name},
+                                         gsi_settings={"fork_server": False}),
+                        args.sessions, True))
     rows.append(measure("globus-gridftp-server -aa",
                         h.start_globus_server(extra_args=["-connections-max",
                                                           str(args.sessions + 10)]),
@@ -155,7 +142,7 @@ def main() -> int:
         print(f"| {row['server']} | {row['processes']} | {row['before_kib'] / 1024:.1f} | "
               f"{row['after_kib'] / 1024:.1f} | {row['per_session_kib']:.0f} | "
               f"{targets.get(row['server'], '')} |")
-    globus = rows[2]["per_session_kib"]
+    globus = rows[-1]["per_session_kib"]
     print(f"gridftpd / Globus per session: threaded {rows[0]['per_session_kib'] / globus:.3f}, "
           f"process per session {rows[1]['per_session_kib'] / globus:.3f}")
     met = (rows[0]["per_session_kib"] <= TARGET_THREADED_KIB

@@ -22,6 +22,7 @@
 #include "server/config/globus_environment.hpp"
 #include "server/config/globus_settings.hpp"
 #include "server/logging/log_setup.hpp"
+#include "server/process/fork_server.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
 
@@ -40,12 +41,13 @@ struct NativeOptions {
   std::optional<int> delegation_key_fd;  // internal: the key its parent made ahead
   std::optional<int> udpx_pool_fd;       // internal: the parent's UDPX rate pool page
   std::optional<int> metrics_fd;         // internal: the parent's metrics page
+  std::optional<int> fork_server_fd;     // internal: the fork server's requests
 };
 
 constexpr std::array<std::string_view, 4> kNativeFlags{"check-config", "hash-password",
                                                        "print-default-config", "print-config"};
-constexpr std::array<std::string_view, 4> kNativeValues{"session-fd", "delegation-key-fd",
-                                                        "udpx-pool-fd", "metrics-fd"};
+constexpr std::array<std::string_view, 5> kNativeValues{
+    "session-fd", "delegation-key-fd", "udpx-pool-fd", "metrics-fd", "fork-server-fd"};
 
 std::string_view without_dashes(std::string_view word) {
   if (word.starts_with("--")) return word.substr(2);
@@ -103,6 +105,8 @@ void add_options(CLI::App& app, NativeOptions& cli) {
                  "(internal) a delegation key made by the parent");
   app.add_option("--udpx-pool-fd", cli.udpx_pool_fd, "(internal) the parent's UDPX rate pool");
   app.add_option("--metrics-fd", cli.metrics_fd, "(internal) the parent's metrics page");
+  app.add_option("--fork-server-fd", cli.fork_server_fd,
+                 "(internal) fork session processes on request");
 }
 
 void print_help() {
@@ -309,6 +313,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto control_log = loggers->control;
+  if (cli.fork_server_fd) {
+    // Returns in each forked session process, with what it serves; the fork server itself ends
+    // here when it is retired (server/process/fork_server.hpp).
+    auto hand_off = gridftp::server::serve_fork_requests(*cli.fork_server_fd);
+    if (!hand_off) return 0;
+    cli.session_fd = hand_off->session_fd;
+    cli.delegation_key_fd = hand_off->key_fd;
+    cli.udpx_pool_fd = hand_off->pages.udpx_pool;
+    cli.metrics_fd = hand_off->pages.metrics;
+  }
   if (cli.session_fd) {
     if (auto restricted = gridftp::server::restrict_session_process(); !restricted) {
       control_log->critical("session process: cannot restrict privileges: {}",

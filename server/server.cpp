@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "server/config/config_diff.hpp"
-#include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
 #include "transport/udpx/engine_threads.hpp"
@@ -118,7 +117,12 @@ void Server::run() {
     services_.delegation_keys = delegation_keys_.get();
   }
   if (acceptor_.is_open()) asio::co_spawn(io_context_, accept_loop(), asio::detached);
-  if (spawn_arguments_) asio::co_spawn(io_context_, reap_session_processes(), asio::detached);
+  if (spawn_arguments_) {
+    asio::co_spawn(io_context_, reap_session_processes(), asio::detached);
+    const std::lock_guard lock(sessions_mutex_);
+    if (fork_server_)
+      asio::co_spawn(io_context_, read_fork_server_reports(fork_server_), asio::detached);
+  }
   // A session process has one control connection; its parallel work is on the data loops.
   const unsigned threads = serves_one_session_ ? 1 : io_threads(config_);
   loggers_.control->info("serving with threads={} data_loops={}", threads, data_loops_.size());
@@ -137,6 +141,11 @@ void Server::stop() {
     acceptor_.close(ignored);
     if (metrics_endpoint_) metrics_endpoint_->stop();
     shut_down_sessions();
+    {
+      // The fork server ends once it has answered what it was asked (read_fork_server_reports).
+      const std::lock_guard lock(sessions_mutex_);
+      if (fork_server_) fork_server_->retire();
+    }
     asio::co_spawn(io_context_, finish_shutdown(), asio::detached);
   });
 }
@@ -160,6 +169,12 @@ void Server::apply_reload(Reload reload) {
                            spawn_arguments_ ? " (new session processes read them already)" : "",
                            fmt::join(restart_needed, ", "));
   }
+  // A new fork server reads the config afresh, as an exec'd session process would (and
+  // replaces one that died).
+  if (forks_sessions_ && !stopping_) {
+    if (auto link = start_fork_server())
+      asio::co_spawn(io_context_, read_fork_server_reports(std::move(link)), asio::detached);
+  }
 }
 
 transport::awaitable<void> Server::finish_shutdown() {
@@ -170,7 +185,8 @@ transport::awaitable<void> Server::finish_shutdown() {
   // Session processes are not waited for: they end their own sessions.
   const auto sessions_here = [this] {
     const std::lock_guard lock(sessions_mutex_);
-    return registry_.active_sessions() - static_cast<unsigned>(session_processes_.size());
+    return registry_.active_sessions() -
+           static_cast<unsigned>(session_processes_.size() + pending_spawns_.size());
   };
   while (sessions_here() > 0 && std::chrono::steady_clock::now() < deadline) {
     timer.expires_after(std::chrono::milliseconds(50));
@@ -210,25 +226,7 @@ transport::awaitable<void> Server::accept_loop() {
         refuse_connection(socket, address, refusal);
         continue;
       }
-      // The session process takes the connection; ours closes when `socket` goes out of scope.
-      // The session process gets a ready delegation key, so its login does not wait for one.
-      std::string key_pem;
-      if (auto key = delegation_keys_ ? delegation_keys_->take() : security::EvpPkeyPtr{}) {
-        if (auto pem = security::private_key_pem(key.get())) key_pem = std::move(*pem);
-      }
-      InheritedPages pages;
-      if (services_.udpx_pool) pages.udpx_pool = services_.udpx_pool->fd();
-      if (services_.metrics) pages.metrics = services_.metrics->fd();
-      auto spawned =
-          spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pages);
-      security::wipe_secret(key_pem);
-      if (!spawned) {
-        loggers_.control->error("cannot start a session process: {}", spawned.error().message());
-        registry_.leave(address);
-      } else {
-        const std::lock_guard lock(sessions_mutex_);
-        session_processes_.emplace(*spawned, address);
-      }
+      hand_to_session_process(socket, address);
       continue;
     }
     // Replies are small writes in quick succession (125 then 226): without NODELAY, Nagle
@@ -263,36 +261,6 @@ void Server::refuse_connection(tcp::socket& socket, const std::string& address,
   boost::system::error_code ec;
   socket.non_blocking(true, ec);
   socket.write_some(asio::buffer(reply), ec);
-}
-
-void Server::release_session_process(pid_t pid) {
-  const std::lock_guard lock(sessions_mutex_);
-  const auto found = session_processes_.find(pid);
-  if (found == session_processes_.end()) return;
-  registry_.leave(found->second);
-  session_processes_.erase(found);
-}
-
-transport::awaitable<void> Server::reap_session_processes() {
-  // Reaping (rather than ignoring SIGCHLD) lets a crashed session process be logged, and adds
-  // each session's CPU time to ours, where `ps`, `time` and benchmarks look for it.
-  asio::signal_set child_exits(io_context_, SIGCHLD);
-  while (!stopping_) {
-    boost::system::error_code ec;
-    co_await child_exits.async_wait(asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return;
-    int status = 0;
-    for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0;
-         pid = ::waitpid(-1, &status, WNOHANG)) {
-      release_session_process(pid);
-      if (WIFSIGNALED(status)) {
-        loggers_.control->error("session process {} ended by signal {}", pid, WTERMSIG(status));
-      } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-        loggers_.control->warn("session process {} exited with status {}", pid,
-                               WEXITSTATUS(status));
-      }
-    }
-  }
 }
 
 void Server::serve_inherited(int fd, std::optional<int> key_fd, InheritedPages pages) {

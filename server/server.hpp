@@ -20,6 +20,7 @@
 #include "server/logging/log_setup.hpp"
 #include "server/logging/transfer_log.hpp"
 #include "server/metrics/metrics_endpoint.hpp"
+#include "server/process/fork_server.hpp"
 #include "server/process/session_process.hpp"
 #include "server/session/session_registry.hpp"
 #include "server/session/session_services.hpp"
@@ -56,11 +57,10 @@ class Server {
   // logins from now on) and the log level; every other changed key is named in the log as
   // applied only by a restart (session processes, exec'd per connection, read it anyway).
   void apply_reload(Reload reload);
-  // Process-per-session mode: each accepted connection goes to a new process started with
-  // these arguments (the parent's argv[1..]) instead of being served here.
-  void spawn_sessions_with(std::vector<std::string> arguments) {
-    spawn_arguments_ = std::move(arguments);
-  }
+  // Process-per-session mode: each accepted connection goes to a new process, forked by a
+  // fork server started with these arguments (the parent's argv[1..]) or, with
+  // gsi.fork_server off or the fork server gone, exec'd with them; not served here.
+  void spawn_sessions_with(std::vector<std::string> arguments);
   // The metrics counters, and with [metrics] enabled their scrape endpoint: its address, or
   // nullopt when disabled. Errors: the endpoint's address cannot be bound.
   Result<std::optional<transport::tcp::endpoint>> open_metrics();
@@ -72,6 +72,18 @@ class Server {
  private:
   transport::awaitable<void> accept_loop();
   transport::awaitable<void> reap_session_processes();
+  // Process-per-session mode (server/server_processes.cpp): the accepted `socket` goes to a
+  // session process, through the fork server when one runs.
+  void hand_to_session_process(transport::tcp::socket& socket, const std::string& address);
+  bool hand_to_fork_server(transport::tcp::socket& socket, const std::string& address,
+                           const std::string& key_pem, InheritedPages pages);
+  // Starts a fork server with spawn_arguments_ and retires the one it replaces; null when it
+  // cannot start (exec'd session processes then).
+  std::shared_ptr<ForkServerLink> start_fork_server();
+  transport::awaitable<void> read_fork_server_reports(std::shared_ptr<ForkServerLink> link);
+  void take_fork_server_report(const ForkServerLink& link, const ForkServerReport& report);
+  void forget_fork_server(const ForkServerLink& link);
+  void log_session_end(pid_t pid, int status);
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
   static std::string peer_address_of(const transport::tcp::socket& socket);
@@ -100,6 +112,16 @@ class Server {
   std::mutex sessions_mutex_;
   std::list<std::weak_ptr<ControlSession>> sessions_;
   std::map<pid_t, std::string> session_processes_;  // live session processes and their peers
+  // Connections handed to a fork server whose session pid has not come back yet, by request
+  // number: the peer address, and the fork server's pid.
+  struct PendingSpawn {
+    std::string address;
+    pid_t fork_server = 0;
+  };
+  std::map<std::uint64_t, PendingSpawn> pending_spawns_;
+  std::uint64_t next_spawn_request_ = 1;
+  std::shared_ptr<ForkServerLink> fork_server_;  // under sessions_mutex_; null when none runs
+  bool forks_sessions_ = false;  // session processes come from a fork server when one runs
   std::atomic<bool> stopping_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
   std::unique_ptr<security::KeyPool> delegation_keys_;

@@ -176,6 +176,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   gsi.read_path("root", c.gsi.root);
   gsi.read_bool("integrity_only_safe", c.gsi.integrity_only_safe);
   gsi.read_bool("process_per_session", c.gsi.process_per_session);
+  gsi.read_bool("fork_server", c.gsi.fork_server);
   gsi.report_unknown_keys();
 
   TableReader tls(section(root, "tls", problems), "tls", problems);
@@ -332,7 +333,8 @@ std::string format_config(const ServerConfig& c) {
                                  {"gridmap", c.gsi.gridmap.string()},
                                  {"root", c.gsi.root.string()},
                                  {"integrity_only_safe", c.gsi.integrity_only_safe},
-                                 {"process_per_session", c.gsi.process_per_session}});
+                                 {"process_per_session", c.gsi.process_per_session},
+                                 {"fork_server", c.gsi.fork_server}});
   root.insert("tls", toml::table{{"enabled", c.tls.enabled},
                                  {"cert", c.tls.cert.string()},
                                  {"key", c.tls.key.string()},

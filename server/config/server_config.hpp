@@ -88,6 +88,9 @@ struct GsiConfig {
   bool integrity_only_safe = false;
   // When started as root: a process per session that becomes the mapped account after login.
   bool process_per_session = true;
+  // Session processes forked by a fork server that loaded config and credentials once (less
+  // memory per session); off: each exec'd afresh, with an address-space layout of its own.
+  bool fork_server = true;
 };
 
 // FTPS (RFC 4217: AUTH TLS) for standard clients. No cert/key: a self-signed certificate is

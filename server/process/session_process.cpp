@@ -36,10 +36,6 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
   return command;
 }
 
-namespace {
-
-// A pipe already holding `bytes` (a key PEM is far below the pipe's capacity, so the write
-// never blocks), its write end closed: the read end is returned. -1 with errno on failure.
 int pipe_holding(const std::string& bytes) {
   int ends[2];
   if (::pipe2(ends, O_CLOEXEC) != 0) return -1;
@@ -54,8 +50,6 @@ int pipe_holding(const std::string& bytes) {
   }
   return ends[0];
 }
-
-}  // namespace
 
 Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
                                     const std::string& key_pem, InheritedPages pages) {
@@ -140,6 +134,9 @@ Result<void> become_account(const std::string& account) {
 }
 
 Result<void> restrict_session_process() {
+  // Named as the server in ps and /proc/PID/comm, not "exe" (started through /proc/self/exe)
+  // nor the fork server's name.
+  ::prctl(PR_SET_NAME, "gridftpd", 0, 0, 0);
   // Nothing this process might exec could gain privileges (set-user-ID files, file
   // capabilities); inherited by every thread made after this call.
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

@@ -34,6 +34,10 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
 Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
                                     const std::string& key_pem = {}, InheritedPages pages = {});
 
+// The read end of a new pipe already holding `bytes` (at most a pipe's capacity, so nothing
+// blocks), its write end closed; close-on-exec. -1 with errno on failure.
+int pipe_holding(const std::string& bytes);
+
 // In a session process: everything the parent wrote on `fd` (the handed-over key), then closes it.
 // Errors: errno from read.
 Result<std::string> read_handed_key(int fd);
@@ -43,8 +47,8 @@ Result<std::string> read_handed_key(int fd);
 // back. Errors: Condition::LoginFailed for an unknown account or root; errno otherwise.
 Result<void> become_account(const std::string& account);
 
-// First thing in a session process, before it starts any thread: sets no_new_privs and, as
-// root, empties the capability bounding set. Errors: errno from prctl.
+// First thing in a session process, before it starts any thread: names it "gridftpd", sets
+// no_new_privs and, as root, empties the capability bounding set. Errors: errno from prctl.
 Result<void> restrict_session_process();
 
 }  // namespace gridftp::server

@@ -509,7 +509,8 @@ def write_config(path: str, sections: dict[str, dict]) -> str:
 
 def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
                    gsi: TestPki | None = None, launcher: list[str] | None = None,
-                   gsi_host: str | None = None, **sections) -> GridftpdServer:
+                   gsi_host: str | None = None, gsi_settings: dict | None = None,
+                   **sections) -> GridftpdServer:
     """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
     writable `incoming/`. Keyword arguments are config sections to merge, e.g.
     start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5}).
@@ -517,7 +518,8 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
     turns it on; like the Globus server, `incoming/` then belongs to the mapped account.
     `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"].
-    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's."""
+    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's;
+    `gsi_settings` are more [gsi] keys (with or without a PKI), e.g. {"fork_server": False}."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
@@ -538,6 +540,8 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
         give_to_globus_user(os.path.join(root, "incoming"), gsi.account)
     for section, keys in sections.items():
         config.setdefault(section, {}).update(keys)
+    if gsi_settings:
+        config.setdefault("gsi", {}).update(gsi_settings)
     config_path = write_config(os.path.join(work, "gridftpd.toml"), config)
     argv = (launcher or []) + [binary, "-c", config_path] + (extra_args or [])
     lines: list[str] = []
@@ -603,20 +607,51 @@ def assert_runs_as_account(pid: int, account: pwd.struct_passwd, what: str) -> N
     assert status.get("NoNewPrivs") == "1", f"{what}: NoNewPrivs {status.get('NoNewPrivs')}"
 
 
-def session_processes(server) -> list[int]:
-    """The per-session processes the server spawned (process per session, as root)."""
-    children = []
+FORK_SERVER_NAME = "gridftpd-fork"
+
+
+def _process_tree() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, comm) of every process now."""
+    tree = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
+                head, tail = stat.read().rsplit(")", 1)
         except OSError:
             continue
-        if int(fields[1]) == server.proc.pid:
-            children.append(int(entry))
-    return children
+        tree[int(entry)] = (int(tail.split()[1]), head.split("(", 1)[1])
+    return tree
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process below it (session processes, fork servers' sessions)."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in _process_tree().items():
+        children.setdefault(parent, []).append(child)
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        queue.extend(children.get(current, []))
+    return found
+
+
+def fork_servers(server) -> list[int]:
+    """The server's fork servers (process per session with gsi.fork_server on)."""
+    return [pid for pid, (parent, name) in _process_tree().items()
+            if parent == server.proc.pid and name == FORK_SERVER_NAME]
+
+
+def session_processes(server) -> list[int]:
+    """The per-session processes of the server (process per session, as root): its children,
+    exec'd per connection, and its fork servers' children."""
+    tree = _process_tree()
+    parents = {server.proc.pid} | {pid for pid, (parent, name) in tree.items()
+                                    if parent == server.proc.pid and name == FORK_SERVER_NAME}
+    return [pid for pid, (parent, name) in tree.items()
+            if parent in parents and name != FORK_SERVER_NAME]
 
 
 def ensure_globus_user(name: str = GLOBUS_USER) -> pwd.struct_passwd:
