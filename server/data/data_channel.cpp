@@ -10,25 +10,35 @@
 namespace gridftp::server {
 namespace {
 
-// Opens `socket` for `peer`'s family, sizes its buffers and, when a source port range is
-// configured (GLOBUS_TCP_SOURCE_RANGE: firewalls that allow outgoing data from known ports only),
-// binds it to the first free port of the range.
-boost::system::error_code prepare_outgoing(tcp::socket& socket, const tcp::endpoint& peer,
-                                           std::uint32_t buffer, const ListenConfig& listen) {
-  boost::system::error_code ec;
-  if (!socket.is_open()) socket.open(peer.protocol(), ec);
-  if (ec) return ec;
-  transport::apply_socket_buffer(socket, buffer);
-  if (listen.source_port_min == 0) return ec;
+// Connects `socket` to `peer`, its buffers sized first. With a source port range configured
+// (GLOBUS_TCP_SOURCE_RANGE: firewalls that allow outgoing data from known ports only) it binds a
+// port of the range first, walking on while a port cannot be bound, or cannot reach `peer`:
+// SO_REUSEADDR, needed to reuse ports left in TIME_WAIT, also lets a port already carrying a
+// connection to this very peer (another stream of the same transfer) be bound again, and then
+// connect() fails with EADDRNOTAVAIL. Stops early once `deadline` has closed the socket.
+transport::awaitable<boost::system::error_code> connect_outgoing(
+    tcp::socket& socket, const tcp::endpoint& peer, std::uint32_t buffer,
+    const ListenConfig& listen, const transport::Deadline& deadline) {
   const PassivePortWalk ports(listen.source_port_min, listen.source_port_max);
   const auto any = peer.address().is_v4() ? asio::ip::address(asio::ip::address_v4::any())
                                           : asio::ip::address(asio::ip::address_v6::any());
-  socket.set_option(tcp::acceptor::reuse_address(true), ec);
-  for (unsigned i = 0; i < ports.size(); ++i) {
-    socket.bind(tcp::endpoint(any, ports[i]), ec);
-    if (!ec) return ec;
+  boost::system::error_code ec;
+  for (unsigned i = 0; i < ports.size() && !deadline.expired(); ++i) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    socket.open(peer.protocol(), ec);
+    if (ec) co_return ec;
+    transport::apply_socket_buffer(socket, buffer);
+    if (listen.source_port_min != 0) {
+      socket.set_option(tcp::acceptor::reuse_address(true), ec);
+      if (!ec) socket.bind(tcp::endpoint(any, ports[i]), ec);
+      if (ec) continue;  // taken: the next port
+    }
+    co_await socket.async_connect(peer, asio::redirect_error(transport::use_awaitable, ec));
+    if (ec != boost::system::errc::address_not_available && ec != asio::error::address_in_use)
+      break;
   }
-  return ec;  // every port of the range is taken
+  co_return ec;
 }
 
 }  // namespace
@@ -110,9 +120,9 @@ transport::awaitable<Result<SocketPtr>> DataChannel::open(std::chrono::seconds t
     boost::system::error_code ignored;
     acceptor->close(ignored);
     if (acceptor_ == acceptor) acceptor_.reset();
-  } else if (ec = prepare_outgoing(*socket, peers.front(), socket_buffer_bytes_, listen_); !ec) {
-    co_await socket->async_connect(peers.front(),
-                                   asio::redirect_error(transport::use_awaitable, ec));
+  } else {
+    ec =
+        co_await connect_outgoing(*socket, peers.front(), socket_buffer_bytes_, listen_, *deadline);
   }
   opening_sockets_.clear();
   const bool timed_out = deadline->expired();
@@ -142,10 +152,8 @@ transport::awaitable<Result<std::vector<SocketPtr>>> DataChannel::connect_stream
   // keep the accounting simple. The peer accepts them in any order.
   boost::system::error_code ec;
   for (std::size_t i = 0; i < sockets.size() && !ec; ++i) {
-    ec = prepare_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_, listen_);
-    if (ec) break;
-    co_await sockets[i]->async_connect(peers[i / per_peer],
-                                       asio::redirect_error(transport::use_awaitable, ec));
+    ec = co_await connect_outgoing(*sockets[i], peers[i / per_peer], socket_buffer_bytes_, listen_,
+                                   *deadline);
     if (!ec) sockets[i]->set_option(tcp::no_delay(true), ec);
   }
   opening_sockets_.clear();

@@ -25,7 +25,7 @@ import threading
 import time
 
 from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs,
-                             assert_file_digest, ensure_globus_user, free_port,
+                             assert_file_digest, descendants, ensure_globus_user, free_port,
                              give_to_globus_user, gridftpd_binary, make_file, make_temp_dir,
                              make_tree_readable, make_world_traversable, require_tool, run_peer,
                              run_tests, shared_test_pki, wait_until)
@@ -75,20 +75,6 @@ def site_environment(pki, **variables: str) -> dict[str, str]:
     return dict(os.environ, GLOBUS_USAGE_OPTOUT="1", **pki.server_env(), **variables)
 
 
-def process_tree(pid: int) -> set[int]:
-    """`pid` and its children (session processes)."""
-    pids = {pid}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        pids.add(int(entry))
-            except (OSError, IndexError, ValueError):
-                pass
-    return pids
-
-
 class DataPortWatch:
     """Polls `ss` while a transfer runs: the local ports of every established TCP connection
     the server's processes hold, apart from the control connection."""
@@ -101,7 +87,7 @@ class DataPortWatch:
 
     def run(self):
         while not self.stop.is_set():
-            pids = process_tree(self.server_pid)
+            pids = set(descendants(self.server_pid))
             out = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True,
                                  text=True).stdout
             for line in out.splitlines():
@@ -146,10 +132,12 @@ def test_same_command_line_and_environment_serve_the_same_urls():
             base = f"gsiftp://127.0.0.1:{port}"
             local = os.path.join(make_temp_dir("dropin-get-"), "got.bin")
             with DataPortWatch(proc.pid, port) as watch:
-                got = run_peer(["globus-url-copy", "-dbg", base + source, "file://" + local],
+                # The big file, so that its passive connection lives long enough for ss to see
+                # it even on a loaded machine.
+                got = run_peer(["globus-url-copy", "-dbg", base + big, "file://" + local],
                                env=dict(os.environ, **pki.client_env("test")), timeout=120,
                                what=f"{name}: gsiftp get of an absolute path")
-                assert_file_digest(local, digest, f"{name}: get")
+                assert_file_digest(local, big_digest, f"{name}: get")
                 put = run_peer(["globus-url-copy", "-dbg", "-p", "2", "file://" + source,
                                 f"{base}{incoming}/put.bin"],
                                env=dict(os.environ, **pki.client_env("test")), timeout=120,
