@@ -509,7 +509,8 @@ def write_config(path: str, sections: dict[str, dict]) -> str:
 
 def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
                    gsi: TestPki | None = None, launcher: list[str] | None = None,
-                   gsi_host: str | None = None, **sections) -> GridftpdServer:
+                   gsi_host: str | None = None, gsi_settings: dict | None = None,
+                   **sections) -> GridftpdServer:
     """Starts our server on port 0. `root` is the anonymous root (made if None); it gets a
     writable `incoming/`. Keyword arguments are config sections to merge, e.g.
     start_gridftpd(root, listen={"control_interface": "::1"}, limits={"max_sessions": 5}).
@@ -517,7 +518,9 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
     turns it on; like the Globus server, `incoming/` then belongs to the mapped account.
     `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"].
-    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's."""
+    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's.
+    `gsi_settings` go into that [gsi] section last (the `gsi` keyword is taken by the PKI), e.g.
+    {"root": ""} for the real "/" as Globus serves it, or {"integrity_only_safe": True}."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
@@ -534,6 +537,7 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
                                                                           gsi.host_key)
         config["gsi"] = {"enabled": True, "host_cert": host_cert, "host_key": host_key,
                          "cert_dir": gsi.cert_dir, "gridmap": gsi.gridmap, "root": root}
+        config["gsi"].update(gsi_settings or {})
         make_world_traversable(root)
         give_to_globus_user(os.path.join(root, "incoming"), gsi.account)
     for section, keys in sections.items():
