@@ -12,7 +12,7 @@ import dataclasses
 import statistics
 
 from .plan import VARIANT_FIELDS
-from .study import LEVELS
+from .study import LEVELS, SERVERS
 
 ENCRYPTING_LEVELS = ("dcsafe", "dcpriv")   # AES-GCM under TLS 1.3 (dcsafe: no NULL suite)
 
@@ -112,6 +112,8 @@ def distinct(table: dict[tuple, Cell], field: str) -> list:
     values = set(c.fields[field] for c in table.values())
     if field == "level":
         return sorted(values, key=LEVELS.index)
+    if field == "server":
+        return sorted(values, key=SERVERS.index)   # gridftpd first, as the ratios read
     return sorted(values, key=lambda v: (v is None, _sortable(v)))
 
 

@@ -105,7 +105,7 @@ def cmd_run(args) -> int:
     binaries = transfers.find_binaries(study)
     meta["binaries"] = transfers.binary_versions(binaries)
     meta["machine"] = transfers.machine_facts()
-    executor = transfers.Executor(study, binaries, say)
+    executor = transfers.Executor(study, binaries, say, os.path.join(directory, "logs"))
     meta["cycles_unavailable"] = executor.cycles_missing
     ceilings = Ceilings()
     meta["ceilings"] = ceilings.data

@@ -18,6 +18,8 @@ import re
 import matplotlib
 
 matplotlib.use("Agg")   # files only: no display on a benchmark host
+# Text stays text in the SVGs: smaller files, and the labels can be searched and edited.
+matplotlib.rcParams["svg.fonttype"] = "none"
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import aggregate as agg  # noqa: E402
@@ -37,6 +39,7 @@ def render(runs: list[dict], directory: str) -> list[str]:
         written += _throughput_vs_streams(members, context, f"{directory}/throughput-vs-streams-{slug}")
         written += _cost_per_byte(members, context, f"{directory}/cost-per-byte-{slug}")
     for context, members in _groups(wan, ("dataset", "client", "rate_mbit")).items():
+        context = context[:2] + (f"{context[2]:g} Mb/s",)
         slug = _slug(context)
         written += _goodput(members, context, "rtt_ms", "loss_percent",
                             f"{directory}/goodput-vs-rtt-{slug}")
@@ -148,7 +151,7 @@ def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: 
             if points:
                 _errorbar(ax, [x for x, _ in points], [s for _, s in points], 8e-6,
                           f"{transport} {SHORT.get(server, server)} {level} -p {streams}")
-        ax.set_title(f"{unit[panel_field].split(' ')[0]} {value:g}")
+        ax.set_title(f"RTT {value:g} ms" if panel_field == "rtt_ms" else f"loss {value:g} %")
         ax.set_xlabel(unit[x_field])
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="x-small")

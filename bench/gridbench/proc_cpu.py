@@ -23,6 +23,11 @@ from gsi_bench import OtherLoad, _tree_ticks
 TICK = 1.0 / os.sysconf("SC_CLK_TCK")
 
 
+def tree_ticks(pid: int) -> int:
+    """Clock ticks a process tree has used so far, reaped children included."""
+    return _tree_ticks(pid)
+
+
 class CpuMeter:
     """start() before the client starts, stop() once the servers are idle again."""
 
@@ -32,12 +37,12 @@ class CpuMeter:
     def start(self) -> None:
         self.others = OtherLoad()
         self.others.start()
-        self.server_ticks = sum(_tree_ticks(pid) for pid in self.server_pids)
+        self.server_ticks = sum(tree_ticks(pid) for pid in self.server_pids)
         self.client = children_cpu_seconds()
 
     def stop(self) -> dict:
         return {
-            "server_cpu_seconds": (sum(_tree_ticks(pid) for pid in self.server_pids)
+            "server_cpu_seconds": (sum(tree_ticks(pid) for pid in self.server_pids)
                                    - self.server_ticks) * TICK,
             "client_cpu_seconds": children_cpu_seconds() - self.client,
             "others_share": self.others.stop(),

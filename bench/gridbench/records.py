@@ -6,6 +6,8 @@
                   interrupted or killed study keeps every run it measured
     runs.csv      the same runs as CSV (written at the end and by `gridbench report`)
     runs.json     the same runs as one JSON array
+    logs/         each server's transfer log and its own log, kept when it stops (a run's
+                  server_log names the transfer log its figures came from)
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ RUN_FIELDS = (
        "throughput_source", "wall_throughput_bytes_per_second",
        "server_cpu_seconds", "client_cpu_seconds", "server_utilisation", "client_utilisation",
        "cpu_seconds_per_gb", "cycles", "cycles_per_byte", "others_share",
-       "tls_version", "cipher", "stream_tls", "security", "command")
+       "tls_version", "cipher", "stream_tls", "security", "server_log", "command")
 )
 
 STUDY_JSON, RUNS_JSONL, RUNS_CSV, RUNS_JSON = "study.json", "runs.jsonl", "runs.csv", "runs.json"
@@ -34,9 +36,14 @@ class RecordError(Exception):
     """A study directory whose records cannot be read."""
 
 
+def normalized(record: dict) -> dict:
+    """A run with exactly the RUN_FIELDS keys (None where nothing was measured)."""
+    return {k: record.get(k) for k in RUN_FIELDS}
+
+
 def append_run(directory: str, record: dict) -> None:
     with open(os.path.join(directory, RUNS_JSONL), "a", encoding="utf-8") as f:
-        f.write(json.dumps({k: record.get(k) for k in RUN_FIELDS}) + "\n")
+        f.write(json.dumps(normalized(record)) + "\n")
         f.flush()
         os.fsync(f.fileno())
 
@@ -84,6 +91,6 @@ def load_study_meta(directory: str) -> dict:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except OSError as e:
-        raise RecordError(f"{path}: {e.strerror}") from None
+        raise RecordError(f"{path}: {e.strerror} (not a gridbench study directory?)") from None
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not JSON: {e}") from None

@@ -70,6 +70,7 @@ def run_plan(plan: Plan, executor, directory: str, write, settle_seconds: float 
                               reason=f"{text[0] if text else type(e).__name__}"
                               + ("" if type(e).__name__ == "RunFailed"
                                  else f" ({type(e).__name__})"))
+            record = records.normalized(record)
             records.append_run(directory, record)
             done.append(record)
             progress.after(record)

@@ -27,7 +27,7 @@ import gridftp_harness as h
 import gsi_bench
 import mode_e_bench
 from .plan import PathCell, Run, Variant
-from .proc_cpu import CpuMeter, CycleCounter, cycles_counter_missing
+from .proc_cpu import CpuMeter, CycleCounter, cycles_counter_missing, tree_ticks
 from .study import Dataset, Study
 from .translog import RECEIVING, Entry, parse_globus_line, parse_gridftpd_record, summarize
 
@@ -39,6 +39,7 @@ LEVEL_FLAGS = {"none": gsi_bench.LEVELS["nodcau"], "dcau": gsi_bench.LEVELS["dca
 UDPX_FLAGS = {"gridcp": ["-udp"], "globus-url-copy": ["-dcstack", "udpx"]}
 LOG_WAIT_SECONDS = 15      # a server writes its record just after its final reply
 IDLE_WAIT_SECONDS = 5      # session processes end after QUIT; their CPU lands in cutime
+QUIET_INTERVAL = 0.2       # a server tree whose ticks (10 ms) do not grow for this long is idle
 
 
 class RunFailed(Exception):
@@ -111,6 +112,19 @@ class Endpoint:
 
     def __init__(self, kind: str, server, host: str, globus_log: str = ""):
         self.kind, self.server, self.host, self.globus_log = kind, server, host, globus_log
+        self.name = ""   # its logs' name in the study directory, e.g. "gridftpd-1"
+
+    def transfer_log(self) -> str:
+        return self.server.transfer_log if self.kind == "gridftpd" else self.globus_log
+
+    def keep_logs(self, directory: str) -> None:
+        """Copies the transfer log and the server's own output into the study's logs/."""
+        os.makedirs(directory, exist_ok=True)
+        if os.path.exists(self.transfer_log()):
+            shutil.copyfile(self.transfer_log(),
+                            os.path.join(directory, f"{self.name}.transfer.log"))
+        with open(os.path.join(directory, f"{self.name}.server.log"), "w") as f:
+            f.write(self.server.log_text() + "\n")
 
     @property
     def pid(self) -> int:
@@ -136,10 +150,20 @@ class Endpoint:
         return [e for e in map(parse_globus_line, lines) if e is not None]
 
     def wait_idle(self) -> None:
-        """Until the server's session processes have ended (their CPU then counts)."""
+        """Until the server's session processes have ended (their CPU then counts in the
+        parent's) and its process tree has stopped using CPU: work a transfer leaves behind,
+        such as gridftpd making the delegation keys it hands to the next sessions, is charged
+        to the run that caused it, not to whichever run comes next."""
         deadline = time.monotonic() + IDLE_WAIT_SECONDS
         while h.session_processes(self.server) and time.monotonic() < deadline:
             time.sleep(0.05)
+        ticks = tree_ticks(self.pid)
+        while time.monotonic() < deadline:
+            time.sleep(QUIET_INTERVAL)
+            now = tree_ticks(self.pid)
+            if now == ticks:
+                return
+            ticks = now
 
 
 def _start_server(kind: str, threads: int, integrity: bool, pki, work: str,
@@ -181,8 +205,9 @@ def _start_server(kind: str, threads: int, integrity: bool, pki, work: str,
 class Executor:
     """Runs the plan's runs one at a time; servers and the emulator live between runs."""
 
-    def __init__(self, study: Study, binaries: dict[str, str], log):
-        self.study, self.binaries, self.log = study, binaries, log
+    def __init__(self, study: Study, binaries: dict[str, str], log, log_dir: str):
+        self.study, self.binaries, self.log, self.log_dir = study, binaries, log, log_dir
+        self.started_servers = 0
         self.work = h.make_temp_dir("gridbench-")
         self.pki = None
         self.env: dict[str, str] = {}
@@ -210,6 +235,7 @@ class Executor:
     def _stop_servers(self) -> None:
         for endpoint in self.endpoints.values():
             endpoint.server.stop()
+            endpoint.keep_logs(self.log_dir)
         self.endpoints.clear()
 
     def _leave_cell(self) -> None:
@@ -269,6 +295,8 @@ class Executor:
         endpoint = self.endpoints.get(key)
         if endpoint is not None and endpoint.server.alive():
             return endpoint
+        if endpoint is not None:   # died in an earlier run: its logs say why
+            endpoint.keep_logs(self.log_dir)
         if variant.server == "globus-gridftp-server" and "globus-gridftp-server" not in self.binaries:
             raise RunFailed("globus-gridftp-server not found (docs/PEERS.md)")
         if variant.server == "gridftpd" and "gridftpd" not in self.binaries:
@@ -284,8 +312,29 @@ class Executor:
                                      self.cell, netns, host, address)
         except AssertionError as e:
             raise RunFailed(f"{variant.server} did not start: {str(e).splitlines()[0]}") from None
-        self.endpoints[key] = endpoint
+        self.started_servers += 1
+        endpoint.name = f"{variant.server}-{self.started_servers}"
+        self.endpoints[key] = endpoint   # kept even if the warm-up fails: its logs are kept
+        self._warm_up(endpoint)
         return endpoint
+
+    def _warm_up(self, endpoint: Endpoint) -> None:
+        """One untimed 1-byte transfer on a new server, then wait until it is idle: a server
+        spends its first seconds loading libraries, filling caches and, for gridftpd, making
+        delegation keys ahead; none of that belongs to the first run measured on it."""
+        client = self.binaries.get("globus-url-copy") or self.binaries.get("gridcp")
+        if client:
+            argv = [client, "-nodcau", "-len", "1", f"{endpoint.url()}/dev/zero",
+                    f"{endpoint.url()}/dev/null"]
+            if self.cell is not None:
+                import wanem
+                argv = wanem.in_netns(wanem.NS_A, argv)
+            try:
+                h.run_peer(argv, timeout=120, env=self.env, what=f"warm-up of {endpoint.kind}")
+            except AssertionError as e:
+                raise RunFailed(f"warm-up transfer on {endpoint.kind} failed: "
+                                f"{failure_reason(str(e))}") from None
+        endpoint.wait_idle()
 
     # One run ---------------------------------------------------------------------------------
     def run(self, run: Run) -> dict:
@@ -363,17 +412,21 @@ class Executor:
         expected = dataset.total_bytes
         if summary.records and summary.bytes != expected:
             raise RunFailed(f"{dest.kind} logged {summary.bytes} bytes received, expected {expected}")
-        from_log = summary.records >= wanted and summary.seconds > 0
+        # A tree's figure is bytes over wall time: per-file commands and logins are what a
+        # small-files study measures, and gridftpd's record times have one-second resolution,
+        # too coarse for a span over many records.
+        from_log = dataset.kind != "tree" and summary.records >= wanted and summary.seconds > 0
         version, cipher = summary.version_and_cipher()
         total_cpu = cpu["server_cpu_seconds"] + cpu["client_cpu_seconds"]
         return {
             "bytes": expected,
             "log_bytes": summary.bytes if summary.records else None,
             "wall_seconds": wall,
-            "transfer_seconds": summary.seconds if from_log else None,
+            "transfer_seconds": summary.seconds if summary.seconds > 0 else None,
             "throughput_bytes_per_second": (summary.bytes / summary.seconds if from_log
                                             else expected / wall),
-            "throughput_source": ("server log" if from_log
+            "throughput_source": ("server log" if from_log else "wall time (tree)"
+                                  if dataset.kind == "tree"
                                   else f"wall time ({summary.records} of {wanted} log records)"),
             "wall_throughput_bytes_per_second": expected / wall,
             "server_cpu_seconds": cpu["server_cpu_seconds"],
@@ -388,6 +441,7 @@ class Executor:
             "cipher": cipher,
             "stream_tls": summary.tls_text(),
             "security": summary.security,
+            "server_log": f"logs/{dest.name}.transfer.log",
             "command": shlex.join(argv),
         }
 
