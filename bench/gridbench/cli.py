@@ -111,6 +111,7 @@ def cmd_run(args) -> int:
     meta["ceilings"] = ceilings.data
     executor.ceilings = ceilings
     records.save_study(directory, meta)
+    open(os.path.join(directory, records.RUNS_JSONL), "w").close()   # a study with no run yet
     say(f"study {study.name}: {len(plan.runs)} runs into {directory}")
     # SIGTERM ends the study as Ctrl-C does: what was measured is kept and rendered.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -137,8 +138,6 @@ def cmd_run(args) -> int:
                          f"{len(plan.runs)} runs" if interrupted else "finished")
         meta["ended"] = datetime.datetime.now().isoformat(timespec="seconds")
         records.save_study(directory, meta)
-        if not os.path.exists(os.path.join(directory, records.RUNS_JSONL)):
-            open(os.path.join(directory, records.RUNS_JSONL), "w").close()
         written = render(directory)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     say(f"{meta['state']}; wrote {directory}: " + ", ".join(written))
