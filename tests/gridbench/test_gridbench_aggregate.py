@@ -4,15 +4,11 @@ the CPU-cost bound; the transfer-log readers (bench/gridbench/translog.py) for g
 and Globus's NetLogger lines; openssl's names for TLS suites. No transfers."""
 
 import json
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-
-from gridftp_harness import run_tests  # noqa: E402
-from gridbench import aggregate as agg  # noqa: E402
-from gridbench.ceilings import negotiated_ciphers, openssl_cipher  # noqa: E402
-from gridbench.translog import (parse_globus_line, parse_gridftpd_record,  # noqa: E402
+from gridftp_harness import run_tests
+from gridbench import aggregate as agg
+from gridbench.ceilings import negotiated_ciphers, openssl_cipher
+from gridbench.translog import (parse_globus_line, parse_gridftpd_record,
                                 summarize)
 
 GIB = 1 << 30

@@ -4,14 +4,10 @@ order each repetition, the same order for the same seed, WAN cells kept together
 transfers."""
 
 import collections
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-
-from gridftp_harness import run_tests  # noqa: E402
-from gridbench.plan import expand  # noqa: E402
-from gridbench.study import parse_study  # noqa: E402
+from gridftp_harness import run_tests
+from gridbench.plan import expand
+from gridbench.study import parse_study
 
 STUDY = """
 [study]

@@ -12,15 +12,12 @@ import struct
 import subprocess
 import sys
 
+from gridftp_harness import make_temp_dir, run_tests
+from gridbench import plots, records, report
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.join(HERE, "..", "..", "bench")
-sys.path.insert(0, BENCH)
-
-from gridftp_harness import make_temp_dir, run_tests  # noqa: E402
-from gridbench import plots, records, report  # noqa: E402
-
 FIXTURE = os.path.join(HERE, "fixtures", "recorded")
-GRIDBENCH = os.path.join(BENCH, "gridbench", "gridbench")
+GRIDBENCH = os.path.join(HERE, "..", "..", "bench", "gridbench", "gridbench")
 
 
 def fixture():

@@ -5,16 +5,13 @@ lines of each dataset and the one-line reason of a failed client (transfers.py).
 transfers."""
 
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-
-from gridftp_harness import make_temp_dir, run_tests  # noqa: E402
-from gridbench import cli, records  # noqa: E402
-from gridbench.plan import expand  # noqa: E402
-from gridbench.runner import Progress, run_plan  # noqa: E402
-from gridbench.study import parse_study  # noqa: E402
-from gridbench.transfers import RunFailed, client_argv, dataset_dir, failure_reason  # noqa: E402
+from gridftp_harness import make_temp_dir, run_tests
+from gridbench import cli, records
+from gridbench.plan import expand
+from gridbench.runner import Progress, run_plan
+from gridbench.study import parse_study
+from gridbench.transfers import RunFailed, client_argv, dataset_dir, failure_reason
 
 STUDY = """
 [study]

@@ -4,12 +4,9 @@ and the key. The ready studies in bench/studies/ all parse. No transfers."""
 
 import glob
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
-
-from gridftp_harness import run_tests  # noqa: E402
-from gridbench.study import StudyError, load_study, parse_study  # noqa: E402
+from gridftp_harness import run_tests
+from gridbench.study import StudyError, load_study, parse_study
 
 GOOD = """
 [study]
