@@ -218,8 +218,8 @@ def _legend() -> list[str]:
         "## Columns",
         "",
         "- GB/s: bytes moved over the data phase of the receiving server's transfer-log record "
-        "(from its start to its end; wall time, with the client's start and GSI login, is in "
-        "runs.csv); for trees, bytes over wall time (per-file commands are what such a study "
+        "(from its start, which includes waiting for the sender to connect, to its end; wall "
+        "time, with the client's start and GSI login, is in runs.csv); for trees, bytes over wall time (per-file commands are what such a study "
         "measures); median of the successful repetitions, (min-max, n runs).",
         "- gridftpd/globus: ratio of the two medians; X/none: a server's median against its "
         "own level none at the same -p.",
