@@ -38,6 +38,7 @@ class Cell:
     failed: int
     reasons: list[str]
     throughput: Stat | None        # bytes/s
+    files_per_second: Stat | None  # files over wall time (trees: the small-files figure)
     wall_seconds: Stat | None
     cpu_seconds_per_gb: Stat | None   # servers and client together
     server_cpu_seconds: Stat | None
@@ -73,6 +74,9 @@ def cells(runs: list[dict]) -> dict[tuple, Cell]:
         out[key] = Cell(fields=dict(zip(VARIANT_FIELDS, key)), ok=len(good), failed=len(bad),
                         reasons=[r.get("reason") or r.get("status", "?") for r in bad],
                         throughput=stat("throughput_bytes_per_second"),
+                        files_per_second=Stat.of([r["files"] / r["wall_seconds"] for r in good
+                                                  if (r.get("files") or 0) > 1
+                                                  and r.get("wall_seconds")]),
                         wall_seconds=stat("wall_seconds"),
                         cpu_seconds_per_gb=stat("cpu_seconds_per_gb"),
                         server_cpu_seconds=stat("server_cpu_seconds"),
@@ -104,6 +108,13 @@ def cpu_cost_bound(table: dict[tuple, Cell], cell: Cell, cipher_speed: float | N
     if not clear or not clear.throughput:
         return None
     return 1.0 / (1.0 / clear.throughput.median + 2.0 / (cores * cipher_speed))
+
+
+def rate_unit(cells) -> tuple[str, float]:
+    """GB/s (10^9 B/s) for tables and plots whose medians reach 0.1 GB/s, else MB/s (10^6):
+    small-file trees move too little for two decimals of GB/s to say anything."""
+    medians = [c.throughput.median for c in cells if c and c.throughput]
+    return ("GB/s", 1e9) if not medians or max(medians) >= 1e8 else ("MB/s", 1e6)
 
 
 def distinct(table: dict[tuple, Cell], field: str) -> list:

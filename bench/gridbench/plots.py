@@ -1,6 +1,6 @@
 """PNG and SVG figures of a study (matplotlib, Debian's python3-matplotlib, no display needed):
 
-    throughput-vs-streams-*   GB/s against -p, one line per level, one panel per server
+    throughput-vs-streams-*   GB/s (or MB/s) against -p, one line per level, one panel per server
     cost-per-byte-*           CPU seconds per GB (= ns per byte) by level, bars per -p, one
                               panel per server
     goodput-vs-rtt-*          WAN cells: Mb/s against RTT, one line per transport and server,
@@ -88,19 +88,20 @@ def _panels(count: int, width: float = 5.0):
 
 def _throughput_vs_streams(cells: dict, context: tuple, stem: str) -> list[str]:
     servers = agg.distinct(cells, "server")
+    unit, scale = agg.rate_unit(cells.values())
     fig, axes = _panels(len(servers))
     for ax, server in zip(axes, servers):
         for level in agg.distinct(cells, "level"):
             points = sorted((c.fields["streams"], c.throughput) for c in cells.values()
                             if c.fields["server"] == server and c.fields["level"] == level)
             if points:
-                _errorbar(ax, [p for p, _ in points], [s for _, s in points], 1e-9, level)
+                _errorbar(ax, [p for p, _ in points], [s for _, s in points], 1 / scale, level)
         ax.set_title(SHORT.get(server, server))
         ax.set_xlabel("parallel streams (-p)")
         ax.set_xticks(agg.distinct(cells, "streams"))
         ax.grid(True, alpha=0.3)
         ax.legend(title="level", fontsize="small")
-    axes[0].set_ylabel("GB/s (median, min-max)")
+    axes[0].set_ylabel(f"{unit} (median, min-max)")
     axes[0].set_ylim(bottom=0)
     fig.suptitle(f"Throughput vs streams: {_title(context)}")
     return _save(fig, stem)

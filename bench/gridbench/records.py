@@ -22,7 +22,7 @@ from .plan import VARIANT_FIELDS
 RUN_FIELDS = (
     ("index", "repetition", "status", "reason", "started")
     + VARIANT_FIELDS
-    + ("bytes", "log_bytes", "wall_seconds", "transfer_seconds", "throughput_bytes_per_second",
+    + ("files", "bytes", "log_bytes", "wall_seconds", "transfer_seconds", "throughput_bytes_per_second",
        "throughput_source", "wall_throughput_bytes_per_second",
        "server_cpu_seconds", "client_cpu_seconds", "server_utilisation", "client_utilisation",
        "cpu_seconds_per_gb", "cycles", "cycles_per_byte", "others_share",

@@ -5,7 +5,8 @@ level and stream count; per server the median GB/s with min-max and the run coun
 ratio columns (gridftpd / globus-gridftp-server, each server against its own level none), the
 cipher the level negotiated, the CPU-cost bound and the CPU seconds per GB. WAN tables: goodput
 per transport and server at each RTT and loss, against the iperf3 figure of the same cell.
-GB/s is 10^9 bytes/s, Mb/s 10^6 bits/s.
+GB/s is 10^9 bytes/s (MB/s, 10^6, in tables whose medians stay under 0.1 GB/s), Mb/s 10^6
+bits/s.
 """
 
 from __future__ import annotations
@@ -82,10 +83,10 @@ def _ceilings(meta: dict) -> list[str]:
         rows + [""]
 
 
-def _gbps(stat: agg.Stat | None, n: int) -> str:
+def _rate(stat: agg.Stat | None, n: int, scale: float) -> str:
     if not stat:
         return "-"
-    return f"{stat.median / 1e9:.2f} ({stat.low / 1e9:.2f}-{stat.high / 1e9:.2f}, n={n})"
+    return f"{stat.median / scale:.2f} ({stat.low / scale:.2f}-{stat.high / scale:.2f}, n={n})"
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -106,14 +107,18 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
                       else "")
                    + (f", -cc {ctx['concurrency']}" if ctx["concurrency"] > 1 else ""))
         out.append("")
+        unit, scale = agg.rate_unit(members.values())
         header = ["level", "-p", "cipher (gridftpd log)"]
-        header += [f"{SHORT.get(s, s)} GB/s (min-max, n)" for s in servers]
+        header += [f"{SHORT.get(s, s)} {unit} (min-max, n)" for s in servers]
         both = GRIDFTPD in servers and GLOBUS in servers
         if both:
             header.append("gridftpd/globus")
         header += [f"{SHORT.get(s, s)}/none" for s in servers]
-        header += [f"{SHORT.get(s, s)} CPU bound GB/s" for s in servers]
+        header += [f"{SHORT.get(s, s)} CPU bound {unit}" for s in servers]
         header += [f"{SHORT.get(s, s)} CPU s/GB" for s in servers]
+        many_files = any(c.files_per_second for c in members.values())
+        if many_files:
+            header += [f"{SHORT.get(s, s)} files/s" for s in servers]
         out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for level, streams in itertools.product(agg.distinct(members, "level"),
                                                 agg.distinct(members, "streams")):
@@ -126,7 +131,7 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
             cipher = (f"{mine.tls_version} {mine.cipher}".strip() if mine and mine.cipher
                       else ("clear" if level in ("none", "dcau") else "-"))
             row = [level, str(streams), cipher]
-            row += [_gbps(c.throughput, c.ok) if c else "-" for c in row_cells.values()]
+            row += [_rate(c.throughput, c.ok, scale) if c else "-" for c in row_cells.values()]
             if both:
                 row.append(_num(agg.ratio(table, mine, server=GLOBUS)) if mine else "-")
             row += [_num(agg.ratio(table, c, level="none")) if c else "-"
@@ -134,9 +139,12 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
             for c in row_cells.values():
                 speed = speeds.get(_openssl_name(c)) if c else None
                 bound = agg.cpu_cost_bound(table, c, speed, cores) if c else None
-                row.append(_num(bound / 1e9) if bound else "-")
+                row.append(_num(bound / scale) if bound else "-")
             row += [_num(c.cpu_seconds_per_gb.median) if c and c.cpu_seconds_per_gb else "-"
                     for c in row_cells.values()]
+            if many_files:
+                row += [_num(c.files_per_second.median, 1) if c and c.files_per_second else "-"
+                        for c in row_cells.values()]
             out.append("| " + " | ".join(row) + " |")
         out.append("")
     return out
@@ -229,4 +237,5 @@ def _legend() -> list[str]:
         "per byte plus one seal and one open per byte at `openssl speed`'s one-core rate; "
         "meaningful where level none is CPU-bound.",
         "- CPU s/GB: CPU seconds of the server process trees and the client per 10^9 bytes.",
+        "- files/s (trees): files over the client's wall time, median.",
     ]

@@ -38,7 +38,8 @@ class Progress:
     def after(self, record: dict) -> None:
         self.done += 1
         if record["status"] == "ok":
-            self.write(f"    {record['throughput_bytes_per_second'] / 1e9:.3f} GB/s, "
+            rate = record["throughput_bytes_per_second"]
+            self.write(f"    {rate / 1e9:.3f} GB/s ({rate / 1e6:.1f} MB/s), "
                        f"wall {record['wall_seconds']:.2f} s, CPU server "
                        f"{record['server_cpu_seconds']:.2f} s client "
                        f"{record['client_cpu_seconds']:.2f} s"

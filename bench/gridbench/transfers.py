@@ -419,6 +419,7 @@ class Executor:
         version, cipher = summary.version_and_cipher()
         total_cpu = cpu["server_cpu_seconds"] + cpu["client_cpu_seconds"]
         return {
+            "files": wanted,
             "bytes": expected,
             "log_bytes": summary.bytes if summary.records else None,
             "wall_seconds": wall,

@@ -37,6 +37,20 @@ def test_median_min_max_and_failures_apart():
     assert only_failed.throughput is None and only_failed.failed == 1
 
 
+def test_files_per_second_for_trees_only():
+    (tree,) = agg.cells([run(files=20, wall_seconds=w) for w in (2.0, 4.0, 5.0)]).values()
+    assert (tree.files_per_second.median, tree.files_per_second.low,
+            tree.files_per_second.high) == (5.0, 4.0, 10.0)
+    (single,) = agg.cells([run(files=1, wall_seconds=2.0)]).values()
+    assert single.files_per_second is None
+
+
+def test_rate_unit_follows_the_medians():
+    fast = agg.cells([run(rate=2e9)]).values()
+    slow = agg.cells([run(rate=5e7)]).values()
+    assert agg.rate_unit(fast) == ("GB/s", 1e9) and agg.rate_unit(slow) == ("MB/s", 1e6)
+
+
 def test_cells_keep_variants_apart():
     table = agg.cells([run(streams=1), run(streams=4), run(server="globus-gridftp-server")])
     assert len(table) == 3
