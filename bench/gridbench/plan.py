@@ -105,6 +105,8 @@ def expand(study: Study) -> Plan:
     if max(study.concurrency) > 1 and single_file:
         notes.append(f"concurrency applies to tree datasets only; {', '.join(single_file)} "
                      "run at concurrency 1")
+    if "udpx" in study.transports and max(study.streams) > 1:
+        notes.append("UDPX is one flow: its runs are at -p 1 whatever streams says")
     for dataset, cell, transport, client, server, threads, concurrency, level, streams in \
             itertools.product(study.datasets, cells, study.transports, study.clients,
                               study.servers, study.server_threads, study.concurrency,
@@ -115,6 +117,8 @@ def expand(study: Study) -> Plan:
             continue
         if dataset.kind != "tree":
             concurrency = 1
+        if transport == "udpx":
+            streams = 1   # UDPX is one rate-controlled flow; -p does not apply
         variant = Variant(dataset.name, cell, transport, client, server, threads, concurrency,
                           level, streams)
         if variant not in seen:

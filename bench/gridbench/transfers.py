@@ -70,9 +70,11 @@ def client_argv(client: str, variant: Variant, dataset: Dataset, source: str, de
                 out_name: str) -> list[str]:
     """The client's command line. `source` and `dest` are URL prefixes (gsiftp://host:port);
     `out_name` is the run's own destination under the dataset's output directory."""
-    argv = [client] + LEVEL_FLAGS[variant.level] + ["-p", str(variant.streams)]
+    argv = [client] + LEVEL_FLAGS[variant.level]
     if variant.transport == "udpx":
-        argv += UDPX_FLAGS[variant.client]
+        argv += UDPX_FLAGS[variant.client]   # one flow: no -p
+    else:
+        argv += ["-p", str(variant.streams)]
     if dataset.kind == "memory":
         return argv + ["-len", str(dataset.size), f"{source}/dev/zero", f"{dest}/dev/null"]
     if dataset.kind == "disk":
@@ -193,7 +195,12 @@ def _start_server(kind: str, threads: int, integrity: bool, pki, work: str,
         return Endpoint(kind, server, "localhost", log)
     from wanem import in_netns
     cert, key = pki.named_hosts[host_name]
-    launcher = in_netns(netns, ["env", f"X509_USER_CERT={cert}", f"X509_USER_KEY={key}"])
+    # In the namespace /etc/hosts is the emulator's, without the machine's own name, and Globus
+    # looks that name up for every PASV ("globus_libc_gethostaddr failed"): it gets the name
+    # the namespace's hosts file has, and the namespace's address for its data connections.
+    launcher = in_netns(netns, ["env", f"X509_USER_CERT={cert}", f"X509_USER_KEY={key}",
+                                f"GLOBUS_HOSTNAME={host_name}"])
+    extra += ["-data-interface", address]
     server = h.start_globus_server(host=address, gsi=pki, launcher=launcher, extra_args=extra)
     return Endpoint(kind, server, host_name, log)
 

@@ -21,6 +21,7 @@ import datetime
 import re
 
 RECEIVING = ("STOR", "ESTO", "APPE")
+_PROTECTED_STREAM = re.compile(r"((?:TLS|SSL)v[\d.]+) (\S+)")
 SENDING = ("RETR", "ERET")
 
 
@@ -59,12 +60,13 @@ class Summary:
 
     def version_and_cipher(self) -> tuple[str, str]:
         """The version and cipher most data connections negotiated ("", "" if none did)."""
-        secured = [(k, n) for k, n in self.stream_tls.items() if " " in k]
+        # "TLSv1.3 TLS_AES_128_GCM_SHA256" protects the data; "clear" and "clear after TLSv1.3
+        # ..." (DCAU's handshake, then PROT C) do not.
+        secured = [(m.groups(), n) for k, n in self.stream_tls.items()
+                   if (m := _PROTECTED_STREAM.fullmatch(k))]
         if not secured:
             return "", ""
-        name = max(secured, key=lambda kn: kn[1])[0]
-        version, cipher = name.split(" ", 1)
-        return version, cipher
+        return max(secured, key=lambda kn: kn[1])[0]
 
 
 def parse_gridftpd_record(record: dict) -> Entry:

@@ -102,6 +102,9 @@ def test_gridftpd_transfer_record():
     assert summary.security == "dcau=A prot=P" and not summary.failures
     clear = summarize([parse_gridftpd_record(dict(record, stream_tls="clear, clear"))])
     assert clear.version_and_cipher() == ("", "") and clear.tls_text() == "clear x2"
+    dcau = summarize([parse_gridftpd_record(dict(
+        record, stream_tls="clear after TLSv1.3 TLS_AES_128_GCM_SHA256"))])
+    assert dcau.version_and_cipher() == ("", ""), "DCAU's handshake, then clear data"
     failed = summarize([parse_gridftpd_record(dict(record, result="failed", error="reset"))])
     assert failed.failures == ["ESTO reset"]
 

@@ -49,8 +49,11 @@ def test_exclusions_and_counts():
         assert not (v.transport == "udpx" and (v.server != "gridftpd" or v.level == "none")), v
     # gridftpd: tcp 5 levels + udpx 4 levels; globus: tcp 4 levels; x2 streams; memory at
     # concurrency 1 only, the tree at 1 and 8.
-    per_dataset = (5 + 4 + 4) * 2
+    # UDPX is one flow: its variants collapse to -p 1.
+    per_dataset = (5 + 4) * 2 + 4
     assert len(plan.variants) == per_dataset * 1 + per_dataset * 2, len(plan.variants)
+    assert {v.streams for v in plan.variants if v.transport == "udpx"} == {1}
+    assert any("UDPX is one flow" in n for n in plan.notes), plan.notes
     assert len(plan.runs) == 3 * len(plan.variants)
     assert any("concurrency applies to tree datasets only" in n for n in plan.notes), plan.notes
     assert {v.concurrency for v in plan.variants if v.dataset.startswith("memory")} == {1}
