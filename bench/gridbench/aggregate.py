@@ -110,6 +110,14 @@ def cpu_cost_bound(table: dict[tuple, Cell], cell: Cell, cipher_speed: float | N
     return 1.0 / (1.0 / clear.throughput.median + 2.0 / (cores * cipher_speed))
 
 
+def wan_series(cells) -> list[tuple]:
+    """The (transport, server, level, streams) lines of WAN tables and plots, ordered by
+    transport, gridftpd first, weakest level, fewest streams."""
+    series = {(c.fields["transport"], c.fields["server"], c.fields["level"], c.fields["streams"])
+              for c in cells}
+    return sorted(series, key=lambda s: (s[0], SERVERS.index(s[1]), LEVELS.index(s[2]), s[3]))
+
+
 def rate_unit(cells) -> tuple[str, float]:
     """GB/s (10^9 B/s) for tables and plots whose medians reach 0.1 GB/s, else MB/s (10^6):
     small-file trees move too little for two decimals of GB/s to say anything."""

@@ -140,8 +140,7 @@ def _cost_per_byte(cells: dict, context: tuple, stem: str) -> list[str]:
 def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: str) -> list[str]:
     panels = agg.distinct(cells, panel_field)
     fig, axes = _panels(len(panels), 4.5)
-    series = sorted({(c.fields["transport"], c.fields["server"], c.fields["level"],
-                      c.fields["streams"]) for c in cells.values()}, key=str)
+    series = agg.wan_series(cells.values())
     unit = {"rtt_ms": "RTT (ms)", "loss_percent": "loss (%)"}
     for ax, value in zip(axes, panels):
         for transport, server, level, streams in series:

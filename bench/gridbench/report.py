@@ -164,8 +164,7 @@ def _key(ctx: dict, like: agg.Cell, **fields) -> tuple:
 def _wan_tables(cells: dict, meta: dict) -> list[str]:
     wan_ceilings = meta.get("ceilings", {}).get("wan_iperf3_bytes_per_second", {})
     out = ["## Goodput through the WAN emulator", ""]
-    series = sorted({(c.fields["transport"], c.fields["server"], c.fields["level"],
-                      c.fields["streams"]) for c in cells.values()}, key=str)
+    series = agg.wan_series(cells.values())
     groups = sorted({(c.fields["dataset"], c.fields["client"], c.fields["rate_mbit"])
                      for c in cells.values()}, key=str)
     for dataset, client, rate in groups:
