@@ -12,6 +12,7 @@ recorded runs again. One module per job:
     proc_cpu    CPU seconds of process trees from /proc, perf cycles
     translog    what the servers' transfer logs say about a run
     ceilings    iperf3, openssl speed and the cipher each TLS suite uses
+    tlsprobe    the cipher Globus's data channels negotiate, from the ServerHello on the wire
     records     the recorded runs and study metadata (JSON Lines, CSV, JSON)
     aggregate   medians, min-max, ratio columns, the CPU-cost bound
     report      the Markdown summary

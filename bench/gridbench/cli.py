@@ -124,6 +124,15 @@ def cmd_run(args) -> int:
             if any(run.variant.path is None for run in plan.runs):
                 for streams in sorted({run.variant.streams for run in plan.runs}):
                     ceilings.iperf3_loopback(streams, study.iperf3_seconds, say)
+            if "globus-gridftp-server" in study.servers:
+                try:
+                    found = transfers.probe_globus_ciphers(executor, study.levels)
+                except (AssertionError, OSError) as e:
+                    found = {}
+                    say(f"cipher probe of globus-gridftp-server: {str(e).splitlines()[0]}")
+                meta["captured_ciphers"] = {"globus-gridftp-server": found}
+                for level, seen in found.items():
+                    say(f"globus-gridftp-server {level}: {seen} (ServerHello on the wire)")
             records.save_study(directory, meta)
             done, interrupted = run_plan(plan, executor, directory, say, study.settle_seconds)
             if not interrupted:

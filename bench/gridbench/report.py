@@ -24,6 +24,7 @@ CONTEXT_FIELDS = ("dataset", "transport", "client", "server_threads", "concurren
 
 def render(meta: dict, runs: list[dict]) -> str:
     table = agg.cells(runs)
+    captured = meta.get("captured_ciphers", {})
     cores = int(meta.get("machine", {}).get("cores") or 1)
     speeds = meta.get("ceilings", {}).get("openssl_bytes_per_second", {})
     out = [f"# Study: {meta.get('name', '?')}", ""]
@@ -34,7 +35,7 @@ def render(meta: dict, runs: list[dict]) -> str:
     loopback = {k: c for k, c in table.items() if c.fields["rtt_ms"] is None}
     wan = {k: c for k, c in table.items() if c.fields["rtt_ms"] is not None}
     if loopback:
-        out += _loopback_tables(loopback, table, speeds, cores)
+        out += _loopback_tables(loopback, table, speeds, cores, captured)
     if wan:
         out += _wan_tables(wan, meta)
     out += _failures(runs)
@@ -93,7 +94,8 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list[str]:
+def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int,
+                     captured: dict) -> list[str]:
     out = ["## Throughput by level and streams (loopback)", ""]
     servers = agg.distinct(cells, "server")
     contexts = sorted({tuple(c.fields[f] for f in CONTEXT_FIELDS) for c in cells.values()},
@@ -109,6 +111,9 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
         out.append("")
         unit, scale = agg.rate_unit(members.values())
         header = ["level", "-p", "cipher (gridftpd log)"]
+        probed = GLOBUS in servers and captured.get(GLOBUS)
+        if probed:
+            header.append("cipher (globus, on the wire)")
         header += [f"{SHORT.get(s, s)} {unit} (min-max, n)" for s in servers]
         both = GRIDFTPD in servers and GLOBUS in servers
         if both:
@@ -131,13 +136,15 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
             cipher = (f"{mine.tls_version} {mine.cipher}".strip() if mine and mine.cipher
                       else ("clear" if level in ("none", "dcau") else "-"))
             row = [level, str(streams), cipher]
+            if probed:
+                row.append(captured[GLOBUS].get(level, "clear" if level == "none" else "-"))
             row += [_rate(c.throughput, c.ok, scale) if c else "-" for c in row_cells.values()]
             if both:
                 row.append(_num(agg.ratio(table, mine, server=GLOBUS)) if mine else "-")
             row += [_num(agg.ratio(table, c, level="none")) if c else "-"
                     for c in row_cells.values()]
             for c in row_cells.values():
-                speed = speeds.get(_openssl_name(c)) if c else None
+                speed = speeds.get(_openssl_name(c, captured)) if c else None
                 bound = agg.cpu_cost_bound(table, c, speed, cores) if c else None
                 row.append(_num(bound / scale) if bound else "-")
             row += [_num(c.cpu_seconds_per_gb.median) if c and c.cpu_seconds_per_gb else "-"
@@ -150,10 +157,13 @@ def _loopback_tables(cells: dict, table: dict, speeds: dict, cores: int) -> list
     return out
 
 
-def _openssl_name(cell: agg.Cell) -> str | None:
-    """openssl's name for the cipher the cell's log recorded; None where no log names one
-    (globus-gridftp-server's), so no bound is claimed for it."""
-    return openssl_cipher(cell.cipher) if cell.cipher else None
+def _openssl_name(cell: agg.Cell, captured: dict) -> str | None:
+    """openssl's name for the cipher the cell's log recorded, or that the probe saw on the
+    server's data channels at the cell's level; None where neither names one."""
+    if cell.cipher:
+        return openssl_cipher(cell.cipher)
+    seen = captured.get(cell.fields["server"], {}).get(cell.fields["level"], "")
+    return openssl_cipher(seen) if seen and not seen.startswith("clear") else None
 
 
 def _key(ctx: dict, like: agg.Cell, **fields) -> tuple:
@@ -231,7 +241,8 @@ def _legend() -> list[str]:
         "- gridftpd/globus: ratio of the two medians; X/none: a server's median against its "
         "own level none at the same -p.",
         "- cipher: what gridftpd's transfer log says its data connections negotiated; "
-        "globus-gridftp-server's log names none.",
+        "globus-gridftp-server's log names none, so its column is the ServerHello seen on the "
+        "loopback device during one untimed 1 MiB transfer per level on a server of its own.",
         "- CPU bound: the level's throughput if every core stayed busy with level none's cost "
         "per byte plus one seal and one open per byte at `openssl speed`'s one-core rate; "
         "meaningful where level none is CPU-bound.",

@@ -454,6 +454,38 @@ class Executor:
         }
 
 
+def probe_globus_ciphers(executor: "Executor", levels: tuple[str, ...]) -> dict[str, str]:
+    """What globus-gridftp-server's data channels negotiate at each level, from the
+    ServerHello on the wire (tlsprobe.py): one untimed 1 MiB transfer per level on a Globus
+    server of its own whose passive ports lie in a range nothing else uses here."""
+    from .tlsprobe import ServerHelloCapture
+    executor._credentials()
+    client = executor.binaries.get("globus-url-copy") or executor.binaries.get("gridcp")
+    if not client or "globus-gridftp-server" not in executor.binaries:
+        return {}
+    # Below Linux's ephemeral range (32768-60999), so no outgoing connection lands in it.
+    ports = range(27000 + (os.getpid() % 100) * 50, 27050 + (os.getpid() % 100) * 50)
+    server = h.start_globus_server(gsi=executor.pki, extra_args=[
+        "-port-range", f"{ports.start},{ports.stop - 1}"])
+    found = {}
+    try:
+        url = f"gsiftp://localhost:{server.port}"
+        for level in levels:
+            if level in ("none", "integrity"):   # no TLS at all; a gridftpd-only level
+                continue
+            argv = [client] + LEVEL_FLAGS[level] + ["-p", "1", "-len", str(1 << 20),
+                                                    f"{url}/dev/zero", f"{url}/dev/null"]
+            with ServerHelloCapture(ports) as capture:
+                h.run_peer(argv, timeout=120, env=executor.env, what=f"cipher probe {level}")
+                time.sleep(0.2)   # the reader thread drains what the socket holds
+            seen = capture.summary()
+            found[level] = (f"clear after {seen}" if level == "dcau" and seen else seen
+                            or "no TLS handshake seen")
+    finally:
+        server.stop()
+    return found
+
+
 def machine_facts() -> dict:
     cpu = "?"
     try:

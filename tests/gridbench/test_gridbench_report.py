@@ -48,7 +48,8 @@ def test_loopback_table_has_both_servers_ratios_and_ciphers():
     markdown = report.render(meta, runs)
     rows = table_rows(markdown, "### memory 2 GiB, tcp, client globus-url-copy")
     header, body = rows[0], rows[2:]
-    for column in ("level", "-p", "cipher (gridftpd log)", "gridftpd GB/s (min-max, n)",
+    for column in ("level", "-p", "cipher (gridftpd log)", "cipher (globus, on the wire)",
+                   "gridftpd GB/s (min-max, n)",
                    "globus GB/s (min-max, n)", "gridftpd/globus", "gridftpd/none",
                    "globus/none", "gridftpd CPU bound GB/s"):
         assert column in header, f"{column!r} missing from {header}"
@@ -72,6 +73,12 @@ def test_loopback_table_has_both_servers_ratios_and_ciphers():
     assert got[("dcpriv", "4")][col["cipher (gridftpd log)"]] == "TLSv1.3 TLS_AES_128_GCM_SHA256"
     assert got[("integrity", "1")][col["cipher (gridftpd log)"]] == "TLSv1.2 ECDHE-RSA-NULL-SHA"
     assert got[("none", "1")][col["cipher (gridftpd log)"]] == "clear"
+    wire = col["cipher (globus, on the wire)"]
+    assert got[("dcpriv", "1")][wire] == "TLSv1.3 TLS_AES_256_GCM_SHA384"
+    assert got[("dcau", "4")][wire] == "clear after TLSv1.3 TLS_AES_256_GCM_SHA384"
+    assert got[("integrity", "4")][wire] == "-" and got[("none", "4")][wire] == "clear"
+    assert got[("dcpriv", "1")][col["globus CPU bound GB/s"]] != "-", \
+        "the captured cipher's openssl speed gives Globus a bound too"
     assert got[("dcpriv", "1")][col["gridftpd CPU bound GB/s"]] != "-"
     assert got[("dcau", "1")][col["gridftpd CPU bound GB/s"]] == "-"
     assert "n=2" in got[("dcpriv", "4")][col["globus GB/s (min-max, n)"]] or \
