@@ -80,7 +80,8 @@ else
   finish
 fi
 for path in /usr/sbin/gridftpd /usr/bin/gridcp /etc/gridftpd/gridftpd.toml "$unit" \
-  /usr/share/man/man8/gridftpd.8.gz /usr/share/man/man1/gridcp.1.gz; do
+  /usr/share/man/man8/gridftpd.8.gz /usr/share/man/man1/gridcp.1.gz \
+  /usr/share/gridftpd/bench/gridbench/gridbench /usr/share/gridftpd/tests/support/gridftp_harness.py; do
   [[ -f $path ]] || fail "the package did not install $path"
 done
 grep -qx /etc/gridftpd/gridftpd.toml /var/lib/dpkg/info/gridftpd.conffiles 2> /dev/null ||
@@ -90,6 +91,21 @@ version=$(dpkg-query -W -f='${Version}' gridftpd)
   fail "gridftpd -version says '$(/usr/sbin/gridftpd -version)', the package $version"
 /usr/sbin/gridftpd -c /etc/gridftpd/gridftpd.toml --check-config > /dev/null ||
   fail "the installed config does not pass --check-config"
+
+step "gridbench (no transfers: help, a bad study file, the installed quick study's plan)"
+[[ -L /usr/bin/gridbench && -x /usr/bin/gridbench ]] || fail "/usr/bin/gridbench is not a link to a program"
+# Output captured whole, not piped to grep -q: an early exit of grep would break the pipe.
+help_output=$(/usr/bin/gridbench --help 2>&1)
+[[ $help_output == *"gridbench [-h] {run,report}"* ]] || fail "gridbench --help: $help_output"
+printf '[sweep]\nlevels = ["none"]\n' > "$work/bad-study.toml"
+bad_output=$(/usr/bin/gridbench run "$work/bad-study.toml" 2>&1)
+bad_rc=$?
+((bad_rc == 2)) && [[ $bad_output == *"[sweep] levels: unknown key"* ]] ||
+  fail "gridbench on a bad study: rc $bad_rc, '$bad_output' (wanted rc 2 naming [sweep] levels)"
+quick=/usr/share/gridftpd/bench/studies/security-quick.toml
+plan_output=$(/usr/bin/gridbench run "$quick" --dry-run 2>&1)
+[[ $plan_output == *" runs"$'\n'* ]] ||
+  fail "gridbench run $quick --dry-run does not print the plan: ${plan_output:0:300}"
 
 step "systemd-analyze verify $unit"
 verify_output=$(systemd-analyze verify "$unit" 2>&1)
@@ -169,8 +185,9 @@ smoke_file=
 step "dpkg --purge gridftpd"
 dpkg --purge gridftpd || fail "dpkg --purge gridftpd failed"
 installed=0
-for path in /usr/sbin/gridftpd /usr/bin/gridcp /etc/gridftpd "$unit"; do
-  [[ ! -e $path ]] || fail "$path is still there after the purge"
+for path in /usr/sbin/gridftpd /usr/bin/gridcp /etc/gridftpd "$unit" /usr/bin/gridbench \
+  /usr/share/gridftpd; do
+  [[ ! -e $path && ! -L $path ]] || fail "$path is still there after the purge"
 done
 [[ $(systemd_state) == "$state_before" ]] || fail "systemd state differs after the purge: $(systemd_state)"
 

@@ -518,8 +518,10 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
     test root that mapped users see as "/") and anonymous login is off unless `anonymous=`
     turns it on; like the Globus server, `incoming/` then belongs to the mapped account.
     `launcher` goes in front of the command, e.g. ["ip", "netns", "exec", "wanemB"].
-    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's;
-    `gsi_settings` are more [gsi] keys (with or without a PKI), e.g. {"fork_server": False}."""
+    `gsi_host` picks one of the PKI's named host credentials (CN=<name>) instead of localhost's.
+    `gsi_settings` go into the [gsi] section last, with or without a PKI (the `gsi` keyword is
+    taken by the PKI), e.g. {"root": ""} for the real "/" as Globus serves it,
+    {"integrity_only_safe": True} or {"fork_server": False}."""
     binary = gridftpd_binary()
     work = make_temp_dir("gridftpd-srv-")
     if root is None:
