@@ -116,7 +116,15 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     struct stat facts {};
     if (::fstat(job.source->get(), &facts) != 0)
       co_return make_error(std::error_code(errno, std::system_category()));
-    const auto size = static_cast<std::uint64_t>(facts.st_size);
+    // UDPX lays blocks out by offset, so the length must be known before the first one. A
+    // device (the /dev/zero of memory-to-memory benchmarks) has no size: an ERET's window says
+    // how much (begin_retrieve refuses a device without one, or with a restart).
+    auto size = static_cast<std::uint64_t>(facts.st_size);
+    if (!S_ISREG(facts.st_mode)) {
+      if (job.length == UINT64_MAX || restart)
+        co_return make_error(error_code_for(Condition::ParameterNotImplemented));
+      size = job.offset + std::min(job.length, UINT64_MAX - job.offset);
+    }
     auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
     if (restart) {
       protocol::udpx::RestartLayout layout(*job.present, 0, size);

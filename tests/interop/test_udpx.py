@@ -46,9 +46,9 @@ import threading
 import time
 
 from gridftp_harness import (GsiControl, MIB, RawControl, assert_file_digest, check_copy, covered,
-                             file_url, gridcp_binary, make_file, make_temp_dir, make_tree_readable,
-                             run_peer, run_tests, session_processes, sha256_file, shared_test_pki,
-                             start_gridftpd, wait_until)
+                             file_url, gridcp_binary, make_device_root, make_file, make_temp_dir,
+                             make_tree_readable, run_peer, run_tests, session_processes,
+                             sha256_file, shared_test_pki, start_gridftpd, wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -135,6 +135,29 @@ def test_partial_ranges_and_checksums_over_udpx():
                what=f"-udp -verify-checksum {direction}")
     assert sum(1 for r in udpx_records(server, "ERET")) == 1
     assert sum(1 for r in udpx_records(server, "ESTO")) == 1
+
+
+def test_a_device_goes_over_udpx_only_with_a_length():
+    # Memory-to-memory runs read /dev/zero, whose size is 0: the ERET window is the length; a
+    # whole-file get of a device has none, and is refused rather than "done" with 0 bytes.
+    root = make_device_root("udpx-device-")
+    try:
+        server = start_gridftpd(root, gsi=shared_test_pki())
+        out = make_temp_dir("udpx-device-")
+        length = 3 * MIB + 5
+        dest = os.path.join(out, "zeros.bin")
+        result = gridcp(["-udp", "--off", "0", "--len", str(length),
+                         server.gsiftp_url("dev/zero"), file_url(dest)], what="-udp ERET of a device")
+        assert os.path.getsize(dest) == length, result.describe()
+        with open(dest, "rb") as f:
+            assert f.read() == bytes(length), "the window of /dev/zero is not zeros"
+        whole = os.path.join(out, "whole.bin")
+        result = gridcp(["-udp", server.gsiftp_url("dev/zero"), file_url(whole)],
+                        what="-udp get of a whole device", expect_rc=None)
+        assert result.rc != 0 and "550" in result.output, result.describe()
+        assert not os.path.exists(whole) or os.path.getsize(whole) == 0, result.describe()
+    finally:
+        subprocess.run(["rm", "-rf", root], check=False)
 
 
 def test_third_party_gridcp_udpx():

@@ -60,8 +60,12 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
       send(rc::kParameterSyntaxError, "REST ranges reach past the end of the file.");
       co_return;
     }
-  } else if (length == UINT64_MAX && settings_.mode_e) {
+  } else if (length == UINT64_MAX && (settings_.mode_e || udpx_ready())) {
+    // MODE E and UDPX both need to know where the data ends before they start.
     send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
+    co_return;
+  } else if (udpx_ready() && present && !present->empty()) {
+    send(rc::kFileUnavailable, "Not a regular file; a UDPX restart needs one.");
     co_return;
   }
   start_transfer(TransferJob{.command = command,
