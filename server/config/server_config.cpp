@@ -23,8 +23,11 @@ class TableReader {
   void read_integer(std::string_view key, T& out) {
     const auto* node = find(key);
     if (node == nullptr) return;
-    const auto value = node->value<std::int64_t>();
-    if (!node->is_integer() || !value) return type_problem(key, *node, "an integer");
+    // The type first: value<>() would also convert a float, out of range undefined (found by
+    // tests/fuzz config: "port = 2e181").
+    if (!node->is_integer()) return type_problem(key, *node, "an integer");
+    const auto value = node->value_exact<std::int64_t>();
+    if (!value) return type_problem(key, *node, "an integer");
     if (*value < 0 || static_cast<std::uint64_t>(*value) > std::numeric_limits<T>::max()) {
       return problem(key, *node, fmt::format("value {} is out of range", *value));
     }

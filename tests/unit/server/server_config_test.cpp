@@ -149,6 +149,7 @@ TEST_CASE("a wrong type is a problem naming table.key and its line", "[config]")
       {"[listen]\n\ncontrol_interface = 127\n", "listen.control_interface", "line 3"},
       {"[server]\ncreate_missing_roots = \"yes\"\n", "server.create_missing_roots", "line 2"},
       {"[server]\nthreads = 1.5\n", "server.threads", "line 2"},
+      {"[listen]\nport = 2e181\n", "listen.port", "line 2"},  // no float-to-integer overflow
       {"[server]\nthreads = true\n", "server.threads", "line 2"},
       {"[anonymous]\nwritable = \"incoming\"\n", "anonymous.writable", "line 2"},
       {"[anonymous]\nwritable = [\"a\", 1]\n", "anonymous.writable", "line 2"},
