@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fuzz targets of tests/fuzz for longer than the test command runs them:
 #   bench/fuzz.sh [SECONDS_PER_TARGET (default 600)] [WORK_DIR]
+# GRIDFTP_FUZZ_TARGETS="config ..." limits the run to those targets (tests/fuzz/run_fuzzers.sh).
 # One target per core at a time (tests/fuzz/run_fuzzers.sh); prints each target's executions,
 # coverage and corpus size. Record a run in bench/README.md.
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of a fuzz build for a fixed time each, one per core at a time:
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS_PER_TARGET [WORK_DIR]
+# GRIDFTP_FUZZ_TARGETS="config url ..." runs only those targets (a rerun after a fix).
 # Each target first replays its kept regression inputs (tests/fuzz/regressions/TARGET: inputs
 # that once crashed it), then fuzzes from its seeds (tests/fuzz/corpus/TARGET, and for mode_e
 # the heads of the Globus captures in tests/vectors) into WORK_DIR/corpus/TARGET. A crash or a
@@ -58,13 +59,18 @@ export GRIDFTP_FUZZ_PKI=$work/pki
 jobs=$(nproc)
 for binary in "$build"/tests/fuzz/fuzz_*; do
   [[ -x $binary ]] || continue
+  if [[ -n ${GRIDFTP_FUZZ_TARGETS:-} && " $GRIDFTP_FUZZ_TARGETS " != *" ${binary##*/fuzz_} "* ]]; then
+    continue
+  fi
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
   fuzz_one "$binary" &
 done
 wait
 
 printf '%-16s %10s %8s %8s %8s %10s  %s\n' target runs cov ft corpus corpus_kb result
-cat "$work"/results/*
+for binary in "$build"/tests/fuzz/fuzz_*; do
+  [[ -f $work/results/${binary##*/fuzz_} ]] && cat "$work/results/${binary##*/fuzz_}"
+done
 ls "$work"/crashes/* > /dev/null 2>&1 && { echo "crash inputs:"; ls -l "$work"/crashes/; }
 echo "fuzz work directory: $work"
 ! grep -qvE '  ok$' "$work"/results/*
