@@ -50,8 +50,8 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
 
 Server::~Server() {
   blocking_pool_.join();
-  // UDPX transfer threads were told to stop with their sessions; their last act is a post to
-  // one of our io_contexts, so they end while those still run nothing but exist.
+  // A UDPX engine thread (stopped with its session) ends by posting its result to one of our
+  // io_contexts: joined here, while those still exist.
   transport::udpx::join_engine_threads();
   // Work left on the data loops (a transfer cut short by shutdown) may hold sessions whose
   // control sockets belong to io_context_: destroy it now, while io_context_ still exists.
@@ -220,7 +220,7 @@ transport::awaitable<void> Server::accept_loop() {
     if (spawn_arguments_) {
       // A session process counts only itself, so the parent admits: max_sessions and
       // max_sessions_per_address hold over all session processes.
-      const auto address = peer_address_of(socket);
+      const auto address = transport::peer_address_text(socket);
       if (const auto refusal = registry_.try_enter(address);
           refusal != SessionRegistry::Admission::Admitted) {
         refuse_connection(socket, address, refusal);
@@ -244,18 +244,10 @@ transport::awaitable<void> Server::accept_loop() {
   }
 }
 
-std::string Server::peer_address_of(const tcp::socket& socket) {
-  boost::system::error_code ec;
-  const auto peer = socket.remote_endpoint(ec);
-  return ec ? "?" : transport::unmapped(peer.address()).to_string();
-}
-
 void Server::refuse_connection(tcp::socket& socket, const std::string& address,
                                SessionRegistry::Admission refusal) {
   loggers_.control->warn("refused peer={}: {} reached", address,
-                         refusal == SessionRegistry::Admission::ServerFull
-                             ? "max_sessions"
-                             : "max_sessions_per_address");
+                         SessionRegistry::limit_name(refusal));
   // One short line into an empty socket buffer; a peer that never reads cannot block us.
   const std::string reply = "421 " + std::string(SessionRegistry::refusal_text(refusal)) + "\r\n";
   boost::system::error_code ec;

@@ -86,7 +86,6 @@ class Server {
   void log_session_end(pid_t pid, int status);
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
-  static std::string peer_address_of(const transport::tcp::socket& socket);
   // A 421 to a connection over [limits], sent without waiting, before it is closed.
   void refuse_connection(transport::tcp::socket& socket, const std::string& address,
                          SessionRegistry::Admission refusal);

@@ -55,20 +55,19 @@ std::string ControlSession::tag() const { return "[s" + std::to_string(id_) + "]
 
 transport::awaitable<void> ControlSession::run() {
   const auto self = shared_from_this();
-  boost::system::error_code ec;
-  const auto peer = socket_.remote_endpoint(ec);
-  peer_address_ = ec ? "?" : transport::unmapped(peer.address()).to_string();
+  peer_address_ = transport::peer_address_text(socket_);
   if (const auto refusal = services_.registry.try_enter(peer_address_);
       refusal != SessionRegistry::Admission::Admitted) {
-    const bool server_full = refusal == SessionRegistry::Admission::ServerFull;
     log_->warn("{} refused peer={}: {} reached", tag(), peer_address_,
-               server_full ? "max_sessions" : "max_sessions_per_address");
+               SessionRegistry::limit_name(refusal));
     send(rc::kServiceNotAvailable, SessionRegistry::refusal_text(refusal));
     close_after_replies();
     co_await drain_replies();
     co_return;
   }
   entered_registry_ = true;
+  boost::system::error_code ec;
+  const auto peer = socket_.remote_endpoint(ec);
   if (services_.config.listen.require_data_peer_match && !ec) {
     data_channel_.set_expected_peer(transport::unmapped(peer.address()));
   }

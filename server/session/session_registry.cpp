@@ -53,6 +53,10 @@ const char* SessionRegistry::refusal_text(Admission refusal) {
              : "Too many sessions; try again later.";
 }
 
+const char* SessionRegistry::limit_name(Admission refusal) {
+  return refusal == Admission::AddressFull ? "max_sessions_per_address" : "max_sessions";
+}
+
 unsigned SessionRegistry::active_sessions() const {
   const std::lock_guard lock(mutex_);
   return sessions_;

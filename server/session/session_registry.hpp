@@ -28,6 +28,8 @@ class SessionRegistry {
   unsigned active_sessions() const;
   // The 421 text for a refused connection.
   static const char* refusal_text(Admission refusal);
+  // The [limits] key a refusal reached, for the log.
+  static const char* limit_name(Admission refusal);
 
  private:
   const LimitsConfig& limits_;
