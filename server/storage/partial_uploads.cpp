@@ -63,8 +63,8 @@ std::size_t expire_partial_uploads(int dir_fd, std::chrono::seconds max_age,
   std::size_t removed = 0;
   for_each_partial(dir_fd, [&](const std::string& name, const struct stat& info, int fd) {
     if (info.st_mtim.tv_sec > now_unix - max_age.count()) return;
-    // Held while removing: an upload starting now waits for the lock, then finds no file and
-    // starts afresh (or, for a restart, reports that there is nothing to continue).
+    // Held while removing: an upload starting now waits for the lock, then finds the file
+    // unlinked and starts afresh (or, for a restart, finds nothing to continue): lock_for_upload.
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return;
     struct stat named {};
     if (::fstatat(dir_fd, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -74,6 +74,21 @@ std::size_t expire_partial_uploads(int dir_fd, std::chrono::seconds max_age,
     }
   });
   return removed;
+}
+
+Result<void> lock_for_upload(int fd) {
+  constexpr int kTries = 5;
+  for (int attempt = 1;; ++attempt) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+    if (errno != EWOULDBLOCK || attempt == kTries)
+      return make_error(std::error_code(errno, std::generic_category()));
+    ::usleep(1000);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return make_error(std::error_code(errno, std::generic_category()));
+  if (info.st_nlink == 0)
+    return make_error(std::make_error_code(std::errc::no_such_file_or_directory));
+  return {};
 }
 
 }  // namespace gridftp::server::storage

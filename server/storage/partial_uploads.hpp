@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/core/result.hpp"
+
 namespace gridftp::server::storage {
 
 struct PartialUpload {
@@ -23,5 +25,11 @@ std::vector<PartialUpload> list_partial_uploads(int dir_fd);
 // Removes the partial uploads in `dir_fd` last written before `now_unix - max_age` that no
 // upload holds (each running upload keeps an exclusive lock on its file). Returns how many.
 std::size_t expire_partial_uploads(int dir_fd, std::chrono::seconds max_age, std::int64_t now_unix);
+
+// Takes an upload's exclusive lock on its open file `fd`, held until the descriptor closes. A
+// listing or an expiry sweep holds the lock only for a moment, so a busy lock is tried again
+// for a few milliseconds before the upload is refused (EWOULDBLOCK: another upload has it).
+// ENOENT: a sweep removed the file meanwhile, so the caller opens the name afresh.
+Result<void> lock_for_upload(int fd);
 
 }  // namespace gridftp::server::storage

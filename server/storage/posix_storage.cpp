@@ -313,21 +313,32 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
     const auto partial = partial_name_for(name);
     const int flags =
         O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (mode == UploadMode::Replace ? O_CREAT : 0);
-    UniqueFd fd(::openat(parent->get(), partial.c_str(), flags, 0644));
-    if (!fd.valid()) return make_error(last_errno());
-    // One upload per target at a time: the lock is held until the descriptor closes.
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return make_error(last_errno());
-    if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0)
-      return make_error(last_errno());
-    return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
+    // One upload per target at a time. A second try only for a file an expiry sweep removed
+    // between our open and our lock: the name is free then.
+    for (int attempt = 1;; ++attempt) {
+      UniqueFd fd(::openat(parent->get(), partial.c_str(), flags, 0644));
+      if (!fd.valid()) return make_error(last_errno());
+      if (auto locked = lock_for_upload(fd.get()); !locked) {
+        if (locked.error() == std::errc::no_such_file_or_directory && attempt == 1) continue;
+        return make_error(locked.error());
+      }
+      if (mode == UploadMode::Replace && ::ftruncate(fd.get(), 0) != 0)
+        return make_error(last_errno());
+      return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
+    }
   }
   if (mode == UploadMode::Resume) {
     // A stream-mode restart (REST n + STOR) goes on with the upload that a failed attempt left
     // under the hidden name, when there is one: that is what the client's 111 markers counted.
     const auto partial = partial_name_for(name);
     UniqueFd kept(::openat(parent->get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+    auto locked = kept.valid() ? lock_for_upload(kept.get()) : Result<void>{};
+    if (kept.valid() && !locked && locked.error() == std::errc::no_such_file_or_directory) {
+      kept = UniqueFd();  // expired meanwhile: as if there were none
+      errno = ENOENT;
+    }
     if (kept.valid()) {
-      if (::flock(kept.get(), LOCK_EX | LOCK_NB) != 0) return make_error(last_errno());
+      if (!locked) return make_error(locked.error());
       const auto held = regular_file_size(kept.get());
       // Restarting past what arrived would leave a hole of zeros in the file.
       if (!held || *held < offset) return make_error(make_error_code(protocol::Errc::BadArgument));

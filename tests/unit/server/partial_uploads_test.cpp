@@ -76,6 +76,27 @@ TEST_CASE("expire_partial_uploads removes only idle partials older than the age"
   CHECK_FALSE(fs::exists(busy));
 }
 
+TEST_CASE("lock_for_upload takes a free file, refuses a held one, and notices an expired one",
+          "[storage][partials]") {
+  Directory dir;
+  const auto file = dir.write(".gridftpd-part.f.bin", 10, 5);
+  UniqueFd first(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+  UniqueFd second(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+  REQUIRE(lock_for_upload(first.get()));
+  // Another upload holds it for good: refused once the short retries are over.
+  const auto busy = lock_for_upload(second.get());
+  REQUIRE_FALSE(busy);
+  CHECK(busy.error() == std::errc::operation_would_block);
+  // A listing probes the lock without keeping it, so the upload still holds it after.
+  CHECK(list_partial_uploads(dir.fd.get()).at(0).in_use);
+  first = UniqueFd();
+  // Opened, then removed by an expiry sweep before the lock: no file to write into.
+  ::unlink(file.c_str());
+  const auto gone = lock_for_upload(second.get());
+  REQUIRE_FALSE(gone);
+  CHECK(gone.error() == std::errc::no_such_file_or_directory);
+}
+
 TEST_CASE("expire_partial_uploads leaves a symlink or directory named like a partial",
           "[storage][partials]") {
   Directory dir;
