@@ -203,13 +203,17 @@ Result<std::optional<ForkServerReport>> ForkServerLink::receive_report() {
 void ForkServerLink::retire() { ::shutdown(fd_, SHUT_WR); }
 
 std::optional<SessionHandOff> serve_fork_requests(int fd) {
-  // SIGCHLD arrives through a signalfd beside the requests; sessions get the mask back.
-  sigset_t child_exits;
-  sigemptyset(&child_exits);
-  sigaddset(&child_exits, SIGCHLD);
+  // SIGCHLD, SIGTERM and SIGINT arrive through a signalfd beside the requests (the listener
+  // blocked the last two before starting us); sessions get the mask back. SIGTERM or SIGINT (a
+  // service manager stopping every process of the service) ends the fork server.
+  sigset_t watched_signals;
+  sigemptyset(&watched_signals);
+  sigaddset(&watched_signals, SIGCHLD);
+  sigaddset(&watched_signals, SIGTERM);
+  sigaddset(&watched_signals, SIGINT);
   sigset_t session_mask;
-  ::pthread_sigmask(SIG_BLOCK, &child_exits, &session_mask);
-  const int exits = ::signalfd(-1, &child_exits, SFD_CLOEXEC | SFD_NONBLOCK);
+  ::pthread_sigmask(SIG_BLOCK, &watched_signals, &session_mask);
+  const int exits = ::signalfd(-1, &watched_signals, SFD_CLOEXEC | SFD_NONBLOCK);
   ::prctl(PR_SET_NAME, kForkServerName, 0, 0, 0);
   for (;;) {
     std::array<pollfd, 2> watched{{{fd, POLLIN, 0}, {exits, POLLIN, 0}}};
@@ -217,11 +221,13 @@ std::optional<SessionHandOff> serve_fork_requests(int fd) {
       if (errno == EINTR) continue;
       break;
     }
+    bool stop = false;
     if (exits >= 0 && (watched[1].revents & POLLIN) != 0) {
       signalfd_siginfo drained;
-      while (::read(exits, &drained, sizeof drained) == sizeof drained) {
-      }
+      while (::read(exits, &drained, sizeof drained) == sizeof drained)
+        stop = stop || drained.ssi_signo != SIGCHLD;
     }
+    if (stop) break;
     if (!report_ended_sessions(fd)) break;  // without a signalfd, polled every second
     if ((watched[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
     auto received = receive_request(fd);

@@ -65,6 +65,11 @@ def test_sessions_come_from_the_fork_server_and_are_the_account_alone():
     with open(os.path.join(root, "data.bin"), "rb") as f:
         expected = hashlib.sha256(f.read()).hexdigest()
     assert hashlib.sha256(retrieve(ctl, "/data.bin")).hexdigest() == expected
+    # SIGTERM (a service manager stopping every process of the service) ends the fork server;
+    # its session goes on.
+    os.kill(fork_server, signal.SIGTERM)
+    wait_until(lambda: fork_server not in fork_servers(server), 10, "the fork server's end")
+    ctl.expect("NOOP", 200)
     ctl.close()
 
 
