@@ -25,7 +25,8 @@ import threading
 import time
 
 from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs,
-                             assert_file_digest, descendants, ensure_globus_user, free_port,
+                             EstablishedPortWatch, assert_file_digest, descendants,
+                             ensure_globus_user, free_port,
                              give_to_globus_user, gridftpd_binary, make_file, make_temp_dir,
                              make_tree_readable, make_world_traversable, require_tool, run_peer,
                              run_tests, shared_test_pki, wait_until)
@@ -75,36 +76,13 @@ def site_environment(pki, **variables: str) -> dict[str, str]:
     return dict(os.environ, GLOBUS_USAGE_OPTOUT="1", **pki.server_env(), **variables)
 
 
-class DataPortWatch:
-    """Polls `ss` while a transfer runs: the local ports of every established TCP connection
-    the server's processes hold, apart from the control connection."""
-
-    def __init__(self, server_pid: int, control_port: int):
-        self.server_pid, self.control_port = server_pid, control_port
-        self.ports: set[int] = set()
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        while not self.stop.is_set():
-            pids = set(descendants(self.server_pid))
-            out = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True,
-                                 text=True).stdout
-            for line in out.splitlines():
-                owners = {int(p) for p in re.findall(r"pid=(\d+)", line)}
-                local = line.split()[2] if len(line.split()) > 2 else ""
-                port = int(local.rsplit(":", 1)[1]) if ":" in local else 0
-                if owners & pids and port != self.control_port:
-                    self.ports.add(port)
-            time.sleep(0.005)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join(timeout=10)
+def data_port_watch(server_pid: int, control_port: int) -> EstablishedPortWatch:
+    """The local ports of every established TCP connection the server's processes hold while a
+    transfer runs, apart from the control connection."""
+    def select(connections):
+        pids = set(descendants(server_pid))
+        return [port for port, owners in connections if owners & pids and port != control_port]
+    return EstablishedPortWatch(select)
 
 
 def test_same_command_line_and_environment_serve_the_same_urls():
@@ -131,7 +109,7 @@ def test_same_command_line_and_environment_serve_the_same_urls():
             give_to_globus_user(incoming, pki.account)
             base = f"gsiftp://127.0.0.1:{port}"
             local = os.path.join(make_temp_dir("dropin-get-"), "got.bin")
-            with DataPortWatch(proc.pid, port) as watch:
+            with data_port_watch(proc.pid, port) as watch:
                 # The big file, so that its passive connection lives long enough for ss to see
                 # it even on a loaded machine.
                 got = run_peer(["globus-url-copy", "-dbg", base + big, "file://" + local],

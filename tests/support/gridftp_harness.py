@@ -640,6 +640,40 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+class EstablishedPortWatch:
+    """Polls `ss` in a thread for as long as the `with` block runs (a transfer) and keeps the
+    local ports that `select` picks out of each poll's established TCP connections, given as
+    (local port, pids owning the socket) pairs. Short connections can fall between polls on a
+    loaded machine, so a test should move enough data for them to live a while."""
+
+    def __init__(self, select):
+        self.select = select
+        self.ports: set[int] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            out = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True,
+                                 text=True).stdout
+            connections = []
+            for line in out.splitlines():
+                fields = line.split()
+                if len(fields) > 2 and ":" in fields[2]:
+                    owners = {int(p) for p in re.findall(r"pid=(\d+)", line)}
+                    connections.append((int(fields[2].rsplit(":", 1)[1]), owners))
+            self.ports.update(self.select(connections))
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
 def fork_servers(server) -> list[int]:
     """The server's fork servers (process per session with gsi.fork_server on)."""
     return [pid for pid, (parent, name) in _process_tree().items()
