@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   clang libclang-rt-14-dev
   libboost-dev libssl-dev libspdlog-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev
-  python3 python3-matplotlib openssl
+  python3 python3-matplotlib python3-fusepy openssl
   globus-gridftp-server-progs globus-gass-copy-progs globus-proxy-utils globus-gsi-cert-utils-progs
   lftp curl vsftpd iperf3 tmux procps iproute2 prometheus
   file man-db systemd
