@@ -42,6 +42,10 @@ Reply reply_for_error(std::error_code ec) {
   if (ec == C::TransferAborted)
     return make_reply(rc::kTransferAborted, "Connection closed; transfer aborted.");
   if (ec == C::TransferFailed) return make_reply(rc::kLocalError, "Transfer failed.");
+  if (ec == C::DiskStalled) {
+    return make_reply(rc::kLocalError,
+                      "Local error: a disk write stalled past the data timeout; transfer aborted.");
+  }
   if (ec == C::ProtectionRequired) {
     return make_reply(rc::kProtectionLevelDenied, "Requested protection level not supported.");
   }

@@ -63,6 +63,8 @@ class ConditionCategory final : public std::error_category {
         return "file name not allowed";
       case Condition::TransferFailed:
         return "transfer failed";
+      case Condition::DiskStalled:
+        return "a disk write stalled past the data timeout";
       case Condition::LocalError:
         return "local error";
     }

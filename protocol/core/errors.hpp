@@ -35,6 +35,7 @@ enum class Condition {
   UnsupportedNetworkProtocol,
   FileNameNotAllowed,
   TransferFailed,
+  DiskStalled,  // a disk write outlasted the data timeout (the data connection was closed)
   LocalError,
 };
 

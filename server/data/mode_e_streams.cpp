@@ -6,6 +6,7 @@
 #include "protocol/core/errors.hpp"
 #include "protocol/mode_e/block_decoder.hpp"
 #include "protocol/mode_e/block_header.hpp"
+#include "server/data/disk_writer.hpp"
 #include "server/data/stall_watch.hpp"
 #include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
@@ -213,30 +214,33 @@ std::span<char> read_window(const mode_e::BlockDecoder& decoder, transport::Alig
 }
 
 // Feeds `input` to the decoder until it needs more or this connection's EOD arrives; bytes after
-// the EOD belong to the next transfer and are kept in `stream.pending`.
-Result<bool> consume(std::span<const char> input, mode_e::BlockDecoder& decoder, DataStream& stream,
-                     storage::Upload& upload, ReceiverShared& shared) {
+// the EOD belong to the next transfer and are kept in `stream.pending`. Payload goes to disk
+// through `writer`, off the data loop.
+transport::awaitable<Result<bool>> consume(std::span<const char> input,
+                                           mode_e::BlockDecoder& decoder, DataStream& stream,
+                                           storage::Upload& upload, ReceiverShared& shared,
+                                           DiskWriter& writer, const transport::Deadline& watch) {
   using Kind = mode_e::DecoderEvent::Kind;
   mode_e::DecoderEvent event;
   do {
     auto consumed = decoder.next(input, event);
-    if (!consumed) return make_error(consumed.error());
+    if (!consumed) co_return make_error(consumed.error());
     input = input.subspan(*consumed);
     if (event.kind == Kind::Data) {
-      if (auto ok = upload.write_at(event.offset, event.payload); !ok)
-        return make_error(ok.error());
+      const auto written = co_await writer.write_at(upload, event.offset, event.payload, watch);
+      if (!written) co_return make_error(written.error());
       if (auto ok = shared.on_data(event.offset, event.payload.size()); !ok)
-        return make_error(ok.error());
+        co_return make_error(ok.error());
       if (shared.bytes != nullptr) *shared.bytes += event.payload.size();
     } else if (event.kind == Kind::Eof) {
-      if (auto ok = shared.on_eof(event.eod_count); !ok) return make_error(ok.error());
+      if (auto ok = shared.on_eof(event.eod_count); !ok) co_return make_error(ok.error());
     } else if (event.kind == Kind::Eod) {
       stream.pending.assign(input.begin(), input.end());
-      if (auto ok = shared.on_eod(); !ok) return make_error(ok.error());
-      return true;
+      if (auto ok = shared.on_eod(); !ok) co_return make_error(ok.error());
+      co_return true;
     }
   } while (event.kind != Kind::NeedMore);
-  return false;
+  co_return false;
 }
 
 }  // namespace
@@ -248,6 +252,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
   auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
+  DiskWriter writer;
   transport::AlignedBuffer buffer(limits.block_bytes + 64);
   mode_e::BlockDecoder decoder;
   Result<bool> at_eod = false;
@@ -256,7 +261,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
   stream->pending += stream->link.take_pending();  // PROT C: raw bytes that followed the handshake
   if (at_eod && !stream->pending.empty()) {
     const std::string early = std::exchange(stream->pending, {});
-    at_eod = consume(early, decoder, *stream, *upload, *shared);
+    at_eod = co_await consume(early, decoder, *stream, *upload, *shared, writer, *deadline);
   }
   while (at_eod && !*at_eod) {
     deadline->expires_after(limits.stall_timeout);
@@ -268,7 +273,8 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
       at_eod = make_error(data_socket_error(ec, *deadline));
       break;
     }
-    at_eod = consume(into.first(got), decoder, *stream, *upload, *shared);
+    at_eod =
+        co_await consume(into.first(got), decoder, *stream, *upload, *shared, writer, *deadline);
   }
   deadline->stop();
   if (!at_eod && on_failure) on_failure();

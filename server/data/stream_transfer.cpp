@@ -9,6 +9,7 @@
 
 #include "protocol/control/ascii_codec.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/data/disk_writer.hpp"
 #include "server/data/stall_watch.hpp"
 #include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
@@ -132,6 +133,7 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
                                                 std::chrono::seconds stall_timeout,
                                                 TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
+  DiskWriter writer;
   transport::AlignedBuffer buffer(kChunkBytes);
   std::string converted;
   protocol::control::NetworkAsciiDecoder decoder;
@@ -153,14 +155,14 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
       decoder.decode(data, converted);
       data = converted;
     }
-    outcome = upload.write_at(file_offset, data);
+    outcome = co_await writer.write_at(upload, file_offset, data, *deadline);
     if (!outcome) break;
     file_offset += data.size();
   }
   if (outcome && ascii) {
     converted.clear();
     decoder.finish(converted);
-    outcome = upload.write_at(file_offset, converted);
+    outcome = co_await writer.write_at(upload, file_offset, converted, *deadline);
   }
   deadline->stop();
   co_return outcome;

@@ -33,7 +33,9 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::Dat
 transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link,
                                              std::string text, std::chrono::seconds stall_timeout,
                                              TransferProgress& progress);
-// Receives until the peer closes, writing into `upload`; `ascii` converts CR LF to LF.
+// Receives until the peer closes, writing into `upload` off this thread (DiskWriter); `ascii`
+// converts CR LF to LF. Errors: errno from the socket or the file; Condition::TransferAborted on a
+// stall past `stall_timeout`, Condition::DiskStalled when a disk write outlasted it.
 transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link,
                                                 storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout,

@@ -56,6 +56,7 @@ TEST_CASE("reply_for_error maps every Condition to its reply code", "[control][r
       {Condition::UnsupportedNetworkProtocol, 522},
       {Condition::FileNameNotAllowed, 553},
       {Condition::TransferFailed, 451},
+      {Condition::DiskStalled, 451},
       {Condition::LocalError, 451},
   }));
   INFO("condition " << static_cast<int>(condition) << ": " << error_code_for(condition).message());

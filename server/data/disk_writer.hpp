@@ -1,0 +1,39 @@
+// Where an upload's bytes go to disk: on a thread of the writer's own, started at its first write,
+// never on the thread that runs the transfer's coroutine. Those are the control I/O threads (stream
+// mode) and the data loops (MODE E), shared by every session's commands, sockets and timers; a slow
+// or hung disk (a throttled volume, a stalled network file system) would hold them all. With the
+// write on its own thread the disk holds only that thread: other sessions go on, this one still
+// answers STAT and ABOR, and the stall watch still runs. One writer per data connection, so MODE E
+// streams write in parallel as before.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "protocol/core/result.hpp"
+#include "server/storage/upload.hpp"
+#include "transport/asio.hpp"
+#include "transport/deadline.hpp"
+
+namespace gridftp::server {
+
+class DiskWriter {
+ public:
+  DiskWriter() = default;
+  DiskWriter(const DiskWriter&) = delete;
+  DiskWriter& operator=(const DiskWriter&) = delete;
+
+  // upload.write_at(offset, bytes) on the writer's thread; the caller waits for it, so `bytes`
+  // stays valid. `watch` is the connection's stall watch, left running: a write it outlasts has
+  // held the connection past the data timeout (the watch closed it), and fails the transfer.
+  // Errors: errno from the write; Condition::DiskStalled when `watch` expired meanwhile.
+  transport::awaitable<Result<void>> write_at(storage::Upload& upload, std::uint64_t offset,
+                                              std::span<const char> bytes,
+                                              const transport::Deadline& watch);
+
+ private:
+  std::optional<transport::asio::thread_pool> thread_;
+};
+
+}  // namespace gridftp::server
