@@ -1,7 +1,8 @@
 """Faults that must end in a clear error and lose nothing: a disk that fills during STOR, ESTO
-and a MODE E -p 4 put (a small tmpfs mounted over the upload directory), and clients that stop
-reading their data or their replies. Each test checks the reply or the server log, and the files
-on disk (nothing under the final name when incomplete) or the resources freed."""
+and a MODE E -p 4 put (a small tmpfs mounted over the upload directory), a slow disk (a FUSE file
+system whose writes are throttled, stalled or failed: tests/support/slow_fs.py), and clients that
+stop reading their data or their replies. Each test checks the reply or the server log, and the
+files on disk (nothing under the final name when incomplete) or the resources freed."""
 
 import io
 import os
@@ -9,12 +10,14 @@ import re
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 from gridftp_harness import (MIB, MODE_E_EOD, MODE_E_EOF, RawControl, abort_socket, file_url,
-                             gridcp_binary, make_file, make_temp_dir, mode_e_header,
-                             parse_pasv_reply, read_final_reply, run_peer, run_tests,
-                             start_gridftpd, wait_until)
+                             ftp_retr_bytes, gridcp_binary, make_file, make_temp_dir,
+                             mode_e_header, parse_pasv_reply, read_final_reply, run_peer,
+                             run_tests, sha256_bytes, sha256_file, start_gridftpd, wait_until)
+from slow_fs import SlowDisk
 
 _mounts: list[str] = []
 
@@ -230,6 +233,314 @@ def test_one_of_four_mode_e_streams_cut_mid_transfer_and_the_restart():
     ctl.close()
     for stream in streams[:3]:
         stream.close()
+
+
+# A slow disk ----------------------------------------------------------------------------------
+
+# Slow enough that a few MiB take seconds, so the disk is still busy with an upload when the
+# test stalls it; the tests wait on slow_fs's counters, never on the clock.
+THROTTLE = 4 * MIB
+
+
+def slow_disk_root(**faults) -> tuple[str, str, SlowDisk]:
+    """An anonymous root whose incoming/ is slow_fs mounted over a backing directory, with
+    `faults` from the start. Returns the root, the backing directory (the "disk" itself, read
+    by the checks without going through the mount) and the mount's SlowDisk."""
+    base = make_temp_dir("faults-slow-")
+    root = os.path.join(base, "root")
+    backing, control = os.path.join(base, "backing"), os.path.join(base, "control")
+    for directory in (os.path.join(root, "incoming"), backing, control):
+        os.makedirs(directory)
+    os.chmod(backing, 0o777)
+    return root, backing, SlowDisk(backing, os.path.join(root, "incoming"), control, **faults)
+
+
+def send_and_close(data: socket.socket, payload: bytes) -> None:
+    try:
+        data.sendall(payload)
+    except OSError:
+        pass  # the server cut the transfer; its reply says why
+    data.close()
+
+
+def other_sessions_go_on(server, disk: SlowDisk, path: str, digest: str, held: int) -> None:
+    """While the stalled slow disk holds `held` writes, new sessions log in and fetch `path`, on
+    an ordinary disk, whole: by RETR, and by gridcp -p 2 (MODE E, whose streams run on the data
+    loops). A server that wrote to disk on the threads that serve other sessions' commands and
+    sockets would keep these waiting until the disk let go; the timeouts only turn that wait
+    into a failure."""
+    try:
+        with server.ftp(timeout=30) as ftp:
+            got = ftp_retr_bytes(ftp, path)
+    except (socket.timeout, TimeoutError) as e:
+        raise AssertionError(f"a new session's login and RETR got nowhere while the slow disk "
+                             f"held a write ({e!r}): it waits on others' disk") from None
+    assert sha256_bytes(got) == digest, f"the RETR beside the stalled upload: {len(got)} bytes"
+    local = os.path.join(make_temp_dir("faults-get-"), "got.bin")
+    try:
+        run_peer([gridcp_binary(), "-p", "2", f"ftp://{server.host}:{server.port}{path}",
+                  file_url(local)], timeout=60, what="gridcp -p 2 get beside the stalled upload")
+    except AssertionError as e:
+        raise AssertionError(f"a MODE E get got nowhere while the slow disk held a write: it "
+                             f"waits on others' disk\n{e}") from None
+    assert sha256_file(local) == digest, "the MODE E get beside the stalled upload differs"
+    assert disk.status()["waiting"] >= held, "the disk let go before the fetches ended"
+
+
+def assert_no_reply_pending(ctl: RawControl, what: str) -> None:
+    timeout = ctl.sock.gettimeout()
+    ctl.sock.setblocking(False)
+    try:
+        pending = ctl.sock.recv(4096, socket.MSG_PEEK)
+    except BlockingIOError:
+        pending = b""
+    finally:
+        ctl.sock.settimeout(timeout)
+    assert not pending and not ctl.buf, f"{what}: a reply came early: {(ctl.buf + pending)!r}"
+
+
+def test_a_throttled_disk_under_stream_stors_holds_up_no_other_session():
+    """Two STORs onto a throttled disk that then stalls for a while: meanwhile both uploading
+    sessions answer STAT, and new sessions fetch a file from an ordinary disk whole; once the
+    disk goes on, both uploads complete (226) whole under their names."""
+    root, backing, disk = slow_disk_root(rate=THROTTLE)
+    public = make_file(os.path.join(root, "pub.bin"), 4 * MIB, seed=5)
+    # Two I/O threads and two data loops whatever the machine: two writes that each blocked the
+    # thread they ran on would hold every thread there is.
+    server = start_gridftpd(root, server={"threads": 2})
+    uploads = []
+    for name in ("one.bin", "two.bin"):
+        payload = os.urandom(8 * MIB)
+        ctl = RawControl(server.host, server.port)
+        ctl.login()
+        ctl.expect("TYPE I", 200)
+        data = ctl.pasv_connect()
+        ctl.expect(f"STOR /incoming/{name}", 150)
+        sender = threading.Thread(target=send_and_close, args=(data, payload), daemon=True)
+        sender.start()
+        uploads.append((name, payload, ctl, sender))
+    try:
+        disk.wait_for(lambda s: s["written"] >= MIB, "the uploads to reach the slow disk")
+        disk.set(rate=THROTTLE, stall=True)
+        disk.wait_for(lambda s: s["waiting"] >= 2, "a write of each upload held by the disk")
+        other_sessions_go_on(server, disk, "/pub.bin", public, held=2)
+        for name, _, ctl, _ in uploads:
+            try:
+                code, text = ctl.cmd("STAT")
+            except socket.timeout:
+                raise AssertionError(f"STAT during the stalled upload of {name} went "
+                                     f"unanswered: the session's commands wait on its disk "
+                                     f"write") from None
+            assert code == 211 and "Transfer in progress" in text, f"STAT mid-upload: {text!r}"
+            assert_no_reply_pending(ctl, f"{name} while the disk held its write")
+    finally:
+        disk.set(rate=THROTTLE)
+    for name, payload, ctl, sender in uploads:
+        code, text, _ = read_final_reply(ctl, 120)
+        assert code == 226, f"the throttled STOR of {name}: {text!r}"
+        sender.join(30)
+        ctl.close()
+        assert sha256_file(os.path.join(backing, name)) == sha256_bytes(payload), name
+        record = server.wait_transfer_record(lambda r, n=name: r["path"] == f"/incoming/{n}",
+                                             f"the throttled STOR of {name}")
+        assert record["result"] == "ok" and record["bytes"] == len(payload), record
+        assert f"STOR done path=/incoming/{name}" in server.log_text()
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == ["one.bin", "two.bin"] and hidden == [], f"after: {visible} {hidden}"
+    server.stop()
+    disk.stop()
+
+
+def send_mode_e_share(stream: socket.socket, payload: bytes, index: int, streams: int) -> None:
+    """Stream `index` of `streams` sends its share of `payload` (a contiguous quarter, say) in
+    256 KiB blocks, then its EOD; stream 0 also carries the EOF with the count of EODs."""
+    share = len(payload) // streams
+    block = 256 * 1024
+    try:
+        for offset in range(index * share, (index + 1) * share, block):
+            stream.sendall(mode_e_header(0, block, offset) + payload[offset:offset + block])
+        stream.sendall(mode_e_header(MODE_E_EOD | MODE_E_EOF, 0, streams) if index == 0
+                       else mode_e_header(MODE_E_EOD, 0, 0))
+    except OSError:
+        pass  # the server cut the transfer; its reply says why
+    stream.close()
+
+
+def test_a_throttled_disk_under_a_mode_e_stor_with_four_streams_holds_up_no_other_session():
+    """A MODE E STOR over four streams, all sending at once, onto a throttled disk that then
+    stalls for a while: meanwhile the session answers STAT and new sessions fetch a file from
+    an ordinary disk whole; once the disk goes on, the upload completes (226) whole under its
+    name."""
+    root, backing, disk = slow_disk_root(rate=THROTTLE)
+    public = make_file(os.path.join(root, "pub.bin"), 4 * MIB, seed=6)
+    # Four streams on two data loops: writes that blocked the loops they ran on would hold
+    # every data loop.
+    server = start_gridftpd(root, server={"threads": 2})
+    payload = os.urandom(16 * MIB)
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    ctl.expect("MODE E", 200)
+    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    ctl.send("STOR /incoming/four.bin")
+    senders = []
+    for i in range(4):
+        stream = socket.create_connection(address, timeout=120)
+        senders.append(threading.Thread(target=send_mode_e_share, args=(stream, payload, i, 4),
+                                        daemon=True))
+        senders[-1].start()
+    try:
+        disk.wait_for(lambda s: s["written"] >= MIB, "the upload to reach the slow disk")
+        disk.set(rate=THROTTLE, stall=True)
+        # The kernel lets one write into a FUSE file at a time: the file system holds one, and
+        # every other stream's next write waits in the kernel behind it.
+        disk.wait_for(lambda s: s["waiting"] >= 1, "a write held by the stalled disk")
+        other_sessions_go_on(server, disk, "/pub.bin", public, held=1)
+        try:
+            code, text = ctl.cmd("STAT")
+        except socket.timeout:
+            raise AssertionError("STAT during the stalled MODE E upload went unanswered") \
+                from None
+        # The 150, and perhaps a marker, may come before the STAT's reply.
+        while 100 <= code < 200:
+            code, text = ctl.read_reply()
+        assert code == 211 and "Transfer in progress" in text, f"STAT mid-upload: {text!r}"
+    finally:
+        disk.set(rate=THROTTLE)
+    code, text, _ = read_final_reply(ctl, 120)
+    assert code == 226, f"the throttled MODE E STOR: {text!r}"
+    for sender in senders:
+        sender.join(30)
+    ctl.close()
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == ["four.bin"] and hidden == [], f"after the MODE E STOR: {visible} {hidden}"
+    assert sha256_file(os.path.join(backing, "four.bin")) == sha256_bytes(payload)
+    record = server.wait_transfer_record(lambda r: r["path"] == "/incoming/four.bin",
+                                         "the throttled MODE E STOR")
+    assert record["result"] == "ok" and record["mode"] == "E" and record["streams"] == 4, record
+    assert record["bytes"] == len(payload), record
+    server.stop()
+    disk.stop()
+
+
+def test_a_disk_that_fails_writes_ends_uploads_with_451_or_452_and_the_server_goes_on():
+    """Writes fail from 2 MiB into each file: with EIO a STOR gets 451 and a MODE E -p 4 put
+    fails with 451; with ENOSPC an ESTO gets 452. The log and the transfer log name the error,
+    nothing is under a final name (the put's partial stays hidden for a restart, as on a full
+    disk), and once the disk is well a STOR on the same server completes."""
+    root, backing, disk = slow_disk_root(fail_beyond=2 * MIB, errno="EIO")
+    server = start_gridftpd(root)
+    payload = os.urandom(8 * MIB)
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    data = ctl.pasv_connect()
+    ctl.expect("STOR /incoming/eio.bin", 150)
+    send_and_close(data, payload)
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 451 and "Local error" in text, f"a STOR whose writes fail with EIO: {text!r}"
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == [] and hidden == [], f"after the failed STOR: {visible} {hidden}"
+
+    src = os.path.join(make_temp_dir("faults-src-"), "put.bin")
+    make_file(src, 8 * MIB, seed=8)
+    result = run_peer([gridcp_binary(), "-p", "4", file_url(src),
+                       f"ftp://{server.host}:{server.port}/incoming/put.bin"],
+                      expect_rc=None, timeout=120, what="gridcp -p 4 put onto a failing disk")
+    assert result.rc != 0 and "451" in result.output, result.describe()
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == [] and len(hidden) == 1, f"after the failed put: {visible} {hidden}"
+
+    disk.set(fail_beyond=2 * MIB, errno="ENOSPC")
+    data = ctl.pasv_connect()
+    ctl.expect("ESTO A 0 /incoming/esto.bin", 150)
+    send_and_close(data, payload)
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 452, f"an ESTO whose writes fail with ENOSPC: {text!r}"
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == [] and len(hidden) == 1, f"after the failed ESTO: {visible} {hidden}"
+
+    failed = {r["path"]: r.get("error", "") for r in server.transfer_records()
+              if r["result"] != "ok"}
+    assert "Input/output error" in failed.get("/incoming/eio.bin", ""), failed
+    assert "Input/output error" in failed.get("/incoming/put.bin", ""), failed
+    assert "No space left on device" in failed.get("/incoming/esto.bin", ""), failed
+    log = server.log_text()
+    assert "STOR failed path=/incoming/eio.bin" in log and "Input/output error" in log, log[-3000:]
+
+    disk.set()  # the disk is well again: the same server, the same session, a whole file
+    data = ctl.pasv_connect()
+    ctl.expect("STOR /incoming/fits.bin", 150)
+    send_and_close(data, payload)
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 226, f"a STOR once the disk is well: {text!r}"
+    ctl.close()
+    assert sha256_file(os.path.join(backing, "fits.bin")) == sha256_bytes(payload)
+    server.assert_alive("after writes failed with EIO and ENOSPC")
+    server.stop()
+    disk.stop()
+
+
+def test_a_disk_stalled_past_the_data_timeout_ends_the_upload_with_451():
+    """A STOR whose disk holds a write for longer than data_seconds. A write blocked in the
+    kernel cannot be called back, so the transfer cannot end before the disk lets go; what the
+    server can do it does: it closes the data connection when the timeout passes, so the client
+    learns at once, and the session still answers STAT. Once the disk lets go the upload ends
+    with 451 naming the stalled disk, nothing is under its name, and the server goes on."""
+    root, backing, disk = slow_disk_root(rate=THROTTLE)
+    server = start_gridftpd(root, timeouts={"data_seconds": 3})
+    # More than the socket buffers on both ends hold, so the sender is still sending, and sees
+    # the connection closed under it, when the server gives up.
+    payload = os.urandom(64 * MIB)
+    ctl = RawControl(server.host, server.port)
+    ctl.login()
+    ctl.expect("TYPE I", 200)
+    data = ctl.pasv_connect(timeout=120)
+    ctl.expect("STOR /incoming/stalled.bin", 150)
+    cut = threading.Event()
+
+    def send():
+        try:
+            data.sendall(payload)
+        except OSError:
+            cut.set()
+        data.close()
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    try:
+        disk.wait_for(lambda s: s["written"] >= MIB, "the upload to reach the slow disk")
+        disk.set(rate=THROTTLE, stall=True)
+        disk.wait_for(lambda s: s["waiting"] >= 1, "a write held by the stalled disk")
+        wait_until(cut.is_set, 60, "the server to close the data connection of the upload "
+                   "whose disk write stalled")
+        assert disk.status()["waiting"] >= 1, "the disk let go before the connection was closed"
+        code, text = ctl.cmd("STAT")
+        assert code == 211 and "Transfer in progress" in text, f"STAT mid-stall: {text!r}"
+        assert_no_reply_pending(ctl, "while the disk still held the write")
+    finally:
+        disk.set()
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 451 and "stalled" in text, f"an upload whose disk stalled: {text!r}"
+    sender.join(30)
+    visible, hidden = visible_and_hidden(backing)
+    assert visible == [] and hidden == [], f"after the stalled STOR: {visible} {hidden}"
+    record = server.wait_transfer_record(lambda r: r["path"] == "/incoming/stalled.bin",
+                                         "the stalled STOR")
+    assert record["result"] == "failed" and "stalled" in record["error"], record
+    log = server.log_text()
+    assert ("STOR failed path=/incoming/stalled.bin" in log
+            and "a disk write stalled past the data timeout" in log), log[-3000:]
+    # The disk is well again: the same session stores a whole file.
+    small = os.urandom(MIB)
+    data = ctl.pasv_connect()
+    ctl.expect("STOR /incoming/after.bin", 150)
+    send_and_close(data, small)
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 226, f"a STOR after the stall: {text!r}"
+    ctl.close()
+    assert sha256_file(os.path.join(backing, "after.bin")) == sha256_bytes(small)
+    server.stop()
+    disk.stop()
 
 
 def partial_bytes(directory: str) -> int:
