@@ -139,25 +139,41 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
   protocol::control::NetworkAsciiDecoder decoder;
   std::uint64_t file_offset = 0;
   Result<void> outcome;
-  while (true) {
-    deadline->expires_after(stall_timeout);
-    boost::system::error_code ec;
-    const auto got = co_await link.read_some(socket, buffer.span(), ec);
-    if (ec == asio::error::eof) break;
-    if (ec) {
-      outcome = make_error(data_socket_error(ec, *deadline));
-      break;
+  bool at_eof = false;
+  while (outcome && !at_eof) {
+    // Reads fill the buffer before it goes to the writer's thread: one hand-off per megabyte,
+    // not per read (a TLS link's reads are a few records each).
+    std::size_t filled = 0;
+    while (filled < buffer.size()) {
+      deadline->expires_after(stall_timeout);
+      boost::system::error_code ec;
+      const auto got = co_await link.read_some(socket, buffer.span().subspan(filled), ec);
+      if (ec == asio::error::eof) {
+        at_eof = true;
+        break;
+      }
+      if (ec) {
+        outcome = make_error(data_socket_error(ec, *deadline));
+        break;
+      }
+      filled += got;
     }
-    progress.bytes += got;
-    std::span<const char> data(buffer.data(), got);
+    if (filled == 0) continue;
+    std::span<const char> data(buffer.data(), filled);
     if (ascii) {
       converted.clear();
       decoder.decode(data, converted);
       data = converted;
     }
-    outcome = co_await writer.write_at(upload, file_offset, data, *deadline);
-    if (!outcome) break;
+    // What was read so far is written even when the connection failed: a restart goes on
+    // from there.
+    if (auto written = co_await writer.write_at(upload, file_offset, data, *deadline); !written) {
+      outcome = make_error(written.error());
+      break;
+    }
     file_offset += data.size();
+    // Counted once on disk, so a restart marker never names bytes still in the buffer.
+    progress.bytes += filled;
   }
   if (outcome && ascii) {
     converted.clear();
