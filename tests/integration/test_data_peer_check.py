@@ -65,9 +65,7 @@ def test_mode_e_store_from_a_stranger_fails_and_leaves_no_file():
     server = start_checking_server()
     control = RawControl(server.host, server.port)
     control.login()
-    control.expect("TYPE I", 200)
-    control.expect("MODE E", 200)
-    address = pasv_address(control)
+    address = control.mode_e_passive()
     control.send("STOR incoming/forged.bin")
     code, _ = control.read_reply()
     assert code in (125, 150), f"STOR: expected 150, got {code}"

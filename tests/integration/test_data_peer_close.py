@@ -95,9 +95,7 @@ def test_mode_e_sender_gone_mid_block_is_426_and_leaves_no_file():
     server = start_gridftpd(timeouts={"data_seconds": 5})
     ctl = RawControl(server.host, server.port)
     ctl.login()
-    ctl.expect("TYPE I", 200)
-    ctl.expect("MODE E", 200)
-    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    address = ctl.mode_e_passive()
     ctl.send("STOR /incoming/cut.bin")
     data = socket.create_connection(address, timeout=15)
     data.sendall(mode_e_header(0, 200_000, 0) + b"x" * 5000)  # 5000 of 200000 announced bytes

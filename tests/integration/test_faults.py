@@ -195,9 +195,7 @@ def test_one_of_four_mode_e_streams_cut_mid_transfer_and_the_restart():
     server = start_gridftpd(timeouts={"data_seconds": 5})
     ctl = RawControl(server.host, server.port)
     ctl.login()
-    ctl.expect("TYPE I", 200)
-    ctl.expect("MODE E", 200)
-    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    address = ctl.mode_e_passive()
     ctl.send("STOR /incoming/four.bin")
     streams = [socket.create_connection(address, timeout=15) for _ in range(4)]
     for i, stream in enumerate(streams[:3]):
@@ -379,9 +377,7 @@ def test_a_throttled_disk_under_a_mode_e_stor_with_four_streams_holds_up_no_othe
     payload = os.urandom(16 * MIB)
     ctl = RawControl(server.host, server.port)
     ctl.login()
-    ctl.expect("TYPE I", 200)
-    ctl.expect("MODE E", 200)
-    address = parse_pasv_reply(ctl.expect("PASV", 227))
+    address = ctl.mode_e_passive()
     ctl.send("STOR /incoming/four.bin")
     senders = []
     for i in range(4):
@@ -421,6 +417,16 @@ def test_a_throttled_disk_under_a_mode_e_stor_with_four_streams_holds_up_no_othe
     assert record["bytes"] == len(payload), record
     server.stop()
     disk.stop()
+
+
+def store_whole(ctl: RawControl, path: str, payload: bytes, backing_file: str) -> None:
+    """A stream-mode STOR of `payload` that must complete (226), byte-identical on disk."""
+    data = ctl.pasv_connect()
+    ctl.expect(f"STOR {path}", 150)
+    send_and_close(data, payload)
+    code, text, _ = read_final_reply(ctl, 60)
+    assert code == 226, f"STOR {path}: {text!r}"
+    assert sha256_file(backing_file) == sha256_bytes(payload), f"STOR {path}: bytes differ"
 
 
 def test_a_disk_that_fails_writes_ends_uploads_with_451_or_452_and_the_server_goes_on():
@@ -469,13 +475,8 @@ def test_a_disk_that_fails_writes_ends_uploads_with_451_or_452_and_the_server_go
     assert "STOR failed path=/incoming/eio.bin" in log and "Input/output error" in log, log[-3000:]
 
     disk.set()  # the disk is well again: the same server, the same session, a whole file
-    data = ctl.pasv_connect()
-    ctl.expect("STOR /incoming/fits.bin", 150)
-    send_and_close(data, payload)
-    code, text, _ = read_final_reply(ctl, 60)
-    assert code == 226, f"a STOR once the disk is well: {text!r}"
+    store_whole(ctl, "/incoming/fits.bin", payload, os.path.join(backing, "fits.bin"))
     ctl.close()
-    assert sha256_file(os.path.join(backing, "fits.bin")) == sha256_bytes(payload)
     server.assert_alive("after writes failed with EIO and ENOSPC")
     server.stop()
     disk.stop()
@@ -531,14 +532,8 @@ def test_a_disk_stalled_past_the_data_timeout_ends_the_upload_with_451():
     assert ("STOR failed path=/incoming/stalled.bin" in log
             and "a disk write stalled past the data timeout" in log), log[-3000:]
     # The disk is well again: the same session stores a whole file.
-    small = os.urandom(MIB)
-    data = ctl.pasv_connect()
-    ctl.expect("STOR /incoming/after.bin", 150)
-    send_and_close(data, small)
-    code, text, _ = read_final_reply(ctl, 60)
-    assert code == 226, f"a STOR after the stall: {text!r}"
+    store_whole(ctl, "/incoming/after.bin", os.urandom(MIB), os.path.join(backing, "after.bin"))
     ctl.close()
-    assert sha256_file(os.path.join(backing, "after.bin")) == sha256_bytes(small)
     server.stop()
     disk.stop()
 

@@ -18,7 +18,7 @@ import socket
 import time
 
 from gridftp_harness import (MODE_E_EOD, MODE_E_EOF, RawControl, abort_socket, make_file,
-                             mode_e_header, parse_pasv_reply, read_final_reply, run_tests,
+                             mode_e_header, read_final_reply, run_tests,
                              sha256_bytes, sha256_file, start_gridftpd)
 
 DATA_TIMEOUT_S = 3
@@ -36,9 +36,7 @@ class RawModeEStor:
         self.server, self.name = server, name
         self.ctl = RawControl(server.host, server.port)
         self.ctl.login()
-        self.ctl.expect("TYPE I", 200)
-        self.ctl.expect("MODE E", 200)
-        self.addr = parse_pasv_reply(self.ctl.expect("PASV", 227))
+        self.addr = self.ctl.mode_e_passive()
         self.ctl.send(f"{command} /incoming/{name}")
         self.conns: list[socket.socket] = []
         self.transcript = [f"TYPE I; MODE E; PASV -> {self.addr}; {command} /incoming/{name}"]
@@ -221,9 +219,7 @@ def test_passive_sender_in_mode_e_is_refused():
     for command in ("RETR /data/src.bin", "ERET P 0 1000 /data/src.bin"):
         ctl = RawControl(server.host, server.port)
         ctl.login()
-        ctl.expect("TYPE I", 200)
-        ctl.expect("MODE E", 200)
-        addr = parse_pasv_reply(ctl.expect("PASV", 227))
+        addr = ctl.mode_e_passive()
         data_sock = None
         try:
             data_sock = socket.create_connection(addr, timeout=5)

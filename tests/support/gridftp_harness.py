@@ -986,6 +986,12 @@ class RawControl:
         if code != 230:
             raise AssertionError(f"anonymous login failed: {text!r}")
 
+    def mode_e_passive(self) -> tuple[str, int]:
+        """TYPE I, MODE E and PASV on a logged-in session: where the data connections go."""
+        self.expect("TYPE I", 200)
+        self.expect("MODE E", 200)
+        return parse_pasv_reply(self.expect("PASV", 227))
+
     def pasv_connect(self, timeout: float = 30) -> socket.socket:
         text = self.expect("PASV", 227)
         m = re.search(r"(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)", text)
