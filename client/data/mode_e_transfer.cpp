@@ -38,7 +38,9 @@ bool record_range_marker(const ParsedReply& reply, RestartState& restart) {
 
 std::error_code with_server_reason(Session& session, std::error_code error,
                                    const Session::MarkerCallback& on_marker) {
-  (void)session.finish_transfer(std::chrono::seconds(2), on_marker);
+  // The server replies once every stream has ended on its side too, which can take a few
+  // seconds on a loaded host; its reply (451 for a failing disk) is the reason the user needs.
+  (void)session.finish_transfer(std::chrono::seconds(10), on_marker);
   return error;
 }
 
