@@ -7,14 +7,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace gridftp::server {
 
@@ -124,25 +121,13 @@ Result<ForkServerLink> ForkServerLink::start(const std::vector<std::string>& arg
   command.insert(command.end(), arguments.begin(), arguments.end());
   command.emplace_back("--fork-server-fd");
   command.push_back(std::to_string(kForkServerFd));
-  std::vector<char*> argv;
-  for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  pid_t child = 0;
-  int rc = ::posix_spawn_file_actions_init(&actions);
-  if (rc == 0) {
-    rc = ::posix_spawn_file_actions_adddup2(&actions, ends[1], kForkServerFd);
-    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, kForkServerFd + 1);
-    if (rc == 0)
-      rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-    ::posix_spawn_file_actions_destroy(&actions);
-  }
+  const auto child = spawn_self(command, {{ends[1], kForkServerFd}});
   ::close(ends[1]);
-  if (rc != 0) {
+  if (!child) {
     ::close(ends[0]);
-    return make_error(std::error_code(rc, std::generic_category()));
+    return make_error(child.error());
   }
-  return ForkServerLink(child, ends[0]);
+  return ForkServerLink(*child, ends[0]);
 }
 
 ForkServerLink::ForkServerLink(ForkServerLink&& other) noexcept : pid_(other.pid_), fd_(other.fd_) {

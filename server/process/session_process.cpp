@@ -1,5 +1,6 @@
 #include "server/process/session_process.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fcntl.h>
@@ -51,47 +52,54 @@ int pipe_holding(const std::string& bytes) {
   return ends[0];
 }
 
-Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
-                                    const std::string& key_pem, InheritedPages pages) {
-  // The child gets the session socket as descriptor 3 (and the key pipe as 4) and nothing else
-  // beyond stdio: not the listener, and not the sockets of sessions accepted meanwhile on other
-  // threads (a copy held by the wrong process keeps a connection open after its own session has
-  // closed it).
-  constexpr int kSessionFd = 3;
-  constexpr int kKeyFd = 4;
-  // The pages follow on the next free descriptors, in order.
-  int highest = key_pem.empty() ? kSessionFd : kKeyFd;
-  InheritedPages targets;
-  if (pages.udpx_pool) targets.udpx_pool = ++highest;
-  if (pages.metrics) targets.metrics = ++highest;
-  pid_t child = 0;
-  const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
-  if (!key_pem.empty() && key_pipe < 0)
-    return make_error(std::error_code(errno, std::generic_category()));
-  const auto command = session_process_command(
-      arguments, kSessionFd, key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt, targets);
+Result<pid_t> spawn_self(const std::vector<std::string>& command,
+                         const std::vector<HandedDescriptor>& handed) {
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  int highest = 2;
   posix_spawn_file_actions_t actions;
+  pid_t child = 0;
   int rc = ::posix_spawn_file_actions_init(&actions);
-  if (rc == 0) {
-    rc =
-        ::posix_spawn_file_actions_adddup2(&actions, socket_fd, kSessionFd);  // dup2 clears CLOEXEC
-    if (rc == 0 && key_pipe >= 0)
-      rc = ::posix_spawn_file_actions_adddup2(&actions, key_pipe, kKeyFd);
-    if (rc == 0 && pages.udpx_pool)
-      rc = ::posix_spawn_file_actions_adddup2(&actions, *pages.udpx_pool, *targets.udpx_pool);
-    if (rc == 0 && pages.metrics)
-      rc = ::posix_spawn_file_actions_adddup2(&actions, *pages.metrics, *targets.metrics);
-    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
-    if (rc == 0)
-      rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-    ::posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return make_error(std::error_code(rc, std::generic_category()));
+  for (const auto& descriptor : handed) {
+    // dup2 clears close-on-exec on the copy.
+    if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions, descriptor.from, descriptor.to);
+    highest = std::max(highest, descriptor.to);
   }
-  if (key_pipe >= 0) ::close(key_pipe);
+  if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions, highest + 1);
+  if (rc == 0)
+    rc = ::posix_spawn(&child, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return make_error(std::error_code(rc, std::generic_category()));
   return child;
+}
+
+Result<pid_t> spawn_session_process(const std::vector<std::string>& arguments, int socket_fd,
+                                    const std::string& key_pem, InheritedPages pages) {
+  // The session socket becomes descriptor 3, the key pipe 4, the pages the next ones in order.
+  constexpr int kSessionFd = 3;
+  constexpr int kKeyFd = 4;
+  const int key_pipe = key_pem.empty() ? -1 : pipe_holding(key_pem);
+  if (!key_pem.empty() && key_pipe < 0)
+    return make_error(std::error_code(errno, std::generic_category()));
+  std::vector<HandedDescriptor> handed{{socket_fd, kSessionFd}};
+  if (key_pipe >= 0) handed.push_back({key_pipe, kKeyFd});
+  InheritedPages targets;
+  if (pages.udpx_pool) {
+    targets.udpx_pool = handed.back().to + 1;
+    handed.push_back({*pages.udpx_pool, *targets.udpx_pool});
+  }
+  if (pages.metrics) {
+    targets.metrics = handed.back().to + 1;
+    handed.push_back({*pages.metrics, *targets.metrics});
+  }
+  const auto spawned = spawn_self(
+      session_process_command(arguments, kSessionFd,
+                              key_pipe >= 0 ? std::optional<int>(kKeyFd) : std::nullopt, targets),
+      handed);
+  if (key_pipe >= 0) ::close(key_pipe);
+  return spawned;
 }
 
 Result<std::string> read_handed_key(int fd) {

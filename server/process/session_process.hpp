@@ -27,6 +27,20 @@ std::vector<std::string> session_process_command(const std::vector<std::string>&
                                                  std::optional<int> key_fd = std::nullopt,
                                                  InheritedPages pages = {});
 
+// A descriptor a spawned process gets: `from` (ours) as its `to`.
+struct HandedDescriptor {
+  int from;
+  int to;
+};
+
+// Starts our own executable (/proc/self/exe: the same binary even if the file was replaced
+// since) with `command` as its argv, holding stdio and `handed` and nothing else: not the
+// listener, and not the sockets of sessions accepted meanwhile on other threads (a copy held by
+// the wrong process keeps a connection open after its own session has closed it). Returns the
+// child's pid. Errors: the error posix_spawn reports.
+Result<pid_t> spawn_self(const std::vector<std::string>& command,
+                         const std::vector<HandedDescriptor>& handed);
+
 // Starts a session process that owns `socket_fd` (it gets it as descriptor 3). A non-empty
 // `key_pem` (a private key made ahead, see security/key_pool.hpp) reaches it through a pipe on
 // descriptor 4, and the shared `pages` on the next descriptors, in InheritedPages' order.
