@@ -83,14 +83,14 @@ class Server {
   transport::awaitable<void> read_fork_server_reports(std::shared_ptr<ForkServerLink> link);
   void take_fork_server_report(const ForkServerLink& link, const ForkServerReport& report);
   void forget_fork_server(const ForkServerLink& link);
-  void log_session_end(pid_t pid, int status);
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
   // A 421 to a connection over [limits], sent without waiting, before it is closed.
   void refuse_connection(transport::tcp::socket& socket, const std::string& address,
                          SessionRegistry::Admission refusal);
-  // A reaped session process gives back its place in registry_.
-  void release_session_process(pid_t pid);
+  // A session process ended with wait `status` (reaped here or by the fork server): its place
+  // in registry_ comes back, and a crash or failure is logged.
+  void session_process_ended(pid_t pid, int status);
   transport::awaitable<void> finish_shutdown();
 
   ServerConfig config_;

@@ -60,19 +60,18 @@ void Server::hand_to_session_process(transport::tcp::socket& socket, const std::
   InheritedPages pages;
   if (services_.udpx_pool) pages.udpx_pool = services_.udpx_pool->fd();
   if (services_.metrics) pages.metrics = services_.metrics->fd();
-  if (hand_to_fork_server(socket, address, key_pem, pages)) {
-    security::wipe_secret(key_pem);
-    return;
+  if (!hand_to_fork_server(socket, address, key_pem, pages)) {
+    const auto spawned =
+        spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pages);
+    if (spawned) {
+      const std::lock_guard lock(sessions_mutex_);
+      session_processes_.emplace(*spawned, address);
+    } else {
+      loggers_.control->error("cannot start a session process: {}", spawned.error().message());
+      registry_.leave(address);
+    }
   }
-  auto spawned = spawn_session_process(*spawn_arguments_, socket.native_handle(), key_pem, pages);
   security::wipe_secret(key_pem);
-  if (!spawned) {
-    loggers_.control->error("cannot start a session process: {}", spawned.error().message());
-    registry_.leave(address);
-    return;
-  }
-  const std::lock_guard lock(sessions_mutex_);
-  session_processes_.emplace(*spawned, address);
 }
 
 bool Server::hand_to_fork_server(transport::tcp::socket& socket, const std::string& address,
@@ -107,15 +106,11 @@ transport::awaitable<void> Server::read_fork_server_reports(std::shared_ptr<Fork
     co_await readable.async_wait(asio::posix::stream_descriptor::wait_read,
                                  asio::redirect_error(use_awaitable, ec));
     if (ec) break;
-    for (;;) {
-      auto report = link->receive_report();
-      if (!report) {
-        forget_fork_server(*link);
-        co_return;
-      }
-      if (!*report) break;
+    // Every report ready; an error is the fork server's end.
+    auto report = link->receive_report();
+    for (; report && *report; report = link->receive_report())
       take_fork_server_report(*link, **report);
-    }
+    if (!report) break;
   }
   forget_fork_server(*link);
 }
@@ -123,8 +118,7 @@ transport::awaitable<void> Server::read_fork_server_reports(std::shared_ptr<Fork
 void Server::take_fork_server_report(const ForkServerLink& link, const ForkServerReport& report) {
   using Kind = ForkServerReport::Kind;
   if (report.kind == Kind::Ended) {
-    release_session_process(report.pid);
-    log_session_end(report.pid, report.value);
+    session_process_ended(report.pid, report.value);
     return;
   }
   const std::lock_guard lock(sessions_mutex_);
@@ -158,15 +152,14 @@ void Server::forget_fork_server(const ForkServerLink& link) {
                             link.pid());
 }
 
-void Server::release_session_process(pid_t pid) {
-  const std::lock_guard lock(sessions_mutex_);
-  const auto found = session_processes_.find(pid);
-  if (found == session_processes_.end()) return;
-  registry_.leave(found->second);
-  session_processes_.erase(found);
-}
-
-void Server::log_session_end(pid_t pid, int status) {
+void Server::session_process_ended(pid_t pid, int status) {
+  {
+    const std::lock_guard lock(sessions_mutex_);
+    if (const auto found = session_processes_.find(pid); found != session_processes_.end()) {
+      registry_.leave(found->second);
+      session_processes_.erase(found);
+    }
+  }
   if (WIFSIGNALED(status)) {
     loggers_.control->error("session process {} ended by signal {}", pid, WTERMSIG(status));
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -187,8 +180,7 @@ transport::awaitable<void> Server::reap_session_processes() {
     int status = 0;
     for (pid_t pid = ::waitpid(-1, &status, WNOHANG); pid > 0;
          pid = ::waitpid(-1, &status, WNOHANG)) {
-      release_session_process(pid);
-      log_session_end(pid, status);
+      session_process_ended(pid, status);
     }
   }
 }
