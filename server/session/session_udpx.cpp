@@ -4,12 +4,12 @@
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
 #include "server/session/control_session.hpp"
+#include "server/storage/posix_storage.hpp"
 #include "transport/udpx/file_blocks.hpp"
 #include "transport/udpx/restart_blocks.hpp"
 
@@ -113,26 +113,22 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
                                       protocol::udpx::RestartLayout::kOpenEnd),
         written);
   } else if (job.source) {
-    struct stat facts {};
-    if (::fstat(job.source->get(), &facts) != 0)
-      co_return make_error(std::error_code(errno, std::system_category()));
-    // UDPX lays blocks out by offset, so the length must be known before the first one. A
-    // device (the /dev/zero of memory-to-memory benchmarks) has no size: an ERET's window says
-    // how much (begin_retrieve refuses a device without one, or with a restart).
-    auto size = static_cast<std::uint64_t>(facts.st_size);
-    if (!S_ISREG(facts.st_mode)) {
-      if (job.length == UINT64_MAX || restart)
-        co_return make_error(error_code_for(Condition::ParameterNotImplemented));
-      size = job.offset + std::min(job.length, UINT64_MAX - job.offset);
-    }
     auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
     if (restart) {
-      protocol::udpx::RestartLayout layout(*job.present, 0, size);
+      // begin_retrieve lets a UDPX restart through for regular files only.
+      const auto size = storage::regular_file_size(job.source->get());
+      if (!size) co_return make_error(error_code_for(Condition::ParameterNotImplemented));
+      protocol::udpx::RestartLayout layout(*job.present, 0, *size);
       spec.shape.length = layout.length();
       spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), std::move(layout));
     } else {
-      spec.shape.base = std::min(job.offset, size);
-      spec.shape.length = std::min(job.length, size - spec.shape.base);
+      // UDPX lays blocks out by offset, so the length is known before the first one:
+      // begin_retrieve fitted the window to a regular file, and for a device (the /dev/zero of
+      // memory-to-memory benchmarks) took it from ERET.
+      if (job.length == UINT64_MAX)
+        co_return make_error(error_code_for(Condition::ParameterNotImplemented));
+      spec.shape.base = job.offset;
+      spec.shape.length = job.length;
       spec.source = std::move(file);
     }
   } else {
