@@ -8,7 +8,8 @@ For every RTT x loss cell, through the WAN emulator between two namespaces (one 
 --rate-mbit, a drop-tail queue of one bandwidth-delay product, random loss on both directions):
   * UDPX: bench/udpx/udpx_pipe sends a file sized for about --seconds at the link rate from
     /dev/shm in namespace A to /dev/shm in B (AES-GCM on every packet); goodput = bytes / the
-    sender's time from the first HELLO to the receiver's CLOSE; bytes compared after.
+    sender's time from its XFER (the handshake done) to the receiver's CLOSE; bytes compared
+    after. "startup s" = when Startup ended, "tail s" = from the last new block to the CLOSE.
   * TCP: iperf3 for --seconds with bbr and with cubic (the congestion controls this kernel has);
     goodput = what iperf3's receiver counted. iperf3 moves memory without TLS, an upper bound
     for any TCP application on the path.
@@ -117,7 +118,12 @@ def run_udpx(link: Wanem, pipe: str, size: int, rate_mbit: float) -> dict:
             "mbit": size * 8 / send["seconds"] / 1e6,
             "sending_cost": send["retransmissions"] / max(1, send["data_packets"]),
             "receiving_cost": receive["duplicates"] / max(1, receive["data_packets"]),
-            "cpu": cpu, "host_busy": host_busy, "seconds": send["seconds"]}
+            "cpu": cpu, "host_busy": host_busy, "seconds": send["seconds"],
+            # Where the time outside the steady data phase went: Startup (from the start of the
+            # data phase) and the tail (from the last new block to the receiver's CLOSE).
+            "startup_s": send["startup_ended"],
+            "tail_s": send["seconds"] - send["last_new_block"] if send["last_new_block"] >= 0
+            else float("nan")}
 
 
 def run_tcp(link: Wanem, congestion: str, seconds: float) -> float:
@@ -328,7 +334,7 @@ def main() -> int:
               f"the namespaces); * = cut at {limit:g} s")
     print(f"{'rtt ms':>6} {'loss %':>6} {'ceiling':>8} {'UDPX':>7} {'bbr':>7} {'cubic':>7} "
           f"{'UDPX/ceil':>9} {'UDPX/TCP':>8} {'send cost':>9} {'recv cost':>9} {'UDPX cpu s':>10}"
-          f" {'host busy':>9}"
+          f" {'host busy':>9} {'startup s':>9} {'tail s':>6}"
           + "".join(f" {header:>{width}}" for _, header, width in columns))
     failed = False
     if extra:
@@ -354,7 +360,8 @@ def main() -> int:
                        f"{cubic:7.1f} {udpx['mbit'] / ceiling:9.2f} "
                        f"{(udpx['mbit'] / best_tcp) if best_tcp else float('inf'):8.2f} "
                        f"{udpx['sending_cost'] * 100:8.2f}% {udpx['receiving_cost'] * 100:8.3f}% "
-                       f"{udpx['cpu']:10.1f} {udpx['host_busy'] * 100:8.0f}%")
+                       f"{udpx['cpu']:10.1f} {udpx['host_busy'] * 100:8.0f}% "
+                       f"{udpx['startup_s']:9.2f} {udpx['tail_s']:6.2f}")
                 failures = [f"{key}: {got.get('error', '')}" for key, got in gets.items()
                             if not got["ok"]]
                 failed = failed or bool(failures)

@@ -113,16 +113,23 @@ int main(int argc, char** argv) {
     DataSender sender(handshake->path(), source,
                       TransferShape{1, 0, static_cast<std::uint64_t>(info.st_size), 1404},
                       settings);
+    const Microseconds began = monotonic_now();
     const auto outcome = run_sender(*socket, handshake->path(), sender, peer);
     const auto& stats = sender.stats();
+    // Seconds from the start of the data phase to each mark of the timeline (-1: never).
+    const auto since_start = [&](Microseconds at) {
+      return at < 0 ? -1.0 : static_cast<double>(at - began) * 1e-6;
+    };
     std::printf(
         "{\"role\":\"send\",\"ok\":%s,\"code\":\"%s\",\"bytes\":%lld,\"seconds\":%.6f,"
-        "\"data_packets\":%llu,\"retransmissions\":%llu,\"srtt_ms\":%.2f,\"rate_mbit\":%.1f}\n",
+        "\"data_packets\":%llu,\"retransmissions\":%llu,\"srtt_ms\":%.2f,\"rate_mbit\":%.1f,"
+        "\"sending_since\":%.3f,\"startup_ended\":%.3f,\"last_new_block\":%.3f}\n",
         outcome.completed ? "true" : "false", code_name(outcome.code),
         static_cast<long long>(info.st_size), static_cast<double>(outcome.elapsed) * 1e-6,
         static_cast<unsigned long long>(stats.data_packets),
         static_cast<unsigned long long>(stats.retransmissions), stats.srtt * 1e3,
-        stats.rate * 8 / 1e6);
+        stats.rate * 8 / 1e6, since_start(stats.sending_since), since_start(stats.startup_ended_at),
+        since_start(stats.last_new_block_at));
     ::close(fd);
     return outcome.completed ? 0 : 1;
   }

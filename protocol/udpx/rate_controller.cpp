@@ -8,6 +8,9 @@ namespace {
 
 constexpr double kMinimumFloor = 100e3 / 8;  // 100 kb/s
 constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1 Mb/s
+// Startup begins at target/16: two round trips fewer than target/64 (0.6 s at 300 ms), and a
+// sixteenth of the asked rate is a small step into a full link (docs/UDPX.md §2.3).
+constexpr double kStartupShare = 1.0 / 32;
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
 constexpr int kStartupQueueReports = 1;      // one report of a queue ends Startup: it is an RTT old
@@ -25,7 +28,7 @@ constexpr double kRefreshInterval = 30;
 }  // namespace
 
 RateController::RateController(const RateSettings& settings) : settings_(settings) {
-  rate_ = std::max(settings_.target / 64, std::min(kStartupFloor, settings_.target));
+  rate_ = std::max(settings_.target * kStartupShare, std::min(kStartupFloor, settings_.target));
   if (settings_.policy == Policy::Fixed) {
     rate_ = settings_.target;
     phase_ = Phase::Steady;

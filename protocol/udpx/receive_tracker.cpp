@@ -52,7 +52,10 @@ ReceiveTracker::Arrival ReceiveTracker::on_block(std::uint64_t k, bool original,
 }
 
 bool ReceiveTracker::is_lost(std::uint64_t k, Microseconds now) const {
-  return highest_ >= k + 1 + kReorderThreshold && now - noticed_at_[slot(k)] >= reorder_window_;
+  // Once the last block is in, no later block can come to reveal a gap among the last few.
+  const bool enough_above =
+      highest_ >= k + 1 + kReorderThreshold || (block_count_ && highest_ == *block_count_);
+  return enough_above && now - noticed_at_[slot(k)] >= reorder_window_;
 }
 
 template <typename Accept, typename Emit>
@@ -94,9 +97,16 @@ void ReceiveTracker::collect_due_naks(Microseconds now, Microseconds interval,
   // round trip later, every time. Backing off here held the frontier for seconds on a
   // 300 ms / 5 % path (a block lost three times waited 0.45 + 0.9 + 1 s) until the window
   // filled; the sender's own guard keeps a repeated NAK from sending a copy still in flight.
-  const auto due = now + std::min(interval, kMaxRenakInterval);
+  const auto renak = std::min(interval, kMaxRenakInterval);
+  const auto due = now + renak;
+  // The first NAK goes twice, a short gap apart: on a path that loses reports as well, a lost
+  // first NAK held its block a whole interval (1.5 RTT) and the transfer's end waited for it.
+  const auto repeat_due = now + std::min(renak, std::max(renak / 6, kMinNakRepeatGap));
   for (auto i = first; i < out.size(); ++i) {
-    for (auto k = out[i].start; k < out[i].start + out[i].count; ++k) next_nak_at_[slot(k)] = due;
+    for (auto k = out[i].start; k < out[i].start + out[i].count; ++k) {
+      const auto s = slot(k);
+      next_nak_at_[s] = next_nak_at_[s] == noticed_at_[s] ? repeat_due : due;
+    }
   }
 }
 

@@ -21,6 +21,7 @@ class ReceiveTracker {
   // threshold, applied to blocks sent in order).
   static constexpr std::uint64_t kReorderThreshold = 3;
   static constexpr Microseconds kMaxRenakInterval = 1'000'000;
+  static constexpr Microseconds kMinNakRepeatGap = 5'000;
 
   enum class Arrival {
     New,           // stored; hand the payload to storage
@@ -48,8 +49,10 @@ class ReceiveTracker {
   Microseconds reorder_window() const { return reorder_window_; }
 
   // Appends the lost ranges whose NAK is due at `now`, lowest first, at most `max_ranges`, and
-  // schedules each block's next NAK at now + interval * 2^min(naks - 1, 3) (at most 1 s), where
-  // `interval` is the caller's estimate of how long a retransmission takes to arrive.
+  // schedules each block's next NAK: a block's first NAK is repeated after interval / 6 (a lost
+  // NAK would otherwise cost a whole interval; the sender ignores the repeat if its repair is
+  // already out), later ones every `interval` (at most 1 s), the caller's estimate of how long a
+  // retransmission takes to arrive.
   void collect_due_naks(Microseconds now, Microseconds interval, std::size_t max_ranges,
                         std::vector<BlockRange>& out);
   // Every missing block below highest(), lost or not: the answer to a tail probe.

@@ -10,7 +10,29 @@ SendScheduler::SendScheduler(std::uint64_t window_blocks)
       queued_bits_(static_cast<std::size_t>(window_)),
       last_sent_(window_),
       attempts_(window_),
-      free_window_(window_) {}
+      free_window_(window_) {
+  second_copies_.reserve(kMaxSecondCopies);
+}
+
+bool SendScheduler::goes_twice(std::uint8_t attempt) const {
+  if (redundant_tail_ == 0 || !block_count_) return false;
+  // A second repair comes 1.5 RTT after the first and a third 1.5 RTT later, so a block lost
+  // twice in the last three round trips' worth of data is still missing when the rest is in.
+  const std::uint64_t reach = attempt >= 2 ? 3 * redundant_tail_ : redundant_tail_;
+  return *block_count_ - next_new_ <= reach;
+}
+
+std::optional<std::uint64_t> SendScheduler::next_second_copy() {
+  while (second_copies_head_ < second_copies_.size()) {
+    const std::uint64_t k = second_copies_[second_copies_head_];
+    // Acknowledged meanwhile, or NAKed again (its repair goes first anyway): nothing to add.
+    if (k >= acked_ && !queued(k)) return k;
+    ++second_copies_head_;
+  }
+  second_copies_.clear();  // keeps its capacity: no allocation while sending
+  second_copies_head_ = 0;
+  return std::nullopt;
+}
 
 bool SendScheduler::queued(std::uint64_t k) const { return queued_bits_.test(slot(k)); }
 
@@ -70,7 +92,11 @@ void SendScheduler::on_nak(std::span<const BlockRange> ranges, Microseconds now)
       if (queued(k)) {
         continue;
       }
-      if (!sent_long_ago(k, now)) {
+      // Only a repair can still be on its way: the receiver NAKs a first copy only once later
+      // blocks and the reordering window have passed it. Holding a first copy to the repair's
+      // guard (an RTT plus 4 rttvar) let a NAK that came back in one RTT be ignored whenever
+      // rttvar was above zero, and the repair waited for the next NAK.
+      if (attempts_[slot(k)] > 0 && !sent_long_ago(k, now)) {
         ++suppressed_;
         continue;
       }
@@ -114,6 +140,9 @@ SendScheduler::Next SendScheduler::next(Microseconds now) {
     return {Next::Kind::Retransmit, *k,
             static_cast<std::uint8_t>(std::min<unsigned>(attempts_[slot(*k)] + 1U, 255U))};
   }
+  if (auto k = next_second_copy()) {
+    return {Next::Kind::Retransmit, *k, attempts_[slot(*k)], true};
+  }
   const bool window_open = next_new_ < acked_ + free_window_;
   if (!everything_sent() && window_open) {
     return {Next::Kind::New, next_new_, 0};
@@ -129,11 +158,22 @@ SendScheduler::Next SendScheduler::next(Microseconds now) {
 void SendScheduler::on_sent(const Next& sent, Microseconds now) {
   switch (sent.kind) {
     case Next::Kind::Retransmit:
-      if (queued(sent.block)) {
-        set_queued(sent.block, false);
-        --queued_count_;
+      if (sent.second_copy) {
+        if (second_copies_head_ < second_copies_.size() &&
+            second_copies_[second_copies_head_] == sent.block) {
+          ++second_copies_head_;
+        }
+        ++second_copies_sent_;
+      } else {
+        if (queued(sent.block)) {
+          set_queued(sent.block, false);
+          --queued_count_;
+        }
+        attempts_[slot(sent.block)] = sent.attempt;
+        if (goes_twice(sent.attempt) && second_copies_.size() < kMaxSecondCopies) {
+          second_copies_.push_back(sent.block);
+        }
       }
-      attempts_[slot(sent.block)] = sent.attempt;
       last_sent_[slot(sent.block)] = now;
       ++retransmissions_;
       break;

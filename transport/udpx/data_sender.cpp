@@ -59,6 +59,14 @@ void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds no
       static_cast<double>(std::max<Microseconds>(now - last_feedback_, 1)) * kMicro;
   sample.sending_rate = static_cast<double>(bytes_since_feedback_) / since;
   rate_.on_feedback(sample);
+  if (settings_.redundant_tail_rtts > 0) {
+    const double tail_bytes = settings_.redundant_tail_rtts * rate_.rate() * rate_.srtt();
+    scheduler_.set_redundant_tail(std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(
+               tail_bytes / static_cast<double>(std::max<std::size_t>(shape_.block_bytes, 1)))));
+  }
+  if (stats_.startup_ended_at < 0 && rate_.phase() != wire::RateController::Phase::Startup)
+    stats_.startup_ended_at = now;
   stats_.peer_lost += feedback.packets_lost;
   bytes_since_feedback_ = 0;
   last_feedback_ = now;
@@ -79,6 +87,7 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
         if (packet.header.transfer_id == shape_.transfer_id && state_ == State::Announcing) {
           state_ = State::Sending;
           tokens_at_ = now;
+          stats_.sending_since = now;
         }
         const auto block = shape_.block_bytes;
         const auto frontier =
@@ -122,6 +131,7 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
 SenderStats DataSender::stats() const {
   SenderStats out = stats_;
   out.rate = rate_.rate();
+  out.second_copies = scheduler_.second_copies();
   out.storage_cap = storage_cap_;
   out.srtt = rate_.srtt();
   return out;
@@ -180,6 +190,8 @@ Result<std::size_t> DataSender::data_packet(std::span<std::uint8_t> out,
   ++stats_.data_packets;
   stats_.payload_bytes += wanted;
   if (front.retransmission) ++stats_.retransmissions;
+  if (next.kind == wire::SendScheduler::Next::Kind::New && next.block + 1 == shape_.block_count())
+    stats_.last_new_block_at = now;
   bytes_since_feedback_ += *sealed;
   tokens_ -= static_cast<double>(*sealed);
   return sealed;

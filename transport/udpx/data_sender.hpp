@@ -26,18 +26,28 @@ struct SenderSettings {
   // 368 MB: 10 BDPs at 1 Gb/s and 300 ms. A block lost several times holds the frontier for
   // as many retransmission round trips; the window must outlast that or the sender stalls.
   std::uint64_t window_blocks = 262144;
+  // Repairs near the end go twice (docs/UDPX.md §3.3): first repairs while this many round
+  // trips of data at the current rate remain, later ones while three times as many do; 0 sends
+  // each repair once.
+  double redundant_tail_rtts = 1;
   crypto::BodyProtection data_protection = crypto::BodyProtection::Encrypt;
   std::uint32_t peer_connection_id = 0;
 };
 
 struct SenderStats {
   std::uint64_t data_packets = 0;
-  std::uint64_t retransmissions = 0;
-  std::uint64_t payload_bytes = 0;  // retransmissions included
-  double rate = 0;                  // the controller's rate, bytes/s
-  double srtt = 0;                  // seconds
-  std::uint64_t peer_lost = 0;      // losses the receiver reported
-  double storage_cap = 0;           // the receiver's storage pace, bytes/s (0: none)
+  std::uint64_t retransmissions = 0;  // second copies included
+  std::uint64_t second_copies = 0;    // repairs sent twice near the end (docs/UDPX.md §3.3)
+  std::uint64_t payload_bytes = 0;    // retransmissions included
+  double rate = 0;                    // the controller's rate, bytes/s
+  double srtt = 0;                    // seconds
+  std::uint64_t peer_lost = 0;        // losses the receiver reported
+  double storage_cap = 0;             // the receiver's storage pace, bytes/s (0: none)
+  // The transfer's timeline, on the caller's clock (-1: not yet): where the time of a long,
+  // lossy transfer goes (Startup, the steady data phase, the repairs after the last new block).
+  Microseconds sending_since = -1;  // the receiver's first ACK
+  Microseconds startup_ended_at = -1;
+  Microseconds last_new_block_at = -1;
 };
 
 class DataSender {

@@ -13,6 +13,10 @@ namespace {
 
 constexpr std::size_t kBatch = 64;
 constexpr std::size_t kDatagramBytes = 2048;  // above the largest UDPX datagram (1452 by default)
+// After the end, a sender answers a CLOSE again until the peer has been quiet this long: the
+// receiver repeats CLOSE every 50 ms until a CLOSE_ACK reaches it, so a lost one is made up for.
+constexpr Microseconds kCloseQuiet = 200'000;
+constexpr Microseconds kCloseLingerMax = 1'000'000;
 
 template <typename Endpoint>
 bool finished(const Endpoint& endpoint) {
@@ -78,8 +82,9 @@ RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
   std::size_t unsent_from = 0;
   std::size_t unsent_to = 0;  // outgoing[unsent_from, unsent_to) still to go
   double applied_rate = 0;
-  while (!finished(endpoint)) {
-    if (limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
+  Microseconds finished_at = -1;
+  for (;;) {
+    if (finished_at < 0 && limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
       outcome.code = wire::CloseCode::Aborted;
       break;
     }
@@ -145,13 +150,24 @@ RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
       ::poll(&writable, 1, 1);
       continue;
     }
+    if (finished(endpoint)) {
+      // The transfer's time ends here, not after the linger for a repeated CLOSE.
+      now = monotonic_now();
+      if (finished_at < 0) finished_at = now;
+      // Only a sender owes answers after the end (CLOSE_ACK to a repeated CLOSE).
+      if constexpr (!std::is_same_v<Endpoint, DataSender>) break;
+      const Microseconds quiet_until = std::max(finished_at, last_heard) + kCloseQuiet;
+      if (now >= std::min(quiet_until, finished_at + kCloseLingerMax)) break;
+      wait_readable(socket.socket().native_handle(), quiet_until - now);
+      continue;
+    }
     const Microseconds wake = endpoint.next_wakeup(monotonic_now());
     wait_readable(socket.socket().native_handle(),
                   std::min(wake - monotonic_now(), limits.idle_timeout));
   }
   outcome.completed = endpoint.state() == Endpoint::State::Done;
   if (endpoint.state() == Endpoint::State::Failed) outcome.code = endpoint.close_code();
-  outcome.elapsed = monotonic_now() - started;
+  outcome.elapsed = (finished_at >= 0 ? finished_at : monotonic_now()) - started;
   return outcome;
 }
 

@@ -141,16 +141,16 @@ TEST_CASE("One flow fills the link and holds a queue near tau0 + alpha/C", "[udp
   REQUIRE(delay < 0.009);
 }
 
-TEST_CASE("Startup doubles the rate each RTT from target/64", "[udpx]") {
+TEST_CASE("Startup doubles the rate each RTT from target/32", "[udpx]") {
   RateController flow(settings(Policy::Fair));
-  REQUIRE(flow.rate() == Approx(125e6 / 64));
+  REQUIRE(flow.rate() == Approx(125e6 / 32));
   flow.on_rtt_sample(0.1);
   RateSample sample;
   sample.interval = 0.1;
   sample.now = 0.1;
   sample.delivery_rate = flow.rate();
   flow.on_feedback(sample);
-  REQUIRE(flow.rate() == Approx(2 * 125e6 / 64));
+  REQUIRE(flow.rate() == Approx(2 * 125e6 / 32));
   REQUIRE(flow.phase() == RateController::Phase::Startup);
 }
 

@@ -1,5 +1,6 @@
 // The UDPX receiver's block accounting (docs/UDPX.md §3.2): frontier, duplicates, the
-// window, loss after three later blocks, the reordering window and the NAK backoff.
+// window, loss after three later blocks (or the last block), the reordering window and when
+// NAKs repeat.
 #include "protocol/udpx/receive_tracker.hpp"
 
 #include <vector>
@@ -49,6 +50,37 @@ TEST_CASE("A gap is lost only after three later blocks, then NAKed every interva
   REQUIRE(tracker.on_block(1, false, 1100) == Arrival::New);
   REQUIRE(tracker.frontier() == 5);
   REQUIRE(due(tracker, 5000).empty());
+}
+
+TEST_CASE("A block's first NAK is repeated after a sixth of the interval", "[udpx]") {
+  // A lost NAK must not cost a whole retransmission round trip; later NAKs keep the interval.
+  ReceiveTracker tracker(1024);
+  for (std::uint64_t k : {0U, 2U, 3U, 4U}) tracker.on_block(k, true, 0);
+  const std::int64_t interval = 450'000;  // 1.5 x a 300 ms RTT
+  REQUIRE(due(tracker, 1000, interval) == std::vector<BlockRange>{{1, 1}});
+  REQUIRE(due(tracker, 1000 + 74'999, interval).empty());
+  REQUIRE(due(tracker, 1000 + 75'000, interval) == std::vector<BlockRange>{{1, 1}});
+  REQUIRE(due(tracker, 76'000 + 449'999, interval).empty());
+  REQUIRE(due(tracker, 76'000 + 450'000, interval) == std::vector<BlockRange>{{1, 1}});
+  // A short interval is not stretched by the repeat's 5 ms floor.
+  ReceiveTracker near(1024);
+  for (std::uint64_t k : {0U, 2U, 3U, 4U}) near.on_block(k, true, 0);
+  REQUIRE(due(near, 0, 3000) == std::vector<BlockRange>{{1, 1}});
+  REQUIRE(due(near, 3000, 3000) == std::vector<BlockRange>{{1, 1}});
+}
+
+TEST_CASE("Once the last block is in, a gap just below it is lost at once", "[udpx]") {
+  // No later block can come to make three: without this the last blocks waited for a probe.
+  ReceiveTracker tracker(1024);
+  tracker.set_block_count(4);
+  tracker.on_block(0, true, 0);
+  tracker.on_block(1, true, 0);
+  tracker.on_block(3, true, 10);
+  REQUIRE(due(tracker, 20) == std::vector<BlockRange>{{2, 1}});
+  ReceiveTracker open_ended(1024);  // no block count: the rule of three holds
+  open_ended.on_block(0, true, 0);
+  open_ended.on_block(2, true, 10);
+  REQUIRE(due(open_ended, 20).empty());
 }
 
 TEST_CASE("Missing blocks come back as ranges, lowest first, capped in number", "[udpx]") {
