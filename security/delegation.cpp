@@ -172,15 +172,26 @@ Result<X509StackPtr> delegated_chain(X509* peer_cert, STACK_OF(X509) * peer_chai
 
 }  // namespace
 
+EvpPkeyPtr make_delegation_key(DelegationKeyType type, int rsa_bits) {
+  if (type == DelegationKeyType::EcP256) return EvpPkeyPtr(EVP_EC_gen("P-256"));
+  return EvpPkeyPtr(EVP_RSA_gen(static_cast<unsigned int>(rsa_bits)));
+}
+
 Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key,
-                                                  EvpPkeyPtr ready_key) {
+                                                  EvpPkeyPtr ready_key, DelegationKeyType type) {
   DelegationRequest request;
-  const int bits = request_key_bits(like_peer_key);
-  if (ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_RSA &&
-      EVP_PKEY_get_bits(ready_key.get()) == bits) {
+  if (type == DelegationKeyType::EcP256) {
+    if (ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_EC) {
+      request.key = std::move(ready_key);
+    } else {
+      request.key = make_delegation_key(type, kDefaultDelegationKeyBits);
+    }
+  } else if (const int bits = request_key_bits(like_peer_key);
+             ready_key && EVP_PKEY_get_base_id(ready_key.get()) == EVP_PKEY_RSA &&
+             EVP_PKEY_get_bits(ready_key.get()) == bits) {
     request.key = std::move(ready_key);
   } else {
-    request.key.reset(EVP_RSA_gen(static_cast<unsigned int>(bits)));
+    request.key = make_delegation_key(type, bits);
   }
   const X509ReqPtr csr(X509_REQ_new());
   const X509NamePtr subject(X509_NAME_new());

@@ -27,19 +27,30 @@ inline constexpr unsigned char kInheritAllProxyCertInfoDer[] = {
 // not RSA: what a key pool should keep ready.
 inline constexpr int kDefaultDelegationKeyBits = 2048;
 
+// The key pair behind a delegated credential. Every data connection under DCAU signs its TLS
+// handshake with it: with many small files that signature is a large share of the server's
+// work per file (RSA-2048 signs about 4,000 times a second per core here, P-256 about 50,000).
+// Only the proxy's own key changes: its issuer (the user's key) signs it as before, and Globus
+// peers accept such chains (docs/WIRE.md §5.2).
+enum class DelegationKeyType { EcP256, Rsa };
+
+// A new key of `type`; `rsa_bits` for RSA. Null when OpenSSL fails.
+EvpPkeyPtr make_delegation_key(DelegationKeyType type, int rsa_bits);
+
 struct DelegationRequest {
   EvpPkeyPtr key;                  // the new private key; it never leaves this process
   std::vector<unsigned char> der;  // i2d_X509_REQ, written to the peer as it is
 };
 
-// Acceptor, step 1. A fresh RSA key as large as `like_peer_key` (the peer certificate's key),
-// clamped to 2048..4096 bits: we pay for the key generation, and a peer could ask for 16384; a
-// non-RSA or null peer key gets 2048. The request's subject is the placeholder Globus uses,
-// CN=NULL SUBJECT NAME ENTRY, and it is signed with SHA-256. `ready_key`, when it is an RSA key of
-// the size wanted, is used instead of making one (see key_pool.hpp).
+// Acceptor, step 1. Rsa: a fresh RSA key as large as `like_peer_key` (the peer certificate's
+// key), clamped to 2048..4096 bits: we pay for the key generation, and a peer could ask for
+// 16384; a non-RSA or null peer key gets 2048. EcP256: a P-256 key. The request's subject is the
+// placeholder Globus uses, CN=NULL SUBJECT NAME ENTRY, and it is signed with SHA-256.
+// `ready_key`, when it is a key of the kind wanted, is used instead of making one (key_pool.hpp).
 // Errors: an OpenSSL error from key generation or signing.
 Result<DelegationRequest> make_delegation_request(const EVP_PKEY* like_peer_key,
-                                                  EvpPkeyPtr ready_key = {});
+                                                  EvpPkeyPtr ready_key = {},
+                                                  DelegationKeyType type = DelegationKeyType::Rsa);
 
 // Acceptor, step 2. `cert_der` is exactly one DER certificate (use der_object_length to cut it
 // from the stream). It must be a proxy for our key, issued by and signed with `peer_cert`, obeying

@@ -191,9 +191,10 @@ Result<void> GsiHandshake::advance() {
           state_ = State::Complete;
         } else if (flag == kDelegateFlag && options_.accept_delegation) {
           EVP_PKEY* peer_key = X509_get0_pubkey(peer_certificate());
-          auto request = make_delegation_request(peer_key, options_.delegation_keys != nullptr
-                                                               ? options_.delegation_keys->take()
-                                                               : EvpPkeyPtr{});
+          KeyPool* pool = options_.delegation_keys;
+          auto request =
+              make_delegation_request(peer_key, pool != nullptr ? pool->take() : EvpPkeyPtr{},
+                                      pool != nullptr ? pool->key_type() : DelegationKeyType::Rsa);
           if (!request) return make_error(request.error());
           const auto* der = reinterpret_cast<const char*>(request->der.data());
           if (auto ok = write_all({der, request->der.size()}); !ok) return ok;

@@ -12,7 +12,8 @@
 
 namespace gridftp::security {
 
-KeyPool::KeyPool(int bits, std::size_t depth) : bits_(bits), depth_(depth) {
+KeyPool::KeyPool(DelegationKeyType type, int bits, std::size_t depth)
+    : type_(type), bits_(bits), depth_(depth) {
   if (depth_ > 0) maker_ = std::thread([this] { refill(); });
 }
 
@@ -52,7 +53,7 @@ void KeyPool::refill() {
     wanted_.wait(lock, [this] { return stopping_ || ready_.size() < depth_; });
     if (stopping_) break;
     lock.unlock();
-    EvpPkeyPtr key(EVP_RSA_gen(static_cast<unsigned int>(bits_)));
+    EvpPkeyPtr key = make_delegation_key(type_, bits_);
     lock.lock();
     if (key) ready_.push_back(std::move(key));
   }

@@ -1,6 +1,7 @@
-// RSA keys made before anyone asks for them. Accepting a delegated credential needs a fresh key
-// pair (delegation.hpp), and a 2048-bit RSA key takes 50-300 ms to find: made on demand, that
-// wait sits inside every gsiftp login. A pool keeps a few ready, made by a thread of its own.
+// Delegation keys made before anyone asks for them. Accepting a delegated credential needs a
+// fresh key pair (delegation.hpp), and a 2048-bit RSA key takes 50-300 ms to find: made on
+// demand, that wait sits inside every gsiftp login. A pool keeps a few ready, made by a thread
+// of its own. (A P-256 key takes microseconds; the pool hands those out the same way.)
 #pragma once
 
 #include <condition_variable>
@@ -11,14 +12,16 @@
 #include <thread>
 
 #include "protocol/core/result.hpp"
+#include "security/delegation.hpp"
 #include "security/openssl_ptr.hpp"
 
 namespace gridftp::security {
 
 class KeyPool {
  public:
-  // Keeps `depth` keys of `bits` ready; depth 0 makes none itself (it only hands out keys put()).
-  KeyPool(int bits, std::size_t depth);
+  // Keeps `depth` keys of `type` (RSA: `bits`) ready; depth 0 makes none itself (it only hands
+  // out keys put()).
+  KeyPool(DelegationKeyType type, int bits, std::size_t depth);
   ~KeyPool();
   KeyPool(const KeyPool&) = delete;
   KeyPool& operator=(const KeyPool&) = delete;
@@ -27,10 +30,12 @@ class KeyPool {
   EvpPkeyPtr take();
   // Adds a key made elsewhere (a session process gets one from its parent).
   void put(EvpPkeyPtr key);
+  DelegationKeyType key_type() const { return type_; }
 
  private:
   void refill();
 
+  const DelegationKeyType type_;
   const int bits_;
   const std::size_t depth_;
   std::mutex mutex_;

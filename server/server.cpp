@@ -25,6 +25,11 @@ namespace {
 // Delegation keys kept ready: enough for a burst of logins; the pool refills in the background.
 constexpr std::size_t kReadyDelegationKeys = 2;
 
+security::DelegationKeyType delegation_key_type(const GsiConfig& gsi) {
+  return gsi.delegation_key == "rsa" ? security::DelegationKeyType::Rsa
+                                     : security::DelegationKeyType::EcP256;
+}
+
 unsigned io_threads(const ServerConfig& config) {
   return config.server.threads != 0 ? config.server.threads
                                     : std::max(1U, std::thread::hardware_concurrency());
@@ -112,7 +117,8 @@ void Server::run() {
     }
   }
   if (gsi_ && !delegation_keys_) {
-    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits,
+    delegation_keys_ = std::make_unique<security::KeyPool>(delegation_key_type(config_.gsi),
+                                                           security::kDefaultDelegationKeyBits,
                                                            kReadyDelegationKeys);
     services_.delegation_keys = delegation_keys_.get();
   }
@@ -276,7 +282,8 @@ void Server::serve_inherited(int fd, std::optional<int> key_fd, InheritedPages p
     }
   }
   if (gsi_) {
-    delegation_keys_ = std::make_unique<security::KeyPool>(security::kDefaultDelegationKeyBits, 0);
+    delegation_keys_ = std::make_unique<security::KeyPool>(delegation_key_type(config_.gsi),
+                                                           security::kDefaultDelegationKeyBits, 0);
     services_.delegation_keys = delegation_keys_.get();
   }
   if (key_fd) {

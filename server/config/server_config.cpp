@@ -180,6 +180,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   gsi.read_bool("integrity_only_safe", c.gsi.integrity_only_safe);
   gsi.read_bool("process_per_session", c.gsi.process_per_session);
   gsi.read_bool("fork_server", c.gsi.fork_server);
+  gsi.read_string("delegation_key", c.gsi.delegation_key);
   gsi.report_unknown_keys();
 
   TableReader tls(section(root, "tls", problems), "tls", problems);
@@ -270,6 +271,10 @@ std::vector<std::string> validate(const ServerConfig& c) {
     problems.emplace_back(
         "no way to log in: enable [anonymous] or [gsi], or set accounts.password_file");
   }
+  if (c.gsi.delegation_key != "ec-p256" && c.gsi.delegation_key != "rsa") {
+    problems.push_back(
+        fmt::format("gsi.delegation_key '{}' is not one of ec-p256, rsa", c.gsi.delegation_key));
+  }
   static const std::set<std::string, std::less<>> kLevels{"trace", "debug",    "info", "warn",
                                                           "error", "critical", "off"};
   if (!kLevels.contains(c.logging.level)) {
@@ -337,7 +342,8 @@ std::string format_config(const ServerConfig& c) {
                                  {"root", c.gsi.root.string()},
                                  {"integrity_only_safe", c.gsi.integrity_only_safe},
                                  {"process_per_session", c.gsi.process_per_session},
-                                 {"fork_server", c.gsi.fork_server}});
+                                 {"fork_server", c.gsi.fork_server},
+                                 {"delegation_key", c.gsi.delegation_key}});
   root.insert("tls", toml::table{{"enabled", c.tls.enabled},
                                  {"cert", c.tls.cert.string()},
                                  {"key", c.tls.key.string()},

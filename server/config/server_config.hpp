@@ -91,6 +91,9 @@ struct GsiConfig {
   // Session processes forked by a fork server that loaded config and credentials once (less
   // memory per session); off: each exec'd afresh, with an address-space layout of its own.
   bool fork_server = true;
+  // The key of credentials clients delegate to us: "ec-p256" (fast handshakes on every DCAU data
+  // connection) or "rsa" (as large as the client's own key, as Globus makes them).
+  std::string delegation_key = "ec-p256";
 };
 
 // FTPS (RFC 4217: AUTH TLS) for standard clients. No cert/key: a self-signed certificate is

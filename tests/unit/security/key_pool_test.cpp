@@ -17,7 +17,7 @@ EvpPkeyPtr rsa_key(int bits) { return EvpPkeyPtr(EVP_RSA_gen(static_cast<unsigne
 
 TEST_CASE("a pool without a maker hands out exactly the keys put into it, once each",
           "[security][key_pool]") {
-  KeyPool pool(2048, 0);
+  KeyPool pool(DelegationKeyType::Rsa, 2048, 0);
   CHECK(pool.take() == nullptr);
   auto key = rsa_key(2048);
   EVP_PKEY* raw = key.get();
@@ -29,7 +29,7 @@ TEST_CASE("a pool without a maker hands out exactly the keys put into it, once e
 }
 
 TEST_CASE("a pool with a maker fills itself with keys of its size", "[security][key_pool]") {
-  KeyPool pool(2048, 1);
+  KeyPool pool(DelegationKeyType::Rsa, 2048, 1);
   EvpPkeyPtr key;
   // Key generation takes a fraction of a second; poll, bounded, rather than assert a time.
   for (int i = 0; i < 600 && !key; ++i) {
@@ -67,6 +67,31 @@ TEST_CASE("a delegation request uses a ready key only when it has the size wante
   REQUIRE(sized.has_value());
   CHECK(sized->key.get() != small_raw);
   CHECK(EVP_PKEY_get_bits(sized->key.get()) == 3072);
+}
+
+TEST_CASE("a P-256 pool and request make and take P-256 keys, and an RSA key is not taken",
+          "[security][key_pool]") {
+  KeyPool pool(DelegationKeyType::EcP256, kDefaultDelegationKeyBits, 1);
+  EvpPkeyPtr key;
+  for (int i = 0; i < 600 && !key; ++i) {
+    key = pool.take();
+    if (!key) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(key);
+  CHECK(EVP_PKEY_get_base_id(key.get()) == EVP_PKEY_EC);
+  EVP_PKEY* raw = key.get();
+  auto peer = rsa_key(2048);
+  auto request = make_delegation_request(peer.get(), std::move(key), DelegationKeyType::EcP256);
+  REQUIRE(request.has_value());
+  CHECK(request->key.get() == raw);
+
+  auto rsa = rsa_key(2048);
+  EVP_PKEY* rsa_raw = rsa.get();
+  auto made = make_delegation_request(peer.get(), std::move(rsa), DelegationKeyType::EcP256);
+  REQUIRE(made.has_value());
+  CHECK(made->key.get() != rsa_raw);
+  CHECK(EVP_PKEY_get_base_id(made->key.get()) == EVP_PKEY_EC);
+  CHECK(EVP_PKEY_get_bits(made->key.get()) == 256);
 }
 
 }  // namespace gridftp::security

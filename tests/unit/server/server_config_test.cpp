@@ -97,6 +97,8 @@ TEST_CASE("struct defaults equal the sample's values except the demo anonymous o
 
   CHECK(sample.accounts.password_file == defaults.accounts.password_file);
 
+  CHECK(sample.gsi.delegation_key == defaults.gsi.delegation_key);
+
   CHECK(sample.logging.level == defaults.logging.level);
   CHECK(sample.logging.server_log == defaults.logging.server_log);
   CHECK(sample.logging.transfer_log == defaults.logging.transfer_log);
@@ -294,6 +296,22 @@ TEST_CASE("validate checks the logging level", "[config][validate]") {
   INFO("level '" << level << "'");
   CHECK(problems.empty() == ok);
   if (!ok) CHECK(mentions(problems, "logging.level"));
+}
+
+TEST_CASE("validate checks the delegation key type", "[config][validate]") {
+  auto [type, ok] = GENERATE(table<std::string, bool>({
+      {"ec-p256", true},
+      {"rsa", true},
+      {"RSA", false},
+      {"ec", false},
+      {"", false},
+  }));
+  auto config = valid_config();
+  config.gsi.delegation_key = type;
+  const auto problems = validate(config);
+  INFO("delegation_key '" << type << "'");
+  CHECK(problems.empty() == ok);
+  if (!ok) CHECK(mentions(problems, "gsi.delegation_key"));
 }
 
 TEST_CASE("validate requires some way to log in", "[config][validate]") {
