@@ -8,8 +8,9 @@ namespace {
 
 constexpr double kMinimumFloor = 100e3 / 8;  // 100 kb/s
 constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1 Mb/s
-// Startup begins at target/16: two round trips fewer than target/64 (0.6 s at 300 ms), and a
-// sixteenth of the asked rate is a small step into a full link (docs/UDPX.md §2.3).
+// Startup begins at target/32: one round trip fewer than target/64 (0.3 s at 300 ms). At /16 a
+// flow starting into another's Startup queue took nineteen twentieths of the link in the
+// simulation of the unit tests (docs/UDPX.md §2.3).
 constexpr double kStartupShare = 1.0 / 32;
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
