@@ -59,6 +59,7 @@ struct Flags {
   std::string policy;                // --policy
   unsigned concurrency = 1;          // -cc
   bool pipelining = false;           // -pp
+  bool no_batch = false;             // -no-batch
   bool sync = false;                 // -sync
   unsigned sync_level = gridftp::client::kDefaultSyncLevel;
   bool restart = false;  // -rst
@@ -80,6 +81,8 @@ void add_engine_flags(CLI::App& app, Flags& flags) {
       ->check(CLI::Range(1U, 256U));
   app.add_flag("--pp,--pipeline", flags.pipelining,
                "Pipeline the commands of many files on one connection pair (third-party)");
+  app.add_flag("--no-batch", flags.no_batch,
+               "Copy -r trees from gridftpd file by file, not in one batch transfer");
   app.add_flag("--sync", flags.sync,
                "Copy only files whose destination is missing or differs (see -sync-level)");
   app.add_option("--sync-level", flags.sync_level,
@@ -395,6 +398,7 @@ int main(int argc, char** argv) {
   }
   options.concurrency = flags.concurrency;
   options.pipelining = flags.pipelining;
+  options.batch = !flags.no_batch;
   options.sync = {flags.sync, flags.sync_level};
   options.restart.enabled = flags.restart;
   options.restart.max_retries = flags.restart_retries;

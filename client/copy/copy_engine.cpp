@@ -10,6 +10,8 @@
 #include "client/copy/file_worker.hpp"
 #include "client/copy/task_queue.hpp"
 #include "client/session/session_pool.hpp"
+#include "client/storage/batch_receiver.hpp"
+#include "client/transfer/batch_get.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::client {
@@ -82,6 +84,10 @@ class CopyEngine::Impl {
   void plan_pair(const UrlPair& pair);
   void plan_file(CopyTask task);
   void plan_tree(const DirectoryPair& top);
+  // A remote tree to a local directory from a server with BATCH, in one batch get with -rst
+  // resumes; false when batch mode does not apply (the tree is then planned file by file).
+  bool copy_tree_in_batch(const DirectoryPair& top);
+  bool batch_applies(const DirectoryPair& top);
   void enqueue(CopyTask task, const std::optional<protocol::listing::ListingEntry>& dest_entry);
   // Reports a file (or directory) the planner could not turn into copies.
   void fail(const std::string& source, const std::string& dest, const std::string& message);
@@ -192,7 +198,8 @@ void CopyEngine::Impl::plan_pair(const UrlPair& pair) {
     return;
   }
   if (source->is_directory()) {
-    plan_tree(DirectoryPair{*source, as_directory(*dest)});
+    const DirectoryPair top{*source, as_directory(*dest)};
+    if (!copy_tree_in_batch(top)) plan_tree(top);
     return;
   }
   CopyTask task;
@@ -289,6 +296,65 @@ void CopyEngine::Impl::plan_tree(const DirectoryPair& top) {
     // Depth-first, in listing order.
     pending.insert(pending.end(), level.directories.rbegin(), level.directories.rend());
   }
+}
+
+bool CopyEngine::Impl::batch_applies(const DirectoryPair& top) {
+  // -sync compares file by file, -udp and -off/-len shape single transfers, and -verify-checksum
+  // names an algorithm of its own: those keep the file-by-file plan.
+  if (!options_.batch || !top.source.is_remote() || top.dest.is_remote() || options_.sync.enabled ||
+      options_.transfer.udpx || options_.transfer.range.is_partial() ||
+      options_.transfer.verify_checksum) {
+    return false;
+  }
+  auto session = planner_.session_for(top.source, Role::Source);
+  if (!session) {
+    planner_detail(session.error());
+    return false;  // the file-by-file plan reports it
+  }
+  return (*session)->has_feature("BATCH");
+}
+
+bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
+  if (!batch_applies(top)) return false;
+  const auto source_base = display_url(top.source);
+  BatchReceiver receiver(top.dest.path, source_base, display_url(top.dest), options_.observer,
+                         [this] { return next_id(); });
+  unsigned failures = 0;
+  Clock::time_point first_failure{};
+  for (;;) {
+    planner_.clear_failures();
+    auto session = planner_.session_for(top.source, Role::Source);
+    auto done = session ? batch_get(**session, top.source.path, options_.transfer, receiver)
+                        : Result<void>(make_error(session.error()));
+    if (done) break;
+    const auto refusal = planner_.refusal_code();
+    const auto message = planner_detail(done.error());  // drops the sessions too
+    receiver.interrupt();
+    if (++failures == 1) first_failure = Clock::now();
+    const auto delay =
+        is_worth_retrying(done.error(), refusal)
+            ? next_retry_delay(options_.restart, failures, Clock::now() - first_failure)
+            : std::nullopt;
+    if (!delay) {
+      receiver.give_up(message);
+      fail(source_base, display_url(top.dest),
+           "copying " + source_base + " in one batch: " + message);
+      break;
+    }
+    std::this_thread::sleep_for(*delay);
+  }
+  if (receiver.files_failed() > 0) all_ok_ = false;
+  // The files too large for the batch go to the -cc workers one by one.
+  for (const auto& file : receiver.referred()) {
+    CopyTask task;
+    task.source = top.source;
+    task.source.path += file.path;
+    task.dest = top.dest;
+    task.dest.path += file.path;
+    task.source_facts.size_bytes = file.size;
+    enqueue(std::move(task), std::nullopt);
+  }
+  return true;
 }
 
 Result<std::vector<protocol::listing::ListingEntry>> CopyEngine::Impl::list_any(const Url& url,

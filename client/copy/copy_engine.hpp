@@ -27,6 +27,8 @@ struct CopyOptions {
   bool recursive = false;    // -r
   unsigned concurrency = 1;  // -cc: files in flight, each worker with its own control connections
   bool pipelining = false;   // -pp
+  // -r trees from a server with BATCH to local disk go in one batch transfer (-no-batch: off).
+  bool batch = true;
   SyncOptions sync;
   RetryPolicy restart;  // -rst, -rst-retries, -rst-interval, -rst-timeout
   SessionOptions session;

@@ -219,6 +219,15 @@ Result<void> Session::restart_at(const std::string& argument) {
   return {};
 }
 
+Result<void> Session::restart_batch_at(const std::string& argument) {
+  constexpr int kIntermediate = 3;
+  auto reply = control_->command_expecting("BRST " + argument, kIntermediate);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  return {};
+}
+
 Result<ParsedReply> Session::begin_transfer(const std::string& command) {
   if (auto sent = send_transfer_command(command); !sent) {
     return make_error(sent.error());

@@ -121,6 +121,8 @@ class Session {
   // REST <argument> (expects 350), immediately before a transfer command (docs/WIRE.md §4.3).
   // Errors: rejected_reply_error() and connection errors.
   Result<void> restart_at(const std::string& argument);
+  // BRST <offset> <path> (expects 350): where the next BRET resumes (docs/WIRE.md §7.4).
+  Result<void> restart_batch_at(const std::string& argument);
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
   Result<ParsedReply> begin_transfer(const std::string& command);
   // The two halves of begin_transfer(), for callers that must act between them (a MODE E put

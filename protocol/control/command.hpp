@@ -63,7 +63,9 @@ enum class Verb {
   Enc,
   Mic,
   Conf,
-  Ccc,  // RFC 2228 protected commands
+  Ccc,   // RFC 2228 protected commands
+  Bret,  // gridftpd batch retrieve and its restart point (docs/WIRE.md §7)
+  Brst,
 };
 
 struct Command {

@@ -36,7 +36,7 @@ constexpr std::array kVerbNames{
     VerbName{Verb::Lang, "LANG"}, VerbName{Verb::Pwd, "XPWD"},  VerbName{Verb::Cwd, "XCWD"},
     VerbName{Verb::Cdup, "XCUP"}, VerbName{Verb::Mkd, "XMKD"},  VerbName{Verb::Rmd, "XRMD"},
     VerbName{Verb::Enc, "ENC"},   VerbName{Verb::Mic, "MIC"},   VerbName{Verb::Conf, "CONF"},
-    VerbName{Verb::Ccc, "CCC"},
+    VerbName{Verb::Ccc, "CCC"},   VerbName{Verb::Bret, "BRET"}, VerbName{Verb::Brst, "BRST"},
 };
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {

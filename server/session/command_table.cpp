@@ -31,7 +31,7 @@ constexpr std::array kRows{
     Row{Verb::Mlsd, &S::on_mlsd}, Row{Verb::Abor, &S::on_abor}, Row{Verb::Eret, &S::on_eret},
     Row{Verb::Esto, &S::on_esto}, Row{Verb::Spas, &S::on_spas}, Row{Verb::Spor, &S::on_spor},
     Row{Verb::Dcau, &S::on_dcau}, Row{Verb::Sbuf, &S::on_sbuf}, Row{Verb::Cksm, &S::on_cksm},
-    Row{Verb::Trev, &S::on_trev},
+    Row{Verb::Trev, &S::on_trev}, Row{Verb::Bret, &S::on_bret}, Row{Verb::Brst, &S::on_brst},
 };
 
 }  // namespace

@@ -97,6 +97,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_cksm(const std::string& argument);
   transport::awaitable<void> on_sbuf(const std::string& argument);
   transport::awaitable<void> on_trev(const std::string& argument);
+  transport::awaitable<void> on_bret(const std::string& argument);
+  transport::awaitable<void> on_brst(const std::string& argument);
   transport::awaitable<void> on_dcau(const std::string& argument);
   transport::awaitable<void> on_adat(const std::string& argument);
 

@@ -7,6 +7,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/data/batch_transfer.hpp"
 #include "server/data/stall_watch.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/socket_buffer.hpp"
@@ -134,7 +135,9 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     co_return received;
   }
   Result<void> sent;
-  if (job.source) {
+  if (job.batch) {
+    sent = co_await send_batch(socket, link, *job.batch, timeout, progress_);
+  } else if (job.source) {
     sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length,
                               settings_.ascii, timeout, progress_);
   } else {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "protocol/restart/byte_range_set.hpp"
+#include "server/data/batch_source.hpp"
 #include "server/storage/unique_fd.hpp"
 #include "server/storage/upload.hpp"
 
@@ -24,6 +25,7 @@ struct TransferJob {
   std::uint64_t length = UINT64_MAX;                 // bytes to send (ERET), to EOF by default
   std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
   std::optional<protocol::restart::ByteRangeSet> present = {};  // MODE E REST: ranges there
+  std::shared_ptr<BatchSource> batch = {};                      // BRET
 };
 
 }  // namespace gridftp::server

@@ -1,4 +1,5 @@
-// What the client has set for its next transfers (TYPE, MODE, REST, ALLO, ESTO, OPTS RETR, TREV),
+// What the client has set for its next transfers (TYPE, MODE, REST, BRST, ALLO, ESTO, OPTS RETR,
+// TREV),
 // its working directory and a pending rename, with the rules for when each is used up. Plain
 // values, no I/O; not the data channel's addresses (DataChannel) nor security (ControlSecurity).
 #pragma once
@@ -7,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "protocol/batch/batch_path.hpp"
 #include "protocol/control/command.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 
@@ -26,6 +28,7 @@ struct TransferSettings {
   std::optional<std::string> rename_from;        // RNFR's path, for the RNTO right after it
   std::uint64_t restart_offset = 0;              // stream-mode REST
   std::optional<protocol::restart::ByteRangeSet> restart_ranges;  // MODE E REST range list
+  std::optional<protocol::batch::RestartPoint> batch_restart;     // BRST, for the next BRET
 
   // REST takes one form at a time: an offset forgets a range list and a range list the offset.
   void restart_at(std::uint64_t offset);

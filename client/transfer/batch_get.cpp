@@ -1,0 +1,60 @@
+#include "client/transfer/batch_get.hpp"
+
+#include <vector>
+
+#include "client/data/mode_e_transfer.hpp"
+#include "client/transfer/transfer_steps.hpp"
+#include "protocol/batch/batch_path.hpp"
+
+namespace gridftp::client {
+namespace {
+
+constexpr std::size_t kReadBytes = 256 * 1024;
+
+}  // namespace
+
+Result<void> batch_get(Session& session, const std::string& remote_dir,
+                       const TransferOptions& options, BatchReceiver& receiver) {
+  TransferOptions stream = options;
+  stream.parallelism.reset();  // a batch is one stream-mode connection
+  stream.udpx.reset();
+  if (auto prepared = prepare_session(session, stream); !prepared) return prepared;
+  auto data = session.open_passive_data();
+  if (!data) return make_error(data.error());
+  if (const auto& point = receiver.restart_point()) {
+    if (auto set = session.restart_batch_at(protocol::batch::format_restart_point(*point)); !set) {
+      return set;
+    }
+  }
+  const auto command = "BRET " + std::to_string(kBatchReferAboveBytes) + " " + remote_dir;
+  if (auto begun = begin_stream_transfer(session, *data, command); !begun) {
+    return make_error(begun.error());
+  }
+  receiver.begin_attempt();
+  std::vector<char> buffer(kReadBytes);
+  Result<void> outcome;
+  for (;;) {
+    auto count = data->read_some(buffer);
+    if (!count) {
+      outcome = make_error(count.error());
+      break;
+    }
+    if (*count == 0) {
+      outcome = receiver.finish_stream();
+      break;
+    }
+    if (auto used = receiver.consume(std::span<const char>(buffer.data(), *count)); !used) {
+      outcome = used;
+      break;
+    }
+  }
+  if (outcome) (void)data->end_sending();
+  data->close();
+  if (!outcome) return make_error(with_server_reason(session, outcome.error()));
+  if (auto done = session.finish_transfer(session.options().data_timeout); !done) {
+    return make_error(done.error());
+  }
+  return {};
+}
+
+}  // namespace gridftp::client

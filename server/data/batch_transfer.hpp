@@ -1,0 +1,21 @@
+// Moving a batch (BRET; docs/WIRE.md §7) over one stream-mode data connection: the records of
+// many files go out in large writes, so a small file costs a few hundred bytes of a write, not
+// a data connection, a handshake and a reply of its own.
+#pragma once
+
+#include <chrono>
+
+#include "protocol/core/result.hpp"
+#include "server/data/batch_source.hpp"
+#include "server/data/stream_transfer.hpp"
+
+namespace gridftp::server {
+
+// Sends every record of `source`. Errors: those of BatchSource::fill(), socket errors, and
+// Condition::DataConnection on a stall past `stall_timeout`.
+transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::DataLink& link,
+                                              BatchSource& source,
+                                              std::chrono::seconds stall_timeout,
+                                              TransferProgress& progress);
+
+}  // namespace gridftp::server

@@ -1,0 +1,64 @@
+// The batch mode of gridftpd's own peers (docs/WIRE.md §7): BRST sets where the next batch
+// resumes, BRET sends a whole directory tree in one stream-mode data transfer. Advertised in
+// FEAT as "BATCH"; Globus clients never send these commands.
+#include <charconv>
+
+#include "protocol/batch/batch_path.hpp"
+#include "protocol/control/reply_codes.hpp"
+#include "protocol/listing/file_facts.hpp"
+#include "server/session/control_session.hpp"
+
+namespace gridftp::server {
+namespace {
+
+namespace rc = protocol::control::reply_code;
+
+}  // namespace
+
+transport::awaitable<void> ControlSession::on_brst(const std::string& argument) {
+  auto point = protocol::batch::parse_restart_point(argument);
+  if (!point) {
+    send(rc::kParameterSyntaxError, "BRST <offset> <path within the batch>.");
+    co_return;
+  }
+  settings_.batch_restart = std::move(*point);
+  send(rc::kPendingFurtherInfo, "Batch restart point set. Send BRET to resume.");
+}
+
+transport::awaitable<void> ControlSession::on_bret(const std::string& argument) {
+  // "BRET <refer-above> <directory>": files larger than refer-above bytes (0: none) are named
+  // in 'R' records for the client to fetch on their own.
+  auto restart = std::exchange(settings_.batch_restart, std::nullopt);
+  if (!check_storage_or_reply()) co_return;
+  std::uint64_t refer_above = 0;
+  const auto space = argument.find(' ');
+  const auto* end = argument.data() + (space == std::string::npos ? 0 : space);
+  const auto [ptr, ec] = std::from_chars(argument.data(), end, refer_above);
+  if (space == std::string::npos || space == 0 || ec != std::errc() || ptr != end ||
+      space + 1 >= argument.size()) {
+    send(rc::kParameterSyntaxError, "BRET <refer-above bytes> <directory>.");
+    co_return;
+  }
+  if (settings_.mode_e || udpx_.enabled() || settings_.ascii) {
+    send(rc::kBadSequence, "BRET needs TYPE I, MODE S and the default network stack.");
+    co_return;
+  }
+  const auto path = resolve_or_reply(argument.substr(space + 1));
+  if (!path) co_return;
+  auto facts = storage_->stat(*path);
+  if (!facts) {
+    send_error(facts.error());
+    co_return;
+  }
+  if (facts->type != protocol::listing::FileType::Dir) {
+    send(rc::kFileUnavailable, "Not a directory.");
+    co_return;
+  }
+  if (!require_data_channel_or_reply()) co_return;
+  start_transfer(TransferJob{
+      .command = "BRET",
+      .path = *path,
+      .batch = std::make_shared<BatchSource>(*storage_, *path, refer_above, std::move(restart))});
+}
+
+}  // namespace gridftp::server
