@@ -9,7 +9,7 @@ namespace gridftp::client {
 namespace {
 
 // globus-url-copy's multi-letter flags that gridcp accepts (guc -help, GCT 6.2).
-constexpr std::array<std::string_view, 52> kLongFlags{
+constexpr std::array<std::string_view, 53> kLongFlags{
     "vb",
     "verbose",
     "quiet",
@@ -46,6 +46,7 @@ constexpr std::array<std::string_view, 52> kLongFlags{
     "concurrency",
     "pp",
     "pipeline",
+    "no-batch",
     "sync",
     "sync-level",
     "rst",
