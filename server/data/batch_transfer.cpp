@@ -23,7 +23,7 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
   Result<void> outcome;
   for (bool ended = false; !ended;) {
     out.clear();
-    auto filled = source.fill(out, kWriteBytes);
+    auto filled = source.encoder.fill(out, kWriteBytes);
     if (!filled) {
       outcome = make_error(filled.error());
       break;

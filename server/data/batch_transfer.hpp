@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "protocol/core/result.hpp"
-#include "server/data/batch_source.hpp"
+#include "server/data/storage_tree_reader.hpp"
 #include "server/data/stream_transfer.hpp"
 
 namespace gridftp::server {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "protocol/restart/byte_range_set.hpp"
-#include "server/data/batch_source.hpp"
+#include "server/data/storage_tree_reader.hpp"
 #include "server/storage/unique_fd.hpp"
 #include "server/storage/upload.hpp"
 
