@@ -11,7 +11,9 @@
 #include "client/copy/task_queue.hpp"
 #include "client/session/session_pool.hpp"
 #include "client/storage/batch_receiver.hpp"
+#include "client/storage/local_tree_reader.hpp"
 #include "client/transfer/batch_get.hpp"
+#include "client/transfer/batch_put.hpp"
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::client {
@@ -84,10 +86,22 @@ class CopyEngine::Impl {
   void plan_pair(const UrlPair& pair);
   void plan_file(CopyTask task);
   void plan_tree(const DirectoryPair& top);
-  // A remote tree to a local directory from a server with BATCH, in one batch get with -rst
-  // resumes; false when batch mode does not apply (the tree is then planned file by file).
+  // A tree in one batch transfer where both remote ends list BATCH (docs/WIRE.md §7): a get
+  // with -rst resuming at its restart point, a put or a third-party copy sent again whole;
+  // false when batch mode does not apply (the tree is then planned file by file).
   bool copy_tree_in_batch(const DirectoryPair& top);
-  bool batch_applies(const DirectoryPair& top);
+  enum class BatchKind { None, Get, Put, ThirdParty };
+  BatchKind batch_kind(const DirectoryPair& top);
+  bool has_batch(const Url& url, Role role);
+  void batch_get_tree(const DirectoryPair& top);
+  // One try of a put or third-party batch; reports what it copied.
+  Result<void> batch_send_tree(const DirectoryPair& top, BatchKind kind,
+                               std::vector<ReferredFile>& referred);
+  // Runs `attempt` as -rst allows; reports the tree failed with the last error otherwise.
+  void retry_batch(const DirectoryPair& top, const std::function<Result<void>()>& attempt,
+                   const std::function<void(const std::string&)>& on_give_up);
+  void report_copied(const std::string& source, const std::string& dest, std::uint64_t bytes,
+                     Clock::duration elapsed);
   void enqueue(CopyTask task, const std::optional<protocol::listing::ListingEntry>& dest_entry);
   // Reports a file (or directory) the planner could not turn into copies.
   void fail(const std::string& source, const std::string& dest, const std::string& message);
@@ -298,15 +312,8 @@ void CopyEngine::Impl::plan_tree(const DirectoryPair& top) {
   }
 }
 
-bool CopyEngine::Impl::batch_applies(const DirectoryPair& top) {
-  // -sync compares file by file, -udp and -off/-len shape single transfers, and -verify-checksum
-  // names an algorithm of its own: those keep the file-by-file plan.
-  if (!options_.batch || !top.source.is_remote() || top.dest.is_remote() || options_.sync.enabled ||
-      options_.transfer.udpx || options_.transfer.range.is_partial() ||
-      options_.transfer.verify_checksum) {
-    return false;
-  }
-  auto session = planner_.session_for(top.source, Role::Source);
+bool CopyEngine::Impl::has_batch(const Url& url, Role role) {
+  auto session = planner_.session_for(url, role);
   if (!session) {
     planner_detail(session.error());
     return false;  // the file-by-file plan reports it
@@ -314,38 +321,41 @@ bool CopyEngine::Impl::batch_applies(const DirectoryPair& top) {
   return (*session)->has_feature("BATCH");
 }
 
-bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
-  if (!batch_applies(top)) return false;
-  const auto source_base = display_url(top.source);
-  BatchReceiver receiver(top.dest.path, source_base, display_url(top.dest), options_.observer,
-                         [this] { return next_id(); });
-  unsigned failures = 0;
-  Clock::time_point first_failure{};
-  for (;;) {
-    planner_.clear_failures();
-    auto session = planner_.session_for(top.source, Role::Source);
-    auto done = session ? batch_get(**session, top.source.path, options_.transfer, receiver)
-                        : Result<void>(make_error(session.error()));
-    if (done) break;
-    const auto refusal = planner_.refusal_code();
-    const auto message = planner_detail(done.error());  // drops the sessions too
-    receiver.interrupt();
-    if (++failures == 1) first_failure = Clock::now();
-    const auto delay =
-        is_worth_retrying(done.error(), refusal)
-            ? next_retry_delay(options_.restart, failures, Clock::now() - first_failure)
-            : std::nullopt;
-    if (!delay) {
-      receiver.give_up(message);
-      fail(source_base, display_url(top.dest),
-           "copying " + source_base + " in one batch: " + message);
-      break;
-    }
-    std::this_thread::sleep_for(*delay);
+CopyEngine::Impl::BatchKind CopyEngine::Impl::batch_kind(const DirectoryPair& top) {
+  // -sync compares file by file, -udp and -off/-len shape single transfers, and -verify-checksum
+  // names an algorithm of its own: those keep the file-by-file plan.
+  const bool from_remote = top.source.is_remote();
+  const bool to_remote = top.dest.is_remote();
+  if (!options_.batch || (!from_remote && !to_remote) || options_.sync.enabled ||
+      options_.transfer.udpx || options_.transfer.range.is_partial() ||
+      options_.transfer.verify_checksum) {
+    return BatchKind::None;
   }
-  if (receiver.files_failed() > 0) all_ok_ = false;
-  // The files too large for the batch go to the -cc workers one by one.
-  for (const auto& file : receiver.referred()) {
+  if ((from_remote && !has_batch(top.source, Role::Source)) ||
+      (to_remote && !has_batch(top.dest, Role::Dest))) {
+    return BatchKind::None;
+  }
+  if (!from_remote) return BatchKind::Put;
+  return to_remote ? BatchKind::ThirdParty : BatchKind::Get;
+}
+
+bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
+  const auto kind = batch_kind(top);
+  if (kind == BatchKind::None) return false;
+  std::vector<ReferredFile> referred;
+  if (kind == BatchKind::Get) {
+    batch_get_tree(top);
+    return true;
+  }
+  if (auto made = make_directory(top.dest, top.dest.path); !made) {
+    fail(display_url(top.source), display_url(top.dest),
+         "copying " + display_url(top.source) + " to " + display_url(top.dest) +
+             ": cannot create the directory: " + planner_detail(made.error()));
+    return true;
+  }
+  retry_batch(
+      top, [&] { return batch_send_tree(top, kind, referred); }, [](const std::string&) {});
+  for (const auto& file : referred) {
     CopyTask task;
     task.source = top.source;
     task.source.path += file.path;
@@ -355,6 +365,114 @@ bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
     enqueue(std::move(task), std::nullopt);
   }
   return true;
+}
+
+void CopyEngine::Impl::retry_batch(const DirectoryPair& top,
+                                   const std::function<Result<void>()>& attempt,
+                                   const std::function<void(const std::string&)>& on_give_up) {
+  unsigned failures = 0;
+  Clock::time_point first_failure{};
+  for (;;) {
+    planner_.clear_failures();
+    auto done = attempt();
+    if (done) return;
+    const auto refusal = planner_.refusal_code();
+    const auto message = planner_detail(done.error());  // drops the sessions too
+    if (++failures == 1) first_failure = Clock::now();
+    const auto delay =
+        is_worth_retrying(done.error(), refusal)
+            ? next_retry_delay(options_.restart, failures, Clock::now() - first_failure)
+            : std::nullopt;
+    if (!delay) {
+      on_give_up(message);
+      const auto source = display_url(top.source);
+      fail(source, display_url(top.dest), "copying " + source + " in one batch: " + message);
+      return;
+    }
+    std::this_thread::sleep_for(*delay);
+  }
+}
+
+void CopyEngine::Impl::report_copied(const std::string& source, const std::string& dest,
+                                     std::uint64_t bytes, Clock::duration elapsed) {
+  if (options_.observer == nullptr) return;
+  const auto id = next_id();
+  options_.observer->file_started(FileStart{id, source, dest, bytes, 1});
+  FileEnd end;
+  end.id = id;
+  end.bytes = bytes;
+  end.elapsed = elapsed;
+  options_.observer->file_finished(end);
+}
+
+void CopyEngine::Impl::batch_get_tree(const DirectoryPair& top) {
+  BatchReceiver receiver(top.dest.path, display_url(top.source), display_url(top.dest),
+                         options_.observer, [this] { return next_id(); });
+  retry_batch(
+      top,
+      [&]() -> Result<void> {
+        auto session = planner_.session_for(top.source, Role::Source);
+        if (!session) return make_error(session.error());
+        auto done = batch_get(**session, top.source.path, options_.transfer, receiver);
+        if (!done) receiver.interrupt();
+        return done;
+      },
+      [&](const std::string& message) { receiver.give_up(message); });
+  if (receiver.files_failed() > 0) all_ok_ = false;
+  for (const auto& file : receiver.referred()) {
+    CopyTask task;
+    task.source = top.source;
+    task.source.path += file.path;
+    task.dest = top.dest;
+    task.dest.path += file.path;
+    task.source_facts.size_bytes = file.size;
+    enqueue(std::move(task), std::nullopt);
+  }
+}
+
+Result<void> CopyEngine::Impl::batch_send_tree(const DirectoryPair& top, BatchKind kind,
+                                               std::vector<ReferredFile>& referred) {
+  const auto started = Clock::now();
+  const auto source_base = display_url(top.source);
+  const auto dest_base = display_url(top.dest);
+  auto dest = planner_.session_for(top.dest, Role::Dest);
+  if (!dest) return make_error(dest.error());
+  if (kind == BatchKind::ThirdParty) {
+    auto source = planner_.session_for(top.source, Role::Source);
+    if (!source) return make_error(source.error());
+    auto stored =
+        third_party_batch(**source, top.source.path, **dest, top.dest.path, options_.transfer);
+    if (!stored) return make_error(stored.error());
+    // The client sees no file of a third-party batch: the tree is one entry.
+    report_copied(source_base, dest_base, stored->bytes, Clock::now() - started);
+    return {};
+  }
+  LocalTreeReader reader(top.source.path);
+  protocol::batch::BatchEncoder encoder(reader, kBatchReferAboveBytes);
+  std::vector<ReferredFile> sent;
+  referred.clear();
+  encoder.refer_to([&](const std::string& path, std::uint64_t size) {
+    referred.push_back(ReferredFile{path, size});
+  });
+  encoder.on_file_sent([&](const std::string& path, std::uint64_t size) {
+    sent.push_back(ReferredFile{path, size});
+  });
+  // A local file we cannot read fails on its own, not the server's batch.
+  std::vector<std::pair<std::string, std::string>> refused;
+  encoder.refuse_to(
+      [&](const std::string& path, const std::string& why) { refused.emplace_back(path, why); });
+  if (auto done = batch_put(**dest, top.dest.path, options_.transfer, encoder); !done) {
+    return done;
+  }
+  // Stored, all of them, once the server's 226 came; the time is the batch's.
+  const auto elapsed = Clock::now() - started;
+  for (const auto& file : sent) {
+    report_copied(source_base + file.path, dest_base + file.path, file.size, elapsed);
+  }
+  for (const auto& [path, why] : refused) {
+    fail(source_base + path, dest_base + path, "copying " + source_base + path + ": " + why);
+  }
+  return {};
 }
 
 Result<std::vector<protocol::listing::ListingEntry>> CopyEngine::Impl::list_any(const Url& url,

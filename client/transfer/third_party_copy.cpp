@@ -1,6 +1,7 @@
 // Third-party transfers (docs/WIRE.md §1.5, §1.6.3): the client drives two servers' control
 // connections; the data goes directly from source to dest.
 #include <condition_variable>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -237,6 +238,59 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   std::uint64_t bytes = *range ? (*range)->length : size_bytes.value_or(marker_bytes);
   bytes = bytes > held_before ? bytes - held_before : 0;
   return TransferStats{bytes, Clock::now() - start, std::nullopt};
+}
+
+}  // namespace gridftp::client
+
+namespace gridftp::client {
+namespace {
+
+// "226 Transfer complete: 5000 files, 20480000 bytes stored." (docs/WIRE.md §7.5).
+BatchStored parse_batch_stored(const ParsedReply& reply) {
+  BatchStored stored;
+  unsigned long long files = 0;
+  unsigned long long bytes = 0;
+  const std::string text(reply.first_text());
+  if (std::sscanf(text.c_str(), "Transfer complete: %llu files, %llu bytes", &files, &bytes) == 2) {
+    stored = BatchStored{files, bytes};
+  }
+  return stored;
+}
+
+}  // namespace
+
+Result<BatchStored> third_party_batch(Session& source, const std::string& source_dir, Session& dest,
+                                      const std::string& dest_dir,
+                                      const TransferOptions& requested) {
+  auto options = requested;
+  options.parallelism.reset();  // a batch is one stream-mode connection
+  options.udpx.reset();
+  for (auto* session : {&source, &dest}) {
+    if (auto prepared = prepare_session(*session, options); !prepared) {
+      return make_error(prepared.error());
+    }
+  }
+  auto address = dest.request_passive();
+  if (!address) {
+    return make_error(address.error());
+  }
+  if (auto sent = dest.send_transfer_command("BSTO " + dest_dir); !sent) {
+    return make_error(sent.error());
+  }
+  if (auto ported = source.send_port(*address); !ported) {
+    return make_error(ported.error());
+  }
+  // No size limit: the dest could do nothing with a file left out ('R').
+  if (auto sent = source.send_transfer_command("BRET 0 " + source_dir); !sent) {
+    return make_error(sent.error());
+  }
+  auto replies = await_final_replies(source, dest, source.options().transfer_reply_timeout, {});
+  for (auto* reply : {&*replies.source, &*replies.dest}) {
+    if (!*reply) {
+      return make_error(reply->error());
+    }
+  }
+  return parse_batch_stored(**replies.dest);
 }
 
 }  // namespace gridftp::client

@@ -85,4 +85,16 @@ Result<TransferStats> copy_local_file(const std::string& source_path, const std:
 Result<std::vector<protocol::listing::ListingEntry>> list_directory(
     Session& session, const std::string& path, const DataSecurityLevel& data_security);
 
+// The files and bytes a dest stored, from its 226 to BSTO; zeros when it did not say.
+struct BatchStored {
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+};
+
+// A third-party batch (docs/WIRE.md §7) between two servers whose FEAT lists BATCH: dest PASV,
+// BSTO; source PORT, BRET 0 (every file in the batch); both final replies.
+// Errors: those of third_party_copy().
+Result<BatchStored> third_party_batch(Session& source, const std::string& source_dir, Session& dest,
+                                      const std::string& dest_dir, const TransferOptions& options);
+
 }  // namespace gridftp::client

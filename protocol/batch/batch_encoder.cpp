@@ -16,7 +16,11 @@ BatchEncoder::BatchEncoder(TreeReader& reader, std::uint64_t refer_above,
     : reader_(reader), refer_above_(refer_above), restart_(std::move(restart)) {}
 
 void BatchEncoder::refuse(const std::string& path, const std::string& why, std::string& out) {
-  append_file_error(out, path, why);
+  if (on_refuse_) {
+    on_refuse_(path, why);
+  } else {
+    append_file_error(out, path, why);
+  }
   ++unreadable_;
 }
 
@@ -109,7 +113,11 @@ Result<void> BatchEncoder::start_file(const std::string& path, std::string& out)
     offset = *from;
   }
   if (refer_above_ != 0 && size > refer_above_) {
-    append_refer(out, path, size);
+    if (on_refer_) {
+      on_refer_(path, size);
+    } else {
+      append_refer(out, path, size);
+    }
     return {};
   }
   file_ = std::move(*opened);
@@ -126,6 +134,7 @@ Result<void> BatchEncoder::start_file(const std::string& path, std::string& out)
     }
   }
   append_file_header(out, path, offset, size - offset);
+  file_path_ = path;
   position_ = offset;
   end_ = size;
   ++files_;
@@ -141,6 +150,7 @@ Result<void> BatchEncoder::continue_file(std::string& out, std::size_t want) {
   if (position_ == end_) {
     append_file_trailer(out, crc_.value());
     file_.reset();
+    if (on_sent_) on_sent_(file_path_, end_);
   }
   return {};
 }

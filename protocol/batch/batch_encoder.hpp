@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -57,6 +58,16 @@ class BatchEncoder {
   // record cannot be completed, so the transfer fails).
   Result<bool> fill(std::string& out, std::size_t want);
 
+  // Files over the limit go to `handler` instead of into 'R' records: a sender that copies them
+  // itself (a gridcp put) need not tell the receiver.
+  using ReferHandler = std::function<void(const std::string& path, std::uint64_t size)>;
+  void refer_to(ReferHandler handler) { on_refer_ = std::move(handler); }
+  // Files that cannot be sent go to `handler` (path, why) instead of into 'X' records.
+  using RefuseHandler = std::function<void(const std::string& path, const std::string& why)>;
+  void refuse_to(RefuseHandler handler) { on_refuse_ = std::move(handler); }
+  // Told of each file whose record is complete in the output (path, size).
+  void on_file_sent(ReferHandler handler) { on_sent_ = std::move(handler); }
+
   std::uint64_t files_sent() const { return files_; }
   std::uint64_t unreadable() const { return unreadable_; }
 
@@ -74,6 +85,10 @@ class BatchEncoder {
   TreeReader& reader_;
   std::uint64_t refer_above_;
   std::optional<RestartPoint> restart_;
+  ReferHandler on_refer_;
+  ReferHandler on_sent_;
+  RefuseHandler on_refuse_;
+  std::string file_path_;         // the file being sent
   std::vector<Pending> pending_;  // next entry at the back
   bool started_ = false;
   bool ended_ = false;

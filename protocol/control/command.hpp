@@ -66,6 +66,7 @@ enum class Verb {
   Ccc,   // RFC 2228 protected commands
   Bret,  // gridftpd batch retrieve and its restart point (docs/WIRE.md §7)
   Brst,
+  Bsto,
 };
 
 struct Command {

@@ -37,6 +37,7 @@ constexpr std::array kVerbNames{
     VerbName{Verb::Cdup, "XCUP"}, VerbName{Verb::Mkd, "XMKD"},  VerbName{Verb::Rmd, "XRMD"},
     VerbName{Verb::Enc, "ENC"},   VerbName{Verb::Mic, "MIC"},   VerbName{Verb::Conf, "CONF"},
     VerbName{Verb::Ccc, "CCC"},   VerbName{Verb::Bret, "BRET"}, VerbName{Verb::Brst, "BRST"},
+    VerbName{Verb::Bsto, "BSTO"},
 };
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {

@@ -26,7 +26,7 @@ Reply feat_reply(bool gsi, bool tls, bool udpx) {
                   " EPRT",
                   " MLST Type*;Size*;Modify*;Perm*;UNIX.mode*;UNIX.owner*;UNIX.uid*;UNIX.group*;"
                   "UNIX.gid*;Unique*;",
-                  " BATCH BRET;BRST;",
+                  " BATCH BRET;BRST;BSTO;",
                   "End.",
               }};
   if (gsi) reply.lines.insert(reply.lines.end() - 1, " DCAU");
@@ -45,7 +45,7 @@ Reply help_reply() {
                    "    MFMT    PWD     QUIT    SIZE    STRU    SYST    RNFR    RNTO",
                    "    TYPE    USER    MKD     RMD     DELE    ABOR    ACCT    LANG",
                    "    ERET    ESTO    SPAS    SPOR    CKSM    SBUF    TREV    DCAU",
-                   "    BRET    BRST",
+                   "    BRET    BRST    BSTO",
                    "End",
                }};
 }

@@ -2,10 +2,14 @@
 
 #include <string>
 
+#include "server/data/disk_writer.hpp"
 #include "server/data/stall_watch.hpp"
+#include "transport/aligned_buffer.hpp"
 
 namespace gridftp::server {
 namespace {
+
+namespace asio = transport::asio;
 
 // Records are gathered into writes of about this size: many small files per TLS record batch
 // and per syscall.
@@ -38,6 +42,56 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
     }
     progress.bytes += out.size();
   }
+  deadline->stop();
+  co_return outcome;
+}
+
+transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
+                                                 BatchSink& sink,
+                                                 std::chrono::seconds stall_timeout,
+                                                 TransferProgress& progress) {
+  using Kind = protocol::batch::BatchEvent::Kind;
+  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
+  DiskWriter writer;
+  transport::AlignedBuffer buffer(kWriteBytes);
+  Result<void> outcome;
+  while (outcome) {
+    deadline->expires_after(stall_timeout);
+    boost::system::error_code ec;
+    const auto got = co_await link.read_some(socket, buffer.span(), ec);
+    if (ec == asio::error::eof) {
+      outcome = sink.decoder().finish();
+      break;
+    }
+    if (ec) {
+      outcome = make_error(data_socket_error(ec, *deadline));
+      break;
+    }
+    progress.bytes += got;
+    std::span<const char> input(buffer.data(), got);
+    protocol::batch::BatchEvent event;
+    do {
+      auto used = sink.decoder().next(input, event);
+      if (!used) {
+        outcome = make_error(used.error());
+        break;
+      }
+      input = input.subspan(*used);
+      if (event.kind == Kind::Data) {
+        if (auto written =
+                co_await writer.write_at(*sink.upload(), sink.position(), event.payload, *deadline);
+            !written) {
+          outcome = make_error(written.error());
+          break;
+        }
+        sink.wrote(event.payload);
+      } else if (auto handled = sink.handle(event); !handled) {
+        outcome = handled;
+        break;
+      }
+    } while (event.kind != Kind::NeedMore);
+  }
+  if (!outcome) sink.abort();
   deadline->stop();
   co_return outcome;
 }

@@ -1,4 +1,4 @@
-// Moving a batch (BRET; docs/WIRE.md §7) over one stream-mode data connection: the records of
+// Moving a batch (BRET, BSTO; docs/WIRE.md §7) over one stream-mode data connection: the records of
 // many files go out in large writes, so a small file costs a few hundred bytes of a write, not
 // a data connection, a handshake and a reply of its own.
 #pragma once
@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "protocol/core/result.hpp"
+#include "server/data/batch_sink.hpp"
 #include "server/data/storage_tree_reader.hpp"
 #include "server/data/stream_transfer.hpp"
 
@@ -17,5 +18,23 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
                                               BatchSource& source,
                                               std::chrono::seconds stall_timeout,
                                               TransferProgress& progress);
+
+// Receives a batch into `sink` until the peer closes, the file bytes written off this thread
+// (DiskWriter). Errors: those of BatchSink::handle(), the decoder's (Errc::Truncated when the
+// end record never came), socket errors, Condition::TransferAborted on a stall past
+// `stall_timeout` and Condition::DiskStalled when a disk write outlasted it.
+transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
+                                                 BatchSink& sink,
+                                                 std::chrono::seconds stall_timeout,
+                                                 TransferProgress& progress);
+
+// Receives a batch into `sink` until the peer closes, the file bytes written off this thread
+// (DiskWriter). Errors: those of BatchSink::handle(), the decoder's (Errc::Truncated when the
+// end record never came), socket errors, Condition::TransferAborted on a stall past
+// `stall_timeout` and Condition::DiskStalled when a disk write outlasted it.
+transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
+                                                 BatchSink& sink,
+                                                 std::chrono::seconds stall_timeout,
+                                                 TransferProgress& progress);
 
 }  // namespace gridftp::server

@@ -32,6 +32,7 @@ constexpr std::array kRows{
     Row{Verb::Esto, &S::on_esto}, Row{Verb::Spas, &S::on_spas}, Row{Verb::Spor, &S::on_spor},
     Row{Verb::Dcau, &S::on_dcau}, Row{Verb::Sbuf, &S::on_sbuf}, Row{Verb::Cksm, &S::on_cksm},
     Row{Verb::Trev, &S::on_trev}, Row{Verb::Bret, &S::on_bret}, Row{Verb::Brst, &S::on_brst},
+    Row{Verb::Bsto, &S::on_bsto},
 };
 
 }  // namespace

@@ -99,6 +99,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_trev(const std::string& argument);
   transport::awaitable<void> on_bret(const std::string& argument);
   transport::awaitable<void> on_brst(const std::string& argument);
+  transport::awaitable<void> on_bsto(const std::string& argument);
+  // TYPE I, MODE S, TCP: what BRET and BSTO need; replies 503 otherwise.
+  bool check_batch_settings_or_reply(const char* command);
   transport::awaitable<void> on_dcau(const std::string& argument);
   transport::awaitable<void> on_adat(const std::string& argument);
 

@@ -128,6 +128,18 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     deadline->stop();
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
+  if (job.batch_sink) {
+    auto received = co_await receive_batch(socket, link, *job.batch_sink, timeout, progress_);
+    if (received && job.batch_sink->unsent() > 0) {
+      // Everything that came is stored; the sender's own failures still fail the batch.
+      transfer_detail_ = std::to_string(job.batch_sink->unsent()) +
+                         " files were not sent by the sender, the first " +
+                         job.batch_sink->first_unsent();
+      received = make_error(error_code_for(Condition::TransferFailed));
+    }
+    note_data_connection(link, socket);
+    co_return received;
+  }
   if (job.upload) {
     auto received =
         co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
@@ -177,7 +189,15 @@ Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
 void ControlSession::finish_transfer(const TransferJob& job, const Result<void>& outcome,
                                      std::chrono::steady_clock::time_point started) {
   const auto elapsed = std::chrono::steady_clock::now() - started;
-  if (outcome) {
+  if (outcome && job.batch) {
+    send(rc::kClosingData, "Transfer complete: " + std::to_string(job.batch->encoder.files_sent()) +
+                               " files sent, " + std::to_string(job.batch->encoder.unreadable()) +
+                               " unreadable.");
+  } else if (outcome && job.batch_sink) {
+    send(rc::kClosingData, "Transfer complete: " + std::to_string(job.batch_sink->files_stored()) +
+                               " files, " + std::to_string(job.batch_sink->bytes_stored()) +
+                               " bytes stored.");
+  } else if (outcome) {
     send(rc::kClosingData, "Transfer complete.");
   } else {
     auto reply = protocol::control::reply_for_error(outcome.error());

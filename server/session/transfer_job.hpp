@@ -9,6 +9,7 @@
 #include <string>
 
 #include "protocol/restart/byte_range_set.hpp"
+#include "server/data/batch_sink.hpp"
 #include "server/data/storage_tree_reader.hpp"
 #include "server/storage/unique_fd.hpp"
 #include "server/storage/upload.hpp"
@@ -26,6 +27,7 @@ struct TransferJob {
   std::optional<std::uint64_t> expected_bytes = {};  // from ALLO, for uploads
   std::optional<protocol::restart::ByteRangeSet> present = {};  // MODE E REST: ranges there
   std::shared_ptr<BatchSource> batch = {};                      // BRET
+  std::shared_ptr<BatchSink> batch_sink = {};                   // BSTO
 };
 
 }  // namespace gridftp::server

@@ -1,11 +1,13 @@
 """Batch mode between gridcp and gridftpd (docs/WIRE.md §7): a -r tree fetched in one BRET
 transfer, the files over the size limit left to ordinary RETRs, links, -no-batch, the restart
-point after the server is killed mid-tree (-rst finishes the rest, nothing moves twice), and
-BRET/BRST refusing bad input."""
+point after the server is killed mid-tree (-rst finishes the rest, nothing moves twice), a put
+in one BSTO, a third-party batch between two gridftpd, and BRET/BRST/BSTO refusing bad input
+(paths leaving the directory, a cut-off stream, a lying checksum) without leaving a file."""
 
 import json
 import os
 import signal
+import struct
 import subprocess
 
 from gridftp_harness import (MIB, RawControl, assert_same_tree, gridcp_binary, make_file,
@@ -165,6 +167,125 @@ def test_bret_and_brst_refuse_bad_input():
     assert code == 226, code
     assert received.startswith(b"GFB1") and b"\x00\x05a.bin" in received, received[:200]
     control.close()
+
+
+def local_tree(root: str) -> dict[str, str]:
+    spec = {f"p{i % 4}/q{i % 3}/g{i}.dat": (i * 97) % 7000 for i in range(200)}
+    spec.update({"zero.bin": 0, "huge.bin": 16 * MIB + 5})
+    expected = {rel: make_file(os.path.join(root, rel), size, seed=i)
+                for i, (rel, size) in enumerate(sorted(spec.items()))}
+    os.makedirs(os.path.join(root, "p2", "empty_dir"))
+    return expected
+
+
+def test_a_tree_is_put_in_one_transfer():
+    server = start_gridftpd()
+    src = make_temp_dir("batch-put-")
+    expected = local_tree(src)
+    os.symlink("p0", os.path.join(src, "dirlink"))  # not followed: fails alone, locally
+    result = gridcp("-r", "--json", "-cd", file_url(src) + "/", server.url("incoming/put/"),
+                    expect_rc=1, what="gridcp -r put to gridftpd")
+    assert_same_tree(expected, server.fs("incoming/put"), "batch put")
+    assert os.path.isdir(server.fs("incoming/put/p2/empty_dir"))
+    files = json_files(result.stdout)
+    failed = [r for r in files if r["result"] == "failed"]
+    assert len(failed) == 1 and failed[0]["source"].endswith("dirlink"), failed
+    assert sum(1 for r in files if r["result"] == "copied") == len(expected)
+    ran = commands(server)
+    assert ran.count("BSTO") == 1 and ran.count("STOR") == 1, (
+        f"one BSTO for the tree and one STOR for the file over 16 MiB, got {ran}")
+
+
+def test_a_third_party_batch_between_two_gridftpd():
+    source = start_gridftpd()
+    dest = start_gridftpd()
+    expected = local_tree(source.fs("tree"))
+    make_tree_readable(source.fs("tree"))
+    gridcp("-r", "-cd", source.url("tree/"), dest.url("incoming/copy/"),
+           what="gridcp -r third-party gridftpd -> gridftpd")
+    assert_same_tree(expected, dest.fs("incoming/copy"), "third-party batch")
+    assert os.path.isdir(dest.fs("incoming/copy/p2/empty_dir"))
+    assert commands(source) == ["BRET"] and commands(dest) == ["BSTO"], (
+        commands(source), commands(dest))
+
+
+def batch_stream(records: list[tuple[str, bytes | None]], end: bool = True,
+                 crc_fix: int = 0) -> bytes:
+    """A batch stream of files (path, data) and directories (path, None), as docs/WIRE.md §7.3
+    lays it out."""
+    out = b"GFB1"
+    files = [(p, d) for p, d in records if d is not None]
+    for path, data in records:
+        name = path.encode()
+        if data is None:
+            out += b"D" + struct.pack(">H", len(name)) + name
+            continue
+        out += b"F" + struct.pack(">H", len(name)) + name + struct.pack(">QQ", 0, len(data))
+        out += data + struct.pack(">I", crc32c(data) ^ crc_fix)
+    if end:
+        out += b"E" + struct.pack(">QQ", len(files), sum(len(d) for _, d in files))
+    return out
+
+
+def crc32c(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def bsto(server, directory: str, stream: bytes) -> int:
+    control = RawControl(server.host, server.port)
+    control.login()
+    control.expect("TYPE I", 200)
+    data = control.pasv_connect()
+    control.expect(f"BSTO {directory}", 150)
+    data.sendall(stream)
+    data.close()
+    code, _ = control.read_reply()
+    control.close()
+    return code
+
+
+def test_bsto_refuses_bad_streams_and_keeps_nothing_of_them():
+    server = start_gridftpd()
+    assert crc32c(b"123456789") == 0xE3069283  # the check value of CRC-32C
+    assert bsto(server, "/incoming/ok", batch_stream([("a", None), ("a/b.txt", b"hello")])) == 226
+    with open(server.fs("incoming/ok/a/b.txt"), "rb") as f:
+        assert f.read() == b"hello"
+    cases = {
+        "escape": batch_stream([("../escaped.txt", b"x")]),
+        "no_parent": batch_stream([("missing/x.txt", b"x")]),
+        "absolute": batch_stream([("/abs.txt", b"x")]),
+        "cut": batch_stream([("cut.txt", b"y" * 1000)], end=False)[:-300],
+        "badcrc": batch_stream([("badcrc.txt", b"w" * 10)], crc_fix=1),
+        "notbatch": b"RETR something\r\n",
+    }
+    for name, stream in cases.items():
+        code = bsto(server, f"/incoming/{name}", stream)
+        assert 400 <= code < 600, f"{name}: a bad batch stream got {code}"
+        left = [f for _, _, files in os.walk(server.fs(f"incoming/{name}")) for f in files]
+        assert left == [], f"{name}: files were left: {left}"
+    # Each file is committed once its checksum matched: a stream cut after a whole file keeps
+    # that file (whole) and still fails the batch.
+    code = bsto(server, "/incoming/unended",
+                batch_stream([("whole.txt", b"z" * 50), ("half.txt", b"h" * 5000)],
+                             end=False)[:-2000])
+    assert 400 <= code < 600, f"a cut-off batch got {code}"
+    assert sorted(os.listdir(server.fs("incoming/unended"))) == ["whole.txt"]
+    with open(server.fs("incoming/unended/whole.txt"), "rb") as f:
+        assert f.read() == b"z" * 50
+    assert not os.path.exists(server.fs("escaped.txt"))
+    assert not os.path.exists(server.fs("incoming/escaped.txt"))
+    control = RawControl(server.host, server.port)
+    control.login()
+    control.expect("TYPE I", 200)
+    control.expect("BSTO", 501)
+    control.expect("BSTO /not_writable_here", 550, 553)
+    control.close()
+    assert server.proc.poll() is None, "the server died"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // The batch mode of gridftpd's own peers (docs/WIRE.md §7): BRST sets where the next batch
 // resumes, BRET sends a whole directory tree in one stream-mode data transfer. Advertised in
-// FEAT as "BATCH"; Globus clients never send these commands.
+// FEAT as "BATCH"; Globus clients never send these commands. BSTO receives a batch below a
+// directory (a gridcp put, or the dest of a third-party batch).
 #include <charconv>
 
 #include "protocol/batch/batch_path.hpp"
@@ -14,6 +15,13 @@ namespace {
 namespace rc = protocol::control::reply_code;
 
 }  // namespace
+
+bool ControlSession::check_batch_settings_or_reply(const char* command) {
+  if (!settings_.mode_e && !udpx_.enabled() && !settings_.ascii) return true;
+  send(rc::kBadSequence,
+       std::string(command) + " needs TYPE I, MODE S and the default network stack.");
+  return false;
+}
 
 transport::awaitable<void> ControlSession::on_brst(const std::string& argument) {
   auto point = protocol::batch::parse_restart_point(argument);
@@ -39,10 +47,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
     send(rc::kParameterSyntaxError, "BRET <refer-above bytes> <directory>.");
     co_return;
   }
-  if (settings_.mode_e || udpx_.enabled() || settings_.ascii) {
-    send(rc::kBadSequence, "BRET needs TYPE I, MODE S and the default network stack.");
-    co_return;
-  }
+  if (!check_batch_settings_or_reply("BRET")) co_return;
   const auto path = resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
   auto facts = storage_->stat(*path);
@@ -59,6 +64,36 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
       .command = "BRET",
       .path = *path,
       .batch = std::make_shared<BatchSource>(*storage_, *path, refer_above, std::move(restart))});
+}
+
+transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) {
+  // "BSTO <directory>": the batch's files land below it, the directory made when missing.
+  if (!check_storage_or_reply()) co_return;
+  if (argument.empty()) {
+    send(rc::kParameterSyntaxError, "BSTO <directory>.");
+    co_return;
+  }
+  if (!check_batch_settings_or_reply("BSTO")) co_return;
+  const auto path = resolve_or_reply(argument);
+  if (!path) co_return;
+  if (auto writable = storage_->check_writable(*path); !writable) {
+    send_error(writable.error());
+    co_return;
+  }
+  if (auto made = storage_->make_directory(*path);
+      !made && made.error() != std::errc::file_exists) {
+    send_error(made.error());
+    co_return;
+  }
+  auto facts = storage_->stat(*path);
+  if (!facts || facts->type != protocol::listing::FileType::Dir) {
+    send(rc::kFileUnavailable, "Not a directory.");
+    co_return;
+  }
+  if (!require_data_channel_or_reply()) co_return;
+  start_transfer(TransferJob{.command = "BSTO",
+                             .path = *path,
+                             .batch_sink = std::make_shared<BatchSink>(*storage_, *path)});
 }
 
 }  // namespace gridftp::server
