@@ -100,6 +100,8 @@ class CopyEngine::Impl {
   // Runs `attempt` as -rst allows; reports the tree failed with the last error otherwise.
   void retry_batch(const DirectoryPair& top, const std::function<Result<void>()>& attempt,
                    const std::function<void(const std::string&)>& on_give_up);
+  // The files a batch left out for their size go to the -cc workers one by one.
+  void enqueue_referred(const DirectoryPair& top, const std::vector<ReferredFile>& referred);
   void report_copied(const std::string& source, const std::string& dest, std::uint64_t bytes,
                      Clock::duration elapsed);
   void enqueue(CopyTask task, const std::optional<protocol::listing::ListingEntry>& dest_entry);
@@ -355,6 +357,12 @@ bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
   }
   retry_batch(
       top, [&] { return batch_send_tree(top, kind, referred); }, [](const std::string&) {});
+  enqueue_referred(top, referred);
+  return true;
+}
+
+void CopyEngine::Impl::enqueue_referred(const DirectoryPair& top,
+                                        const std::vector<ReferredFile>& referred) {
   for (const auto& file : referred) {
     CopyTask task;
     task.source = top.source;
@@ -364,7 +372,6 @@ bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
     task.source_facts.size_bytes = file.size;
     enqueue(std::move(task), std::nullopt);
   }
-  return true;
 }
 
 void CopyEngine::Impl::retry_batch(const DirectoryPair& top,
@@ -419,15 +426,7 @@ void CopyEngine::Impl::batch_get_tree(const DirectoryPair& top) {
       },
       [&](const std::string& message) { receiver.give_up(message); });
   if (receiver.files_failed() > 0) all_ok_ = false;
-  for (const auto& file : receiver.referred()) {
-    CopyTask task;
-    task.source = top.source;
-    task.source.path += file.path;
-    task.dest = top.dest;
-    task.dest.path += file.path;
-    task.source_facts.size_bytes = file.size;
-    enqueue(std::move(task), std::nullopt);
-  }
+  enqueue_referred(top, receiver.referred());
 }
 
 Result<void> CopyEngine::Impl::batch_send_tree(const DirectoryPair& top, BatchKind kind,

@@ -12,9 +12,7 @@ constexpr std::size_t kWriteBytes = 256 * 1024;
 
 Result<void> batch_put(Session& session, const std::string& remote_dir,
                        const TransferOptions& options, protocol::batch::BatchEncoder& encoder) {
-  TransferOptions stream = options;
-  stream.parallelism.reset();  // a batch is one stream-mode connection
-  stream.udpx.reset();
+  auto stream = batch_options(options);
   if (auto prepared = prepare_session(session, stream); !prepared) return prepared;
   auto data = session.open_passive_data();
   if (!data) return make_error(data.error());

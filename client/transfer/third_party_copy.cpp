@@ -262,9 +262,7 @@ BatchStored parse_batch_stored(const ParsedReply& reply) {
 Result<BatchStored> third_party_batch(Session& source, const std::string& source_dir, Session& dest,
                                       const std::string& dest_dir,
                                       const TransferOptions& requested) {
-  auto options = requested;
-  options.parallelism.reset();  // a batch is one stream-mode connection
-  options.udpx.reset();
+  auto options = batch_options(requested);
   for (auto* session : {&source, &dest}) {
     if (auto prepared = prepare_session(*session, options); !prepared) {
       return make_error(prepared.error());

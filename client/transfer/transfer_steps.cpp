@@ -30,6 +30,13 @@ Result<void> prepare_session(Session& session, TransferOptions& options) {
   return session.use_net_stack(net_stack_argument(options.udpx));
 }
 
+TransferOptions batch_options(const TransferOptions& options) {
+  TransferOptions stream = options;
+  stream.parallelism.reset();
+  stream.udpx.reset();
+  return stream;
+}
+
 Result<ParsedReply> begin_stream_transfer(Session& session, DataConnection& data,
                                           const std::string& command) {
   const auto security = session.data_channel_security();

@@ -18,6 +18,10 @@ namespace gridftp::client {
 // then cleared, and options.on_shape hears of the one stream.
 Result<void> prepare_session(Session& session, TransferOptions& options);
 
+// What a batch (docs/WIRE.md §7) runs on: `options` in stream mode over TCP, since a batch is
+// one stream-mode connection whatever -p and -udp say for single files.
+TransferOptions batch_options(const TransferOptions& options);
+
 // Sends `command` (RETR, STOR, MLSD, …) for a stream-mode transfer on `data` and waits for its
 // 1xx. On a secured session the data handshake runs meanwhile on its own thread: a Globus server
 // starts it only once the command is in (docs/WIRE.md §5.7), and a refusal must not leave us

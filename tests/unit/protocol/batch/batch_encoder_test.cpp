@@ -21,8 +21,8 @@ class FakeTree final : public batch::TreeReader {
   std::map<std::string, std::string> files;
   std::vector<std::string> directories;
   std::map<std::string, batch::TreeEntry::Kind> others;
-  std::string unreadable;    // open() fails for this file
-  std::string shrinks;       // this file reads short of its size
+  std::string unreadable;  // open() fails for this file
+  std::string shrinks;     // this file reads short of its size
   std::size_t read_calls = 0;
 
   gridftp::Result<std::vector<batch::TreeEntry>> list(const std::string& relative) override {
@@ -126,7 +126,10 @@ std::vector<std::string> round_trip(batch::BatchEncoder& encoder, std::size_t wa
 
 FakeTree sample_tree() {
   FakeTree tree;
-  tree.files = {{"a.txt", "alpha"}, {"a/x", "in a"}, {"b", ""}, {"a/sub/deep", "deep!"},
+  tree.files = {{"a.txt", "alpha"},
+                {"a/x", "in a"},
+                {"b", ""},
+                {"a/sub/deep", "deep!"},
                 {"big", std::string(100, 'B')}};
   tree.directories = {"a", "a/sub", "empty"};
   tree.others = {{"fifo", batch::TreeEntry::Kind::Other},
@@ -181,8 +184,9 @@ TEST_CASE("a batch sender's handlers take referred, refused and sent files", "[b
   encoder.refer_to([&](const std::string& path, std::uint64_t size) {
     referred.push_back(path + " " + std::to_string(size));
   });
-  encoder.refuse_to(
-      [&](const std::string& path, const std::string& why) { refused.push_back(path + ": " + why); });
+  encoder.refuse_to([&](const std::string& path, const std::string& why) {
+    refused.push_back(path + ": " + why);
+  });
   encoder.on_file_sent([&](const std::string& path, std::uint64_t size) {
     sent.push_back(path + " " + std::to_string(size));
   });
