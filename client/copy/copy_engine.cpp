@@ -108,6 +108,8 @@ class CopyEngine::Impl {
   // Reports a file (or directory) the planner could not turn into copies.
   void fail(const std::string& source, const std::string& dest, const std::string& message);
   void skip(const CopyTask& task);
+  // A file the planner settled itself: one start and one end for the observer, under a new id.
+  void report(FileStart start, FileEnd end);
   std::size_t next_id() { return ids_++; }
   std::string planner_detail(std::error_code error);
 
@@ -166,28 +168,26 @@ void CopyEngine::Impl::work() {
 void CopyEngine::Impl::fail(const std::string& source, const std::string& dest,
                             const std::string& message) {
   all_ok_ = false;
-  if (options_.observer == nullptr) {
-    return;
-  }
-  const auto id = next_id();
-  options_.observer->file_started(FileStart{id, source, dest, std::nullopt, 1});
   FileEnd end;
-  end.id = id;
   end.result = FileResult::Failed;
   end.error = message;
-  options_.observer->file_finished(end);
+  report(FileStart{0, source, dest, std::nullopt, 1}, std::move(end));
 }
 
 void CopyEngine::Impl::skip(const CopyTask& task) {
+  FileEnd end;
+  end.result = FileResult::Skipped;
+  report(FileStart{0, display_url(task.source), display_url(task.dest),
+                   task.source_facts.size_bytes, 1},
+         std::move(end));
+}
+
+void CopyEngine::Impl::report(FileStart start, FileEnd end) {
   if (options_.observer == nullptr) {
     return;
   }
-  const auto id = next_id();
-  options_.observer->file_started(FileStart{id, display_url(task.source), display_url(task.dest),
-                                            task.source_facts.size_bytes, 1});
-  FileEnd end;
-  end.id = id;
-  end.result = FileResult::Skipped;
+  start.id = end.id = next_id();
+  options_.observer->file_started(start);
   options_.observer->file_finished(end);
 }
 
@@ -344,7 +344,6 @@ CopyEngine::Impl::BatchKind CopyEngine::Impl::batch_kind(const DirectoryPair& to
 bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
   const auto kind = batch_kind(top);
   if (kind == BatchKind::None) return false;
-  std::vector<ReferredFile> referred;
   if (kind == BatchKind::Get) {
     batch_get_tree(top);
     return true;
@@ -355,6 +354,7 @@ bool CopyEngine::Impl::copy_tree_in_batch(const DirectoryPair& top) {
              ": cannot create the directory: " + planner_detail(made.error()));
     return true;
   }
+  std::vector<ReferredFile> referred;
   retry_batch(
       top, [&] { return batch_send_tree(top, kind, referred); }, [](const std::string&) {});
   enqueue_referred(top, referred);
@@ -377,19 +377,14 @@ void CopyEngine::Impl::enqueue_referred(const DirectoryPair& top,
 void CopyEngine::Impl::retry_batch(const DirectoryPair& top,
                                    const std::function<Result<void>()>& attempt,
                                    const std::function<void(const std::string&)>& on_give_up) {
-  unsigned failures = 0;
-  Clock::time_point first_failure{};
+  RetryCounter retries(options_.restart);
   for (;;) {
     planner_.clear_failures();
     auto done = attempt();
     if (done) return;
     const auto refusal = planner_.refusal_code();
     const auto message = planner_detail(done.error());  // drops the sessions too
-    if (++failures == 1) first_failure = Clock::now();
-    const auto delay =
-        is_worth_retrying(done.error(), refusal)
-            ? next_retry_delay(options_.restart, failures, Clock::now() - first_failure)
-            : std::nullopt;
+    const auto delay = retries.failed(done.error(), refusal, Clock::now());
     if (!delay) {
       on_give_up(message);
       const auto source = display_url(top.source);
@@ -402,14 +397,10 @@ void CopyEngine::Impl::retry_batch(const DirectoryPair& top,
 
 void CopyEngine::Impl::report_copied(const std::string& source, const std::string& dest,
                                      std::uint64_t bytes, Clock::duration elapsed) {
-  if (options_.observer == nullptr) return;
-  const auto id = next_id();
-  options_.observer->file_started(FileStart{id, source, dest, bytes, 1});
   FileEnd end;
-  end.id = id;
   end.bytes = bytes;
   end.elapsed = elapsed;
-  options_.observer->file_finished(end);
+  report(FileStart{0, source, dest, bytes, 1}, std::move(end));
 }
 
 void CopyEngine::Impl::batch_get_tree(const DirectoryPair& top) {

@@ -145,7 +145,7 @@ bool FileWorker::copy(const QueuedTask& queued, bool already_started) {
   FileEnd end;
   end.id = queued.id;
   end.attempts = 0;
-  Clock::time_point first_failure{};
+  RetryCounter retries(options_.restart);
   for (;;) {
     ++end.attempts;
     sessions_.clear_failures();
@@ -159,13 +159,7 @@ bool FileWorker::copy(const QueuedTask& queued, bool already_started) {
     const auto detail = sessions_.failure_detail();
     const auto refusal = sessions_.refusal_code();
     sessions_.drop_all();
-    if (end.attempts == 1) {
-      first_failure = Clock::now();
-    }
-    const auto delay =
-        is_worth_retrying(result.error(), refusal)
-            ? next_retry_delay(options_.restart, end.attempts, Clock::now() - first_failure)
-            : std::nullopt;
+    const auto delay = retries.failed(result.error(), refusal, Clock::now());
     if (!delay) {
       end.result = FileResult::Failed;
       end.error = "copying " + display_url(task.source) + " to " + display_url(task.dest) + ": " +

@@ -46,4 +46,12 @@ bool is_worth_retrying(std::error_code error, std::optional<int> reply_code) {
   return true;
 }
 
+std::optional<Clock::duration> RetryCounter::failed(std::error_code error,
+                                                    std::optional<int> reply_code,
+                                                    Clock::time_point now) {
+  if (++failures_ == 1) first_failure_ = now;
+  if (!is_worth_retrying(error, reply_code)) return std::nullopt;
+  return next_retry_delay(policy_, failures_, now - first_failure_);
+}
+
 }  // namespace gridftp::client

@@ -35,4 +35,20 @@ std::optional<Clock::duration> next_retry_delay(const RetryPolicy& policy, unsig
 // the failure was a refusal.
 bool is_worth_retrying(std::error_code error, std::optional<int> reply_code);
 
+// The failed attempts of one file (or one batch) under `policy`: the two rules above together,
+// with the count and the time of the first failure kept here.
+class RetryCounter {
+ public:
+  explicit RetryCounter(RetryPolicy policy) : policy_(policy) {}
+  // Counts a failed attempt that ended at `now` with `error` (`reply_code` as for
+  // is_worth_retrying); returns the wait before the next attempt, or nullopt to give up.
+  std::optional<Clock::duration> failed(std::error_code error, std::optional<int> reply_code,
+                                        Clock::time_point now);
+
+ private:
+  RetryPolicy policy_;
+  unsigned failures_ = 0;
+  Clock::time_point first_failure_{};
+};
+
 }  // namespace gridftp::client

@@ -56,3 +56,19 @@ TEST_CASE("is_worth_retrying separates permanent failures from passing ones", "[
   CHECK_FALSE(
       is_worth_retrying(make_error_code(gridftp::protocol::Errc::BadArgument), std::nullopt));
 }
+
+TEST_CASE("RetryCounter counts failures from the first one's time", "[client][restart]") {
+  const RetryPolicy policy{true, 3, {}, seconds(10)};
+  gridftp::client::RetryCounter retries(policy);
+  const gridftp::client::Clock::time_point start{};
+  const auto broken = make_error_code(std::errc::connection_reset);
+  CHECK(retries.failed(broken, std::nullopt, start) == seconds(1));
+  CHECK(retries.failed(broken, std::nullopt, start + seconds(2)) == seconds(2));
+  // -rst-timeout counts from the first failure, not from the last.
+  CHECK_FALSE(retries.failed(broken, std::nullopt, start + seconds(10)));
+
+  gridftp::client::RetryCounter refused(policy);
+  CHECK_FALSE(refused.failed(gridftp::client::rejected_reply_error(), 550, start));
+  gridftp::client::RetryCounter off(RetryPolicy{});
+  CHECK_FALSE(off.failed(broken, std::nullopt, start));
+}
