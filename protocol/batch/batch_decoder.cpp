@@ -78,10 +78,8 @@ Result<std::size_t> BatchDecoder::next(std::span<const char> input, BatchEvent& 
       payload_remaining_ -= take;
       return consumed + take;
     }
+    // Never 0 here: an unknown type fails below as soon as its byte arrives.
     const auto needed = header_needed();
-    if (needed == 0) {
-      return fail(make_error_code(Errc::UnknownRecord));
-    }
     const auto take = std::min(needed - header_.size(), rest.size());
     header_.append(rest.data(), take);
     consumed += take;
