@@ -3,9 +3,9 @@
 #include <cerrno>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include "client/storage/local_source.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -14,24 +14,19 @@ using protocol::batch::TreeEntry;
 
 std::error_code last_errno() { return {errno, std::generic_category()}; }
 
+// A file of the tree as the encoder reads it: a LocalSource, whose read_at fills the span or
+// fails (EIO when the file ended first, which fails the batch as a short read would).
 class LocalFile final : public protocol::batch::TreeFile {
  public:
-  LocalFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
-  ~LocalFile() override { ::close(fd_); }
-  LocalFile(const LocalFile&) = delete;
-  LocalFile& operator=(const LocalFile&) = delete;
-  std::uint64_t size() const override { return size_; }
+  explicit LocalFile(LocalSource source) : source_(std::move(source)) {}
+  std::uint64_t size() const override { return source_.size_bytes(); }
   Result<std::size_t> read_at(std::uint64_t offset, std::span<char> into) override {
-    for (;;) {
-      const auto got = ::pread(fd_, into.data(), into.size(), static_cast<off_t>(offset));
-      if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) return make_error(last_errno());
-    }
+    if (auto read = source_.read_at(offset, into); !read) return make_error(read.error());
+    return into.size();
   }
 
  private:
-  int fd_;
-  std::uint64_t size_;
+  LocalSource source_;
 };
 
 }  // namespace
@@ -69,15 +64,10 @@ Result<std::vector<TreeEntry>> LocalTreeReader::list(const std::string& relative
 
 Result<std::unique_ptr<protocol::batch::TreeFile>> LocalTreeReader::open(
     const std::string& relative) {
-  const int fd = ::open(local_path(relative).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(last_errno());
-  struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return make_error(std::make_error_code(std::errc::invalid_argument));
-  }
+  auto source = LocalSource::open(local_path(relative));
+  if (!source) return make_error(source.error());
   return std::unique_ptr<protocol::batch::TreeFile>(
-      std::make_unique<LocalFile>(fd, static_cast<std::uint64_t>(info.st_size)));
+      std::make_unique<LocalFile>(std::move(*source)));
 }
 
 }  // namespace gridftp::client
