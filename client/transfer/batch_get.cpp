@@ -1,18 +1,10 @@
 #include "client/transfer/batch_get.hpp"
 
-#include <vector>
-
 #include "client/data/mode_e_transfer.hpp"
 #include "client/transfer/transfer_steps.hpp"
 #include "protocol/batch/batch_path.hpp"
 
 namespace gridftp::client {
-namespace {
-
-constexpr std::size_t kReadBytes = 256 * 1024;
-
-}  // namespace
-
 Result<void> batch_get(Session& session, const std::string& remote_dir,
                        const TransferOptions& options, BatchReceiver& receiver) {
   auto stream = batch_options(options);
@@ -29,23 +21,10 @@ Result<void> batch_get(Session& session, const std::string& remote_dir,
     return make_error(begun.error());
   }
   receiver.begin_attempt();
-  std::vector<char> buffer(kReadBytes);
-  Result<void> outcome;
-  for (;;) {
-    auto count = data->read_some(buffer);
-    if (!count) {
-      outcome = make_error(count.error());
-      break;
-    }
-    if (*count == 0) {
-      outcome = receiver.finish_stream();
-      break;
-    }
-    if (auto used = receiver.consume(std::span<const char>(buffer.data(), *count)); !used) {
-      outcome = used;
-      break;
-    }
-  }
+  auto drained = drain(*data, [&](std::string_view chunk) {
+    return receiver.consume(std::span<const char>(chunk.data(), chunk.size()));
+  });
+  auto outcome = drained ? receiver.finish_stream() : Result<void>(make_error(drained.error()));
   if (outcome) (void)data->end_sending();
   data->close();
   if (!outcome) return make_error(with_server_reason(session, outcome.error()));

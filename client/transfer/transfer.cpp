@@ -25,26 +25,6 @@ constexpr std::size_t kChunkBytes = 256 * 1024;
 // A listing bigger than this is almost certainly not a listing; stop reading.
 constexpr std::size_t kMaxListingBytes = 64 * 1024 * 1024;
 
-// Reads the data connection to its end into `sink(bytes)`; returns the byte count.
-template <typename Sink>
-Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
-  std::vector<char> buffer(kChunkBytes);
-  std::uint64_t total = 0;
-  for (;;) {
-    auto count = data.read_some(buffer);
-    if (!count) {
-      return make_error(count.error());
-    }
-    if (*count == 0) {
-      return total;
-    }
-    if (auto written = sink(std::string_view(buffer.data(), *count)); !written) {
-      return make_error(written.error());
-    }
-    total += *count;
-  }
-}
-
 template <typename T>
 Result<T> fail_with_server_reason(Session& session, std::error_code error) {
   return make_error(with_server_reason(session, error));

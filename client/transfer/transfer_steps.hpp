@@ -1,10 +1,14 @@
 // Steps that get, put and third-party transfers share (docs/WIRE.md §1.5): preparing TYPE, MODE and
 // the data-channel security, starting a stream-mode transfer on a (secured) connection, and the
-// -verify-checksum digests before and after. Internal to the transfer files.
+// -verify-checksum digests before and after, reading a stream-mode connection to its end.
+// Internal to the transfer files.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "client/session/session.hpp"
 #include "client/transfer/transfer.hpp"
@@ -17,6 +21,29 @@ namespace gridftp::client {
 // PASV/PORT). A server without MODE E turns -p into stream mode: `options.parallelism` is
 // then cleared, and options.on_shape hears of the one stream.
 Result<void> prepare_session(Session& session, TransferOptions& options);
+
+// Reads a stream-mode data connection to its end into `sink(bytes)` (which returns Result<void>)
+// in pieces of at most kDrainChunkBytes; returns the byte count. Errors: the connection's and
+// the sink's.
+inline constexpr std::size_t kDrainChunkBytes = 256 * 1024;
+template <typename Sink>
+Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
+  std::vector<char> buffer(kDrainChunkBytes);
+  std::uint64_t total = 0;
+  for (;;) {
+    auto count = data.read_some(buffer);
+    if (!count) {
+      return make_error(count.error());
+    }
+    if (*count == 0) {
+      return total;
+    }
+    if (auto written = sink(std::string_view(buffer.data(), *count)); !written) {
+      return make_error(written.error());
+    }
+    total += *count;
+  }
+}
 
 // What a batch (docs/WIRE.md §7) runs on: `options` in stream mode over TCP, since a batch is
 // one stream-mode connection whatever -p and -udp say for single files.
