@@ -33,14 +33,9 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
       break;
     }
     ended = *filled;
-    deadline->expires_after(stall_timeout);
-    boost::system::error_code ec;
-    co_await link.write_all(socket, {out.data(), out.size()}, ec);
-    if (ec) {
-      outcome = make_error(data_socket_error(ec, *deadline));
-      break;
-    }
-    progress.bytes += out.size();
+    outcome = co_await write_all(socket, link, out.data(), out.size(), *deadline, stall_timeout,
+                                 progress);
+    if (!outcome) break;
   }
   deadline->stop();
   co_return outcome;

@@ -26,18 +26,6 @@ constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kSendfileChunkBytes = 16 << 20;
 
 std::error_code errno_code() { return {errno, std::generic_category()}; }
-transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
-                                             const char* data, std::size_t size,
-                                             transport::Deadline& deadline,
-                                             std::chrono::seconds timeout,
-                                             TransferProgress& progress) {
-  deadline.expires_after(timeout);
-  boost::system::error_code ec;
-  co_await link.write_all(socket, {data, size}, ec);
-  if (ec) co_return make_error(data_socket_error(ec, deadline));
-  progress.bytes += size;
-  co_return Result<void>{};
-}
 
 transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd,
                                                       std::uint64_t offset, std::uint64_t length,
@@ -70,6 +58,19 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
 }
 
 }  // namespace
+
+transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
+                                             const char* data, std::size_t size,
+                                             transport::Deadline& deadline,
+                                             std::chrono::seconds timeout,
+                                             TransferProgress& progress) {
+  deadline.expires_after(timeout);
+  boost::system::error_code ec;
+  co_await link.write_all(socket, {data, size}, ec);
+  if (ec) co_return make_error(data_socket_error(ec, deadline));
+  progress.bytes += size;
+  co_return Result<void>{};
+}
 
 transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd,
                                              std::uint64_t offset, std::uint64_t length, bool ascii,

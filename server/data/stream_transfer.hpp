@@ -11,6 +11,7 @@
 #include "server/storage/upload.hpp"
 #include "transport/asio.hpp"
 #include "transport/data_link.hpp"
+#include "transport/deadline.hpp"
 
 namespace gridftp::server {
 
@@ -20,6 +21,15 @@ struct TransferProgress {
   std::atomic<std::uint64_t> bytes{
       0};  // moved so far (wire bytes for ASCII); MODE E streams add from their strands
 };
+
+// Writes `size` bytes through `link` within `timeout` (re-arming `deadline`, the connection's
+// stall watch) and counts them in `progress`. Errors: Condition::DataConnection on a stall, else
+// the socket's.
+transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
+                                             const char* data, std::size_t size,
+                                             transport::Deadline& deadline,
+                                             std::chrono::seconds timeout,
+                                             TransferProgress& progress);
 
 // `link` is the connection's byte path: clear (sendfile allowed) or TLS after a DCAU handshake.
 // Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to
