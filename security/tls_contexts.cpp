@@ -6,6 +6,7 @@
 #include <openssl/rand.h>
 
 #include "security/openssl_error.hpp"
+#include "security/tls13_secret_capture.hpp"
 
 namespace gridftp::security {
 namespace {
@@ -69,6 +70,9 @@ Result<SslCtxPtr> make_gsi_data_context(const Credential& own, X509_STORE* trust
   // AES-256 that OpenSSL's default order would pick); the server's order wins when we accept.
   if (SSL_CTX_set_ciphersuites(context->get(), kDataSuites) != 1)
     return make_error(openssl_error());
+  // TLS 1.3 data streams move to our own record layer after the handshake (TlsEngine::
+  // take_over_records), which needs the traffic secrets.
+  capture_tls13_traffic_secrets(context->get());
   if (protection == DataProtection::Private) {
     if (auto ok = set_ciphers(context->get(), kStrongCiphers); !ok) return make_error(ok.error());
     return context;

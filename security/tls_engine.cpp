@@ -7,6 +7,7 @@
 
 #include "protocol/core/errors.hpp"
 #include "security/openssl_error.hpp"
+#include "security/tls13_secret_capture.hpp"
 
 namespace gridftp::security {
 namespace {
@@ -67,7 +68,7 @@ Result<TlsEngine> TlsEngine::create(SSL_CTX* context, Role role, std::size_t rin
   } else {
     SSL_set_accept_state(ssl.get());
   }
-  return TlsEngine(std::move(ssl), BioPtr(network));
+  return TlsEngine(std::move(ssl), BioPtr(network), ring_bytes);
 }
 
 Result<void> TlsEngine::expect_host(const std::string& host) {
@@ -93,6 +94,7 @@ std::error_code TlsEngine::fail(TlsErrc code) {
 }
 
 std::span<char> TlsEngine::input_space() {
+  if (records_) return records_->input_space();
   char* space = nullptr;
   const int available = BIO_nwrite0(network_.get(), &space);
   if (available <= 0) return {};
@@ -100,11 +102,13 @@ std::span<char> TlsEngine::input_space() {
 }
 
 void TlsEngine::commit_input(std::size_t bytes) {
+  if (records_) return records_->commit_input(bytes);
   char* ignored = nullptr;
   if (bytes > 0) BIO_nwrite(network_.get(), &ignored, static_cast<int>(bytes));
 }
 
 Result<void> TlsEngine::feed(std::span<const char> bytes) {
+  if (records_) return records_->feed(bytes);
   while (!bytes.empty()) {
     const auto space = input_space();
     if (space.empty()) return make_error(fail(TlsErrc::InputOverflow));
@@ -117,6 +121,7 @@ Result<void> TlsEngine::feed(std::span<const char> bytes) {
 }
 
 std::span<const char> TlsEngine::pending_output() {
+  if (records_) return records_->pending_output();
   char* data = nullptr;
   const int available = BIO_nread0(network_.get(), &data);
   if (available <= 0) return {};
@@ -124,11 +129,15 @@ std::span<const char> TlsEngine::pending_output() {
 }
 
 void TlsEngine::consume_output(std::size_t bytes) {
+  if (records_) return records_->consume_output(bytes);
   char* ignored = nullptr;
   if (bytes > 0) BIO_nread(network_.get(), &ignored, static_cast<int>(bytes));
 }
 
-bool TlsEngine::has_output() { return BIO_ctrl_pending(network_.get()) > 0; }
+bool TlsEngine::has_output() {
+  if (records_) return records_->has_output();
+  return BIO_ctrl_pending(network_.get()) > 0;
+}
 
 std::string TlsEngine::take_output() {
   std::string out;
@@ -164,6 +173,40 @@ Result<TlsEngine::Progress> TlsEngine::handshake() {
   }
 }
 
+std::error_code TlsEngine::records_failed(const std::error_code& code) {
+  if (code != TlsErrc::PeerClosed) {
+    last_error_ = records_->last_error().empty() ? code.message() : records_->last_error();
+  }
+  return code;
+}
+
+Result<bool> TlsEngine::take_over_records() {
+  SSL* ssl = ssl_.get();
+  const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl);
+  const Tls13TrafficSecrets* secrets = captured_tls13_traffic_secrets(ssl);
+  const auto suite =
+      cipher != nullptr ? tls13_suite(SSL_CIPHER_get_protocol_id(cipher)) : std::nullopt;
+  // Both directions must be at record 0 of application_traffic_secret_0: a server that sent
+  // session tickets has used up record numbers we cannot see, and output still in OpenSSL's
+  // ring would be out of order with ours.
+  const bool equivalent =
+      records_ == nullptr && handshake_done() && SSL_version(ssl) == TLS1_3_VERSION && suite &&
+      secrets != nullptr && secrets->complete() &&
+      (SSL_is_server(ssl) == 0 || SSL_get_num_tickets(ssl) == 0) && !has_output();
+  if (!equivalent) return false;
+  const bool client = SSL_is_server(ssl) == 0;
+  auto layer = Tls13RecordLayer::create(*suite, client ? secrets->client : secrets->server,
+                                        client ? secrets->server : secrets->client, ring_bytes_);
+  release_tls13_traffic_secrets(ssl);
+  if (!layer) return make_error(layer.error());
+  // OpenSSL reads whole records only (no read-ahead), so what it has not read starts at the
+  // peer's first application record.
+  const std::string unread = take_unprocessed_input();
+  records_ = std::make_unique<Tls13RecordLayer>(std::move(*layer));
+  if (auto fed = records_->feed(unread); !fed) return make_error(fed.error());
+  return true;
+}
+
 void TlsEngine::issue_no_session_tickets() { SSL_set_num_tickets(ssl_.get(), 0); }
 
 Result<void> TlsEngine::resume(SSL_SESSION* session) {
@@ -187,6 +230,11 @@ bool TlsEngine::handshake_done() const { return SSL_is_init_finished(ssl_.get())
 
 Result<std::size_t> TlsEngine::write(std::span<const char> plain) {
   if (plain.empty()) return std::size_t{0};
+  if (records_) {
+    auto written = records_->write(plain);
+    if (!written) return make_error(records_failed(written.error()));
+    return written;
+  }
   ERR_clear_error();
   std::size_t written = 0;
   const int rc = SSL_write_ex(ssl_.get(), plain.data(), plain.size(), &written);
@@ -204,6 +252,11 @@ Result<std::size_t> TlsEngine::write(std::span<const char> plain) {
 
 Result<std::size_t> TlsEngine::read(std::span<char> out) {
   if (out.empty()) return std::size_t{0};
+  if (records_) {
+    auto got = records_->read(out);
+    if (!got) return make_error(records_failed(got.error()));
+    return got;
+  }
   ERR_clear_error();
   std::size_t got = 0;
   const int rc = SSL_read_ex(ssl_.get(), out.data(), out.size(), &got);
@@ -220,6 +273,7 @@ Result<std::size_t> TlsEngine::read(std::span<char> out) {
 }
 
 void TlsEngine::shutdown() {
+  if (records_) return records_->shutdown();
   ERR_clear_error();
   (void)SSL_shutdown(ssl_.get());
   ERR_clear_error();

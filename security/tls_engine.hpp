@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 
 #include "protocol/core/result.hpp"
 #include "security/openssl_ptr.hpp"
+#include "security/tls13_record_layer.hpp"
 
 namespace gridftp::security {
 
@@ -73,6 +75,16 @@ class TlsEngine {
   bool session_reused() const;
 
   // --- TLS side ---
+  // After the handshake: hands the application records over from OpenSSL to our own TLS 1.3
+  // record layer (security/tls13_record_layer), which seals and opens them without OpenSSL's
+  // extra copies. Only where that is exactly equivalent on the wire: TLS 1.3 with an AEAD
+  // suite, secrets captured (capture_tls13_traffic_secrets on the context), no session
+  // tickets sent by us and nothing of OpenSSL's left unsent. Returns whether it took over;
+  // afterwards every network-side and TLS-side call goes through the record layer.
+  // Errors: an OpenSSL error deriving the keys.
+  Result<bool> take_over_records();
+  bool records_taken_over() const { return records_ != nullptr; }
+
   // Server side: send no TLS 1.3 session tickets on this connection (the context may).
   void issue_no_session_tickets();
   Result<Progress> handshake();
@@ -100,11 +112,15 @@ class TlsEngine {
   const std::string& last_error() const { return last_error_; }
 
  private:
-  TlsEngine(SslPtr ssl, BioPtr network) : ssl_(std::move(ssl)), network_(std::move(network)) {}
+  TlsEngine(SslPtr ssl, BioPtr network, std::size_t ring_bytes)
+      : ssl_(std::move(ssl)), network_(std::move(network)), ring_bytes_(ring_bytes) {}
   std::error_code fail(TlsErrc code);
+  std::error_code records_failed(const std::error_code& code);
 
   SslPtr ssl_;
   BioPtr network_;  // our end of the pair; SSL owns the other end
+  std::size_t ring_bytes_;
+  std::unique_ptr<Tls13RecordLayer> records_;  // set once take_over_records() succeeded
   std::string last_error_;
 };
 

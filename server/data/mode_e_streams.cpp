@@ -88,19 +88,29 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 
 namespace {
 
+// Well inside a core's L2 cache (512 KiB on the machines we measure on, docs/ARCHITECTURE.md).
+constexpr std::size_t kSealSliceBytes = 128 * 1024;
+
 // A block piece through TLS (PROT S/P): header, payload and trailer as plaintext records.
 transport::awaitable<Result<std::size_t>> send_piece_tls(
     tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
     std::uint64_t wire_offset, std::size_t want, std::span<char> buffer,
     std::span<const std::uint8_t> header, std::optional<std::span<const std::uint8_t>> trailer,
     transport::Deadline& deadline) {
-  auto got = source.read_at(wire_offset, buffer.first(want));
-  if (!got) co_return make_error(got.error());
-  if (*got < want) co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
   boost::system::error_code ec;
   co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec,
                           true);
-  if (!ec) co_await link.write_all(socket, buffer.first(want), ec, trailer.has_value());
+  // Read and seal the payload a slice at a time through the same bytes of `buffer`, so what the
+  // read brought in is still in the core's cache when it is sealed.
+  for (std::size_t done = 0; done < want && !ec;) {
+    const auto slice = buffer.first(std::min(want - done, kSealSliceBytes));
+    auto got = source.read_at(wire_offset + done, slice);
+    if (!got) co_return make_error(got.error());
+    if (*got < slice.size())
+      co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
+    done += slice.size();
+    co_await link.write_all(socket, slice, ec, done < want || trailer.has_value());
+  }
   if (!ec && trailer)
     co_await link.write_all(socket,
                             {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);

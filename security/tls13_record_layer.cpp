@@ -1,0 +1,244 @@
+#include "security/tls13_record_layer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "security/tls_engine.hpp"
+
+namespace gridftp::security {
+namespace {
+
+// Room kept free behind sealed data for an alert or a KeyUpdate answer.
+constexpr std::size_t kControlReserve = 64;
+// NewSessionTicket is the largest message we expect after the handshake; a few KiB at most.
+constexpr std::size_t kMaxHandshakeMessageBytes = 64 * 1024;
+
+enum HandshakeType : std::uint8_t { kNewSessionTicket = 4, kKeyUpdate = 24 };
+enum AlertDescription : std::uint8_t { kCloseNotify = 0 };
+constexpr std::uint8_t kAlertLevelWarning = 1;
+
+}  // namespace
+
+Result<Tls13RecordLayer> Tls13RecordLayer::create(Tls13Suite suite,
+                                                  std::span<const std::uint8_t> write_secret,
+                                                  std::span<const std::uint8_t> read_secret,
+                                                  std::size_t buffer_bytes) {
+  auto sealer = Tls13RecordCipher::create(suite, write_secret, Tls13RecordCipher::Direction::Seal);
+  if (!sealer) return make_error(sealer.error());
+  auto opener = Tls13RecordCipher::create(suite, read_secret, Tls13RecordCipher::Direction::Open);
+  if (!opener) return make_error(opener.error());
+  return Tls13RecordLayer(std::move(*sealer), std::move(*opener),
+                          std::max(buffer_bytes, kTls13MaxRecordBytes));
+}
+
+Tls13RecordLayer::Tls13RecordLayer(Tls13RecordCipher sealer, Tls13RecordCipher opener,
+                                   std::size_t buffer_bytes)
+    : sealer_(std::move(sealer)),
+      opener_(std::move(opener)),
+      output_(buffer_bytes + kControlReserve),
+      input_(buffer_bytes) {}
+
+std::error_code Tls13RecordLayer::fail(std::string reason) {
+  failed_ = true;
+  last_error_ = std::move(reason);
+  return make_error_code(TlsErrc::Fatal);
+}
+
+// --- network side ---
+
+std::span<char> Tls13RecordLayer::input_space() {
+  const bool plain_pending = plain_end_ > plain_begin_;
+  if (!plain_pending && input_begin_ == input_end_) input_begin_ = input_end_ = 0;
+  // Move a partial record to the front once a whole one might no longer fit behind it; never
+  // while opened plaintext still waits in front of it.
+  if (!plain_pending && input_begin_ > 0 && input_.size() - input_end_ < kTls13MaxRecordBytes) {
+    std::memmove(input_.data(), input_.data() + input_begin_, input_end_ - input_begin_);
+    input_end_ -= input_begin_;
+    input_begin_ = 0;
+  }
+  return {input_.data() + input_end_, input_.size() - input_end_};
+}
+
+void Tls13RecordLayer::commit_input(std::size_t bytes) {
+  input_end_ = std::min(input_end_ + bytes, input_.size());
+}
+
+Result<void> Tls13RecordLayer::feed(std::span<const char> bytes) {
+  while (!bytes.empty()) {
+    const auto space = input_space();
+    if (space.empty()) return make_error(TlsErrc::InputOverflow);
+    const auto n = std::min(space.size(), bytes.size());
+    std::memcpy(space.data(), bytes.data(), n);
+    commit_input(n);
+    bytes = bytes.subspan(n);
+  }
+  return {};
+}
+
+std::span<const char> Tls13RecordLayer::pending_output() const {
+  return {output_.data() + output_begin_, output_end_ - output_begin_};
+}
+
+void Tls13RecordLayer::consume_output(std::size_t bytes) {
+  output_begin_ = std::min(output_begin_ + bytes, output_end_);
+  if (output_begin_ == output_end_) output_begin_ = output_end_ = 0;
+}
+
+// --- sending ---
+
+Result<void> Tls13RecordLayer::seal_record(ContentType type, std::span<const char> content) {
+  auto sealed = sealer_.seal(type, content, std::span<char>(output_).subspan(output_end_));
+  if (!sealed) return make_error(fail("sealing a record failed"));
+  output_end_ += *sealed;
+  return {};
+}
+
+Result<std::size_t> Tls13RecordLayer::write(std::span<const char> plain) {
+  if (failed_ || shut_down_) return make_error(TlsErrc::Fatal);
+  std::size_t taken = 0;
+  while (taken < plain.size()) {
+    const auto chunk = std::min(plain.size() - taken, kTls13MaxPlaintextBytes);
+    const auto need = tls13_record_bytes(chunk);
+    if (output_.size() - kControlReserve - output_end_ < need && output_begin_ > 0) {
+      std::memmove(output_.data(), output_.data() + output_begin_, output_end_ - output_begin_);
+      output_end_ -= output_begin_;
+      output_begin_ = 0;
+    }
+    if (output_.size() - kControlReserve - output_end_ < need) break;
+    if (auto sealed = seal_record(ContentType::ApplicationData, plain.subspan(taken, chunk));
+        !sealed) {
+      return make_error(sealed.error());
+    }
+    taken += chunk;
+  }
+  return taken;
+}
+
+void Tls13RecordLayer::shutdown() {
+  if (failed_ || shut_down_) return;
+  const std::array<char, 2> close_notify{static_cast<char>(kAlertLevelWarning),
+                                         static_cast<char>(kCloseNotify)};
+  (void)seal_record(ContentType::Alert, close_notify);
+  shut_down_ = true;
+}
+
+// --- receiving ---
+
+Result<std::size_t> Tls13RecordLayer::whole_record() const {
+  const std::size_t available = input_end_ - input_begin_;
+  if (available < kTls13HeaderBytes) return std::size_t{0};
+  const auto* header = reinterpret_cast<const std::uint8_t*>(input_.data() + input_begin_);
+  // After the handshake every TLS 1.3 record is protected (RFC 8446 §5.1).
+  if (header[0] != static_cast<std::uint8_t>(ContentType::ApplicationData)) {
+    return make_error(TlsErrc::Fatal);
+  }
+  const std::size_t length = (std::size_t{header[3]} << 8U) | header[4];
+  if (length > kTls13MaxCiphertextBytes) return make_error(TlsErrc::Fatal);
+  if (available < kTls13HeaderBytes + length) return std::size_t{0};
+  return kTls13HeaderBytes + length;
+}
+
+Result<std::size_t> Tls13RecordLayer::read(std::span<char> out) {
+  if (failed_) return make_error(TlsErrc::Fatal);
+  std::size_t total = 0;
+  if (plain_end_ > plain_begin_) {
+    total = std::min(out.size(), plain_end_ - plain_begin_);
+    std::memcpy(out.data(), input_.data() + plain_begin_, total);
+    plain_begin_ += total;
+    if (total == out.size()) return total;
+  }
+  while (total < out.size()) {
+    if (peer_closed_) break;
+    auto length = whole_record();
+    if (!length) return make_error(fail("a record that is not TLS 1.3 application data"));
+    if (*length == 0) break;
+    const std::span<const char> record(input_.data() + input_begin_, *length);
+    const std::size_t inner_bytes = *length - kTls13HeaderBytes - kTls13TagBytes;
+    // Straight into the caller's buffer when a whole record fits; in place otherwise.
+    const bool direct = out.size() - total >= inner_bytes;
+    if (!direct && total > 0) break;
+    const std::span<char> target =
+        direct ? out.subspan(total)
+               : std::span<char>(input_.data() + input_begin_ + kTls13HeaderBytes, inner_bytes);
+    auto opened = opener_.open(record, target);
+    if (!opened) return make_error(fail("a forged or damaged record"));
+    input_begin_ += *length;
+    const auto content = target.first(opened->content_bytes);
+    if (opened->type != ContentType::ApplicationData) {
+      if (auto taken = take_control_record(opened->type, content); !taken) {
+        return make_error(taken.error());
+      }
+      continue;
+    }
+    if (direct) {
+      total += content.size();
+      continue;
+    }
+    const auto n = std::min(out.size(), content.size());
+    std::memcpy(out.data(), content.data(), n);
+    plain_begin_ = static_cast<std::size_t>(content.data() - input_.data()) + n;
+    plain_end_ = plain_begin_ + (content.size() - n);
+    total = n;
+    break;
+  }
+  if (total == 0 && peer_closed_) return make_error(TlsErrc::PeerClosed);
+  return total;
+}
+
+Result<void> Tls13RecordLayer::take_control_record(ContentType type,
+                                                   std::span<const char> content) {
+  if (type == ContentType::Alert) {
+    if (content.size() == 2 && static_cast<std::uint8_t>(content[1]) == kCloseNotify) {
+      peer_closed_ = true;
+      return {};
+    }
+    const int description = content.size() == 2 ? static_cast<std::uint8_t>(content[1]) : -1;
+    return make_error(fail("the peer sent TLS alert " + std::to_string(description)));
+  }
+  if (type != ContentType::Handshake) {
+    return make_error(fail("a record of content type " + std::to_string(static_cast<int>(type)) +
+                           " after the handshake"));
+  }
+  handshake_bytes_.append(content.data(), content.size());
+  return take_handshake_messages();
+}
+
+Result<void> Tls13RecordLayer::take_handshake_messages() {
+  while (handshake_bytes_.size() >= 4) {
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(handshake_bytes_.data());
+    const std::size_t length =
+        (std::size_t{bytes[1]} << 16U) | (std::size_t{bytes[2]} << 8U) | bytes[3];
+    if (length > kMaxHandshakeMessageBytes) {
+      return make_error(fail("a post-handshake message too large"));
+    }
+    if (handshake_bytes_.size() < 4 + length) return {};
+    switch (bytes[0]) {
+      case kNewSessionTicket:
+        break;  // data connections never resume a session
+      case kKeyUpdate: {
+        // RFC 8446 §4.6.3: one byte, update_not_requested(0) or update_requested(1), and the
+        // last message of its record, since the next record uses the new key.
+        if (length != 1 || bytes[4] > 1 || handshake_bytes_.size() != 5) {
+          return make_error(fail("a malformed KeyUpdate"));
+        }
+        const bool answer = bytes[4] == 1;
+        handshake_bytes_.clear();
+        if (!opener_.update()) return make_error(fail("deriving the peer's next key failed"));
+        if (answer && !shut_down_) {
+          const std::array<char, 5> key_update{static_cast<char>(kKeyUpdate), 0, 0, 1, 0};
+          if (auto sent = seal_record(ContentType::Handshake, key_update); !sent) return sent;
+          if (!sealer_.update()) return make_error(fail("deriving our next key failed"));
+        }
+        return {};
+      }
+      default:
+        return make_error(
+            fail("an unexpected post-handshake message (type " + std::to_string(bytes[0]) + ")"));
+    }
+    handshake_bytes_.erase(0, 4 + length);
+  }
+  return {};
+}
+
+}  // namespace gridftp::security

@@ -1,0 +1,250 @@
+// Our TLS 1.3 record layer against OpenSSL's (the real peer every Globus server runs): after an
+// ordinary handshake one end takes its records over (TlsEngine::take_over_records) and the
+// other stays on OpenSSL. Whatever we seal OpenSSL must open, whatever OpenSSL seals we must
+// open, in every suite our data contexts offer, through KeyUpdate, tickets, close_notify and
+// damage; and where the take-over would not be exactly equivalent it must not happen.
+#include <optional>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "security/tls_contexts.hpp"
+#include "security/tls_engine.hpp"
+#include "tests/unit/security/test_pki.hpp"
+
+namespace security = gridftp::security;
+using security::TlsEngine;
+using security::TlsErrc;
+using security::testing::test_pki;
+
+namespace {
+
+struct Session {
+  security::SslCtxPtr client_context;
+  security::SslCtxPtr server_context;
+  std::optional<TlsEngine> client;
+  std::optional<TlsEngine> server;
+};
+
+// A GSI data-channel pair (PROT P), before the handshake; `suite` limits both ends to one
+// TLS 1.3 suite.
+Session make_session(const char* suite = nullptr) {
+  Session s;
+  auto client_context = security::make_gsi_data_context(
+      test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Client,
+      security::DataProtection::Private, false);
+  auto server_context = security::make_gsi_data_context(
+      test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Server,
+      security::DataProtection::Private, false);
+  REQUIRE(client_context);
+  REQUIRE(server_context);
+  s.client_context = std::move(*client_context);
+  s.server_context = std::move(*server_context);
+  auto client = TlsEngine::create(s.client_context.get(), TlsEngine::Role::Client);
+  auto server = TlsEngine::create(s.server_context.get(), TlsEngine::Role::Server);
+  REQUIRE(client);
+  REQUIRE(server);
+  s.client.emplace(std::move(*client));
+  s.server.emplace(std::move(*server));
+  if (suite != nullptr) {
+    REQUIRE(SSL_set_ciphersuites(s.client->native(), suite) == 1);
+    REQUIRE(SSL_set_ciphersuites(s.server->native(), suite) == 1);
+  }
+  return s;
+}
+
+void handshake(Session& s) {
+  for (int round = 0; round < 20 && !(s.client->handshake_done() && s.server->handshake_done());
+       ++round) {
+    REQUIRE(s.client->handshake());
+    REQUIRE(s.server->feed(s.client->take_output()));
+    REQUIRE(s.server->handshake());
+    REQUIRE(s.client->feed(s.server->take_output()));
+  }
+  REQUIRE(s.client->handshake_done());
+  REQUIRE(s.server->handshake_done());
+}
+
+std::string pattern(std::size_t bytes, unsigned seed) {
+  std::string out(bytes, '\0');
+  unsigned x = seed * 2654435761U + 1;
+  for (auto& c : out) {
+    x = x * 1103515245U + 12345U;
+    c = static_cast<char>(x >> 16U);
+  }
+  return out;
+}
+
+// Moves what `from` has sealed into `to`, as far as `to` has room.
+void carry(TlsEngine& from, TlsEngine& to) {
+  for (auto out = from.pending_output(); !out.empty(); out = from.pending_output()) {
+    const auto space = to.input_space();
+    if (space.empty()) return;
+    const auto n = std::min(space.size(), out.size());
+    std::copy_n(out.data(), n, space.data());
+    to.commit_input(n);
+    from.consume_output(n);
+  }
+}
+
+// Sends `data` from `from` to `to` and returns what `to` read, reading `read_bytes` at a time.
+std::string send(TlsEngine& from, TlsEngine& to, const std::string& data,
+                 std::size_t read_bytes = 1 << 20) {
+  std::string got;
+  std::string buffer(read_bytes, '\0');
+  std::size_t sent = 0;
+  for (int round = 0; round < 100000 && got.size() < data.size(); ++round) {
+    if (sent < data.size()) {
+      auto written = from.write(std::span<const char>(data).subspan(sent));
+      REQUIRE(written);
+      sent += *written;
+    }
+    carry(from, to);
+    for (;;) {
+      auto read = to.read(buffer);
+      REQUIRE(read);
+      if (*read == 0) break;
+      got.append(buffer.data(), *read);
+    }
+  }
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data suite",
+          "[tls][crypto]") {
+  const char* suite =
+      GENERATE("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
+  const bool ours_is_client = GENERATE(true, false);
+  CAPTURE(suite, ours_is_client);
+  auto s = make_session(suite);
+  handshake(s);
+  TlsEngine& ours = ours_is_client ? *s.client : *s.server;
+  TlsEngine& theirs = ours_is_client ? *s.server : *s.client;
+  auto taken = ours.take_over_records();
+  REQUIRE(taken);
+  REQUIRE(*taken);
+  CHECK(ours.records_taken_over());
+  CHECK(ours.cipher_name() == suite);
+
+  const auto outgoing = pattern(3 * 1024 * 1024 + 17, 1);
+  CHECK(send(ours, theirs, outgoing) == outgoing);
+  const auto incoming = pattern(2 * 1024 * 1024 + 5, 2);
+  CHECK(send(theirs, ours, incoming) == incoming);
+  // Small reads take the in-place path: a record's plaintext is handed out over many calls.
+  const auto small = pattern(100 * 1000, 3);
+  CHECK(send(theirs, ours, small, 777) == small);
+  CHECK(send(ours, theirs, small, 777) == small);
+}
+
+TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[tls][crypto]") {
+  auto s = make_session();
+  handshake(s);
+  REQUIRE(*s.client->take_over_records());
+  const int request = GENERATE(SSL_KEY_UPDATE_REQUESTED, SSL_KEY_UPDATE_NOT_REQUESTED);
+  CAPTURE(request);
+  for (unsigned round = 0; round < 3; ++round) {
+    REQUIRE(SSL_key_update(s.server->native(), request) == 1);
+    const auto down = pattern(70000, round);
+    CHECK(send(*s.server, *s.client, down) == down);
+    // Our answer (when asked) goes first, under our old key; then data under the new one.
+    const auto up = pattern(50000, round + 10);
+    CHECK(send(*s.client, *s.server, up) == up);
+  }
+}
+
+TEST_CASE("close_notify ends the stream both ways", "[tls][crypto]") {
+  auto s = make_session();
+  handshake(s);
+  REQUIRE(*s.server->take_over_records());
+  const auto data = pattern(40000, 4);
+  REQUIRE(send(*s.server, *s.client, data) == data);
+  s.server->shutdown();
+  carry(*s.server, *s.client);
+  std::string buffer(1024, '\0');
+  auto read = s.client->read(buffer);
+  REQUIRE_FALSE(read);
+  CHECK(read.error() == TlsErrc::PeerClosed);
+  // And OpenSSL's close_notify to us, after the data before it.
+  REQUIRE(send(*s.client, *s.server, data) == data);
+  s.client->shutdown();
+  carry(*s.client, *s.server);
+  read = s.server->read(buffer);
+  REQUIRE_FALSE(read);
+  CHECK(read.error() == TlsErrc::PeerClosed);
+  // Nothing is sealed after our own close_notify.
+  CHECK_FALSE(s.server->write(data));
+}
+
+TEST_CASE("A damaged record fails the stream and says why", "[tls][crypto]") {
+  auto s = make_session();
+  handshake(s);
+  REQUIRE(*s.server->take_over_records());
+  const auto data = pattern(5000, 5);
+  REQUIRE(s.client->write(data));
+  std::string wire = s.client->take_output();
+  const std::size_t offset = GENERATE(std::size_t{0}, std::size_t{3}, std::size_t{10},
+                                      std::size_t{4000});  // type, length, body, body
+  CAPTURE(offset);
+  wire[offset] = static_cast<char>(wire[offset] ^ 0x40);
+  REQUIRE(s.server->feed(wire));
+  std::string buffer(8192, '\0');
+  auto read = s.server->read(buffer);
+  REQUIRE_FALSE(read);
+  CHECK(read.error() == TlsErrc::Fatal);
+  CHECK_FALSE(s.server->last_error().empty());
+  // The stream stays failed.
+  CHECK_FALSE(s.server->read(buffer));
+}
+
+TEST_CASE(
+    "Session tickets from an OpenSSL server are skipped; a server that sends them keeps "
+    "OpenSSL's records",
+    "[tls][crypto]") {
+  auto s = make_session();
+  SSL_clear_options(s.server->native(), SSL_OP_NO_TICKET);
+  REQUIRE(SSL_set_num_tickets(s.server->native(), 2) == 1);
+  handshake(s);
+  auto server_taken = s.server->take_over_records();
+  REQUIRE(server_taken);
+  CHECK_FALSE(*server_taken);
+  REQUIRE(*s.client->take_over_records());
+  const auto data = pattern(100000, 6);
+  CHECK(send(*s.server, *s.client, data) == data);
+  CHECK(send(*s.client, *s.server, data) == data);
+}
+
+TEST_CASE("TLS 1.2 and contexts without captured secrets keep OpenSSL's records", "[tls][crypto]") {
+  SECTION("TLS 1.2") {
+    auto s = make_session();
+    REQUIRE(SSL_set_max_proto_version(s.client->native(), TLS1_2_VERSION) == 1);
+    handshake(s);
+    CHECK_FALSE(*s.client->take_over_records());
+    CHECK_FALSE(*s.server->take_over_records());
+    const auto data = pattern(30000, 7);
+    CHECK(send(*s.client, *s.server, data) == data);
+  }
+  SECTION("before the handshake") {
+    auto s = make_session();
+    CHECK_FALSE(*s.client->take_over_records());
+  }
+  SECTION("a control-channel context") {
+    auto client_context = security::make_gsi_control_context(
+        test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Client);
+    auto server_context = security::make_gsi_control_context(
+        test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Server);
+    REQUIRE(client_context);
+    REQUIRE(server_context);
+    Session s;
+    auto client = TlsEngine::create(client_context->get(), TlsEngine::Role::Client);
+    auto server = TlsEngine::create(server_context->get(), TlsEngine::Role::Server);
+    REQUIRE(client);
+    REQUIRE(server);
+    s.client.emplace(std::move(*client));
+    s.server.emplace(std::move(*server));
+    handshake(s);
+    CHECK_FALSE(*s.client->take_over_records());
+    CHECK_FALSE(*s.server->take_over_records());
+  }
+}
