@@ -32,6 +32,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,6 +47,7 @@ from stream_get_bench import parse_size  # noqa: E402
 LEVELS = {"nodcau": ["-nodcau"], "dcau": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
 TARGET_VS_GLOBUS = 1.25            # dcpriv and dcsafe, gridftpd / globus
 TARGET_DCPRIV_VS_NODCAU = 0.65     # gridftpd dcpriv / gridftpd nodcau
+TARGET_SHARE_OF_BOUND = 0.9        # dcpriv and dcsafe / nodcau, over the CPU-cost bound
 CONTENDED = 0.15                   # share of all CPUs busy outside the benchmark that taints a run
 # Transfer-log keys that describe data-channel protection (printed when gridftpd writes them).
 SECURITY_KEY_RE = re.compile(r"secur|protect|prot$|dcau|tls|cipher|ssl", re.I)
@@ -147,6 +149,67 @@ class OtherLoad:
         return max(0.0, (busy - self.machine[1]) - (tree - self.tree)) / elapsed
 
 
+class BusiestThread:
+    """The largest share of one core that any single thread of a process tree (a server and its
+    session processes) used during a run, sampled every `interval` seconds from
+    /proc/PID/task/TID/stat. A stream whose thread sits near 100% is held by that one core,
+    whatever the other cores could still do. Threads born during the run count from zero."""
+
+    def __init__(self, root_pid: int, interval: float = 0.1):
+        self.root_pid, self.interval = root_pid, interval
+
+    def _threads(self) -> dict[int, int]:
+        tree = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat") as f:
+                        tree[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    pass
+        pids, todo = set(), [self.root_pid]
+        while todo:
+            pid = todo.pop()
+            pids.add(pid)
+            todo.extend(child for child, parent in tree.items() if parent == pid and child not in pids)
+        ticks = {}
+        for pid in pids:
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                        rest = f.read().rsplit(")", 1)[1].split()
+                    ticks[int(tid)] = int(rest[11]) + int(rest[12])   # utime + stime
+                except (OSError, IndexError, ValueError):
+                    pass
+        return ticks
+
+    def __enter__(self):
+        self.first = self._threads()
+        self.last = dict(self.first)
+        self.started = time.monotonic()
+        self.stopping = threading.Event()
+        self.sampler = threading.Thread(target=self._sample, daemon=True)
+        self.sampler.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self.stopping.wait(self.interval):
+            self.last.update(self._threads())
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()
+        self.sampler.join()
+        self.last.update(self._threads())
+        elapsed = time.monotonic() - self.started
+        hz = os.sysconf("SC_CLK_TCK")
+        used = [ticks - self.first.get(tid, 0) for tid, ticks in self.last.items()]
+        self.share = max(used, default=0) / hz / elapsed if elapsed > 0 else 0.0
+
+
 # --------------------------------------------------------------------------------------------
 # Transfers
 # --------------------------------------------------------------------------------------------
@@ -169,8 +232,13 @@ class Target:
         load = OtherLoad()
         load.start()
         started = time.monotonic()
+        busiest = BusiestThread(self.server.proc.pid) if isinstance(self.server, h.GridftpdServer) else None
         try:
-            h.run_peer(argv, timeout=timeout, env=env, what=what)
+            if busiest:
+                with busiest:
+                    h.run_peer(argv, timeout=timeout, env=env, what=what)
+            else:
+                h.run_peer(argv, timeout=timeout, env=env, what=what)
         except AssertionError as e:
             hint = ""
             if self.label == "gridftpd":
@@ -180,6 +248,7 @@ class Target:
             raise BenchError(f"transfer failed: {e}{hint}") from None
         elapsed = time.monotonic() - started
         self.other_load = load.stop()
+        self.busiest_thread = busiest.share if busiest else None
         fields: list[str] = []
         if isinstance(self.server, h.GridftpdServer):
             self.server.assert_alive(f"after {what}")
@@ -205,6 +274,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
             runs = {t.label: [] for t in targets}
             security = {t.label: [] for t in targets}
             others = []
+            busiest: dict[str, list[float]] = {}
             for r in range(repeat):
                 order = targets if r % 2 == 0 else list(reversed(targets))   # alternate who goes first
                 for t in order:
@@ -218,6 +288,8 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                                   flush=True)
                     runs[t.label].append(elapsed)
                     others.append(t.other_load)
+                    if t.busiest_thread is not None:
+                        busiest.setdefault(t.label, []).append(t.busiest_thread)
                     security[t.label].extend(fields)
             # Fixed cost (client start-up, GSI authentication, delegation, data-channel set-up)
             # of the same command with -len 1, once, so the per-byte part can be told apart.
@@ -228,6 +300,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
             rows[(level, p)] = {
                 "setup": setup,
                 "others": max(others),
+                "busiest": {label: statistics.median(v) for label, v in busiest.items()},
                 "rate": {label: size / statistics.median(times) for label, times in runs.items()},
                 "runs": runs,
                 "security": {label: sorted(set(f)) for label, f in security.items()},
@@ -241,7 +314,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
 # --------------------------------------------------------------------------------------------
 
 HEADER = (f"{'level':<7} {'-p':>3} {'gridftpd GB/s':>14} {'globus GB/s':>12} {'gridftpd/globus':>16} "
-          f"{'gridftpd/nodcau':>16} {'globus/nodcau':>14} {'setup s g/G':>12} {'others %':>8}   runs (s)")
+          f"{'gridftpd/nodcau':>16} {'globus/nodcau':>14} {'setup s g/G':>12} {'others %':>8} {'top thr %':>9}   runs (s)")
 
 
 def fmt(value: float | None, width: int, digits: int = 2) -> str:
@@ -259,9 +332,11 @@ def print_row(level: str, p: int, rows: dict, labels: list[str]) -> None:
     others = f"{100 * row['others']:.0f}" + ("!" if row["others"] > CONTENDED else "")
     setup = "/".join(f"{row['setup'][k]:.2f}" if k in row["setup"] else "-" for k in ("gridftpd", "globus"))
     runs = " / ".join(f"{label}: " + ",".join(f"{t:.2f}" for t in row["runs"][label]) for label in labels)
+    top = row["busiest"].get("gridftpd")
     print(f"{level:<7} {p:>3} {fmt(ours and ours / 1e9, 14)} {fmt(theirs and theirs / 1e9, 12)} "
           f"{fmt(ratio(ours, theirs), 16)} {fmt(ratio(ours, base.get('gridftpd')), 16)} "
-          f"{fmt(ratio(theirs, base.get('globus')), 14)} {setup:>12} {others:>8}   {runs}", flush=True)
+          f"{fmt(ratio(theirs, base.get('globus')), 14)} {setup:>12} {others:>8} "
+          f"{fmt(top and 100 * top, 9, 0)}   {runs}", flush=True)
     for field in row["security"].get("gridftpd", []):
         print(f"{'':<11} gridftpd transfer log: {field}", flush=True)
 
@@ -269,17 +344,36 @@ def print_row(level: str, p: int, rows: dict, labels: list[str]) -> None:
 def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int) -> None:
     """What dcpriv/nodcau can reach when nodcau already keeps every core busy: each byte then
     costs what it cost at nodcau, plus one AES-GCM seal and one open (both servers on this host)
-    at `openssl speed`'s rate. dcpriv/nodcau <= 1 / (1 + 2 * nodcau rate / (cores * speed))."""
-    print("\ndcpriv/nodcau bound from CPU cost (nodcau rate, aes-128-gcm at openssl speed, "
+    at `openssl speed`'s rate. dcpriv/nodcau <= 1 / (1 + 2 * nodcau rate / (cores * speed)).
+    PROT S under TLS 1.3 encrypts as well, so the same bound holds for dcsafe. Beside it: the
+    busiest gridftpd thread ('top thr %'); near 100% the row is held by that one core (one
+    stream's reads, seals and sends run on one thread), not by what all cores could do."""
+    print("\nbound from CPU cost (nodcau rate, aes-128-gcm at openssl speed, "
           f"{cores} cores; valid where nodcau is CPU-bound):")
     for p in streams:
         base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
-        if base:
-            bound = 1.0 / (1.0 + 2.0 * base / (cores * aes_speed))
-            print(f"  -p {p}: nodcau {base / 1e9:.2f} GB/s -> dcpriv/nodcau at most {bound:.2f}")
+        if not base:
+            continue
+        bound = cpu_bound(rows, p, aes_speed, cores)
+        print(f"  -p {p}: nodcau {base / 1e9:.2f} GB/s -> dcpriv/nodcau and dcsafe/nodcau at most {bound:.2f}")
+        for level in ("dcpriv", "dcsafe"):
+            row = rows.get((level, p))
+            ours = row and row["rate"].get("gridftpd")
+            if not ours:
+                continue
+            top = row["busiest"].get("gridftpd")
+            held = f"; busiest gridftpd thread {100 * top:.0f}% of a core" if top is not None else ""
+            if top is not None and top >= 0.9:
+                held += " (held by that one thread)"
+            print(f"    {level}: {ours / base:.2f} of nodcau = {ours / base / bound:.2f} of the bound{held}")
 
 
-def print_targets(rows: dict, streams: list[int]) -> bool:
+def cpu_bound(rows: dict, p: int, aes_speed: float, cores: int) -> float | None:
+    base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
+    return 1.0 / (1.0 + 2.0 * base / (cores * aes_speed)) if base else None
+
+
+def print_targets(rows: dict, streams: list[int], aes_speed: float, cores: int) -> bool:
     print("\ntargets")
     ok = True
 
@@ -301,6 +395,12 @@ def print_targets(rows: dict, streams: list[int]) -> bool:
         base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
         check(f"dcpriv -p {p} gridftpd/gridftpd nodcau", ratio(ours, base), TARGET_DCPRIV_VS_NODCAU,
               "gridftpd and levels nodcau,dcpriv")
+        bound = cpu_bound(rows, p, aes_speed, cores)
+        for level in ("dcpriv", "dcsafe"):
+            rate = rows.get((level, p), {}).get("rate", {}).get("gridftpd")
+            share = ratio(rate, base)
+            check(f"{level} -p {p} share of the CPU-cost bound", share and bound and share / bound,
+                  TARGET_SHARE_OF_BOUND, f"gridftpd and levels nodcau,{level}")
     return ok
 
 
@@ -418,7 +518,7 @@ def run(args) -> int:
               "that processes outside this benchmark used during one of the row's timed runs "
               f"('!': above {CONTENDED:.0%} even after --contended-retries; rerun on a quiet machine)")
         print_cpu_bound(rows, args.stream_list, speeds["aes-128-gcm"], cores)
-        print_targets(rows, args.stream_list)
+        print_targets(rows, args.stream_list, speeds["aes-128-gcm"], cores)
         for t in targets:
             if t.label == "gridftpd":
                 t.server.assert_alive("after the benchmark")
