@@ -10,6 +10,7 @@
 
 #include "security/tls_contexts.hpp"
 #include "security/tls_engine.hpp"
+#include "tests/unit/security/gsi_data_session.hpp"
 #include "tests/unit/security/test_pki.hpp"
 
 namespace security = gridftp::security;
@@ -19,51 +20,9 @@ using security::testing::test_pki;
 
 namespace {
 
-struct Session {
-  security::SslCtxPtr client_context;
-  security::SslCtxPtr server_context;
-  std::optional<TlsEngine> client;
-  std::optional<TlsEngine> server;
-};
-
-// A GSI data-channel pair (PROT P), before the handshake; `suite` limits both ends to one
-// TLS 1.3 suite.
-Session make_session(const char* suite = nullptr) {
-  Session s;
-  auto client_context = security::make_gsi_data_context(
-      test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Client,
-      security::DataProtection::Private, false);
-  auto server_context = security::make_gsi_data_context(
-      test_pki().user_proxy(), test_pki().trust_store(), security::TlsRole::Server,
-      security::DataProtection::Private, false);
-  REQUIRE(client_context);
-  REQUIRE(server_context);
-  s.client_context = std::move(*client_context);
-  s.server_context = std::move(*server_context);
-  auto client = TlsEngine::create(s.client_context.get(), TlsEngine::Role::Client);
-  auto server = TlsEngine::create(s.server_context.get(), TlsEngine::Role::Server);
-  REQUIRE(client);
-  REQUIRE(server);
-  s.client.emplace(std::move(*client));
-  s.server.emplace(std::move(*server));
-  if (suite != nullptr) {
-    REQUIRE(SSL_set_ciphersuites(s.client->native(), suite) == 1);
-    REQUIRE(SSL_set_ciphersuites(s.server->native(), suite) == 1);
-  }
-  return s;
-}
-
-void handshake(Session& s) {
-  for (int round = 0; round < 20 && !(s.client->handshake_done() && s.server->handshake_done());
-       ++round) {
-    REQUIRE(s.client->handshake());
-    REQUIRE(s.server->feed(s.client->take_output()));
-    REQUIRE(s.server->handshake());
-    REQUIRE(s.client->feed(s.server->take_output()));
-  }
-  REQUIRE(s.client->handshake_done());
-  REQUIRE(s.server->handshake_done());
-}
+using Session = security::testing::GsiDataSession;
+using security::testing::make_gsi_data_session;
+using security::testing::run_handshake;
 
 std::string pattern(std::size_t bytes, unsigned seed) {
   std::string out(bytes, '\0');
@@ -118,8 +77,8 @@ TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data su
       GENERATE("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
   const bool ours_is_client = GENERATE(true, false);
   CAPTURE(suite, ours_is_client);
-  auto s = make_session(suite);
-  handshake(s);
+  auto s = make_gsi_data_session(suite);
+  run_handshake(s);
   TlsEngine& ours = ours_is_client ? *s.client : *s.server;
   TlsEngine& theirs = ours_is_client ? *s.server : *s.client;
   auto taken = ours.take_over_records();
@@ -139,8 +98,8 @@ TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data su
 }
 
 TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[tls][crypto]") {
-  auto s = make_session();
-  handshake(s);
+  auto s = make_gsi_data_session();
+  run_handshake(s);
   REQUIRE(*s.client->take_over_records());
   const int request = GENERATE(SSL_KEY_UPDATE_REQUESTED, SSL_KEY_UPDATE_NOT_REQUESTED);
   CAPTURE(request);
@@ -155,8 +114,8 @@ TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[t
 }
 
 TEST_CASE("close_notify ends the stream both ways", "[tls][crypto]") {
-  auto s = make_session();
-  handshake(s);
+  auto s = make_gsi_data_session();
+  run_handshake(s);
   REQUIRE(*s.server->take_over_records());
   const auto data = pattern(40000, 4);
   REQUIRE(send(*s.server, *s.client, data) == data);
@@ -178,8 +137,8 @@ TEST_CASE("close_notify ends the stream both ways", "[tls][crypto]") {
 }
 
 TEST_CASE("A damaged record fails the stream and says why", "[tls][crypto]") {
-  auto s = make_session();
-  handshake(s);
+  auto s = make_gsi_data_session();
+  run_handshake(s);
   REQUIRE(*s.server->take_over_records());
   const auto data = pattern(5000, 5);
   REQUIRE(s.client->write(data));
@@ -202,10 +161,10 @@ TEST_CASE(
     "Session tickets from an OpenSSL server are skipped; a server that sends them keeps "
     "OpenSSL's records",
     "[tls][crypto]") {
-  auto s = make_session();
+  auto s = make_gsi_data_session();
   SSL_clear_options(s.server->native(), SSL_OP_NO_TICKET);
   REQUIRE(SSL_set_num_tickets(s.server->native(), 2) == 1);
-  handshake(s);
+  run_handshake(s);
   auto server_taken = s.server->take_over_records();
   REQUIRE(server_taken);
   CHECK_FALSE(*server_taken);
@@ -217,16 +176,16 @@ TEST_CASE(
 
 TEST_CASE("TLS 1.2 and contexts without captured secrets keep OpenSSL's records", "[tls][crypto]") {
   SECTION("TLS 1.2") {
-    auto s = make_session();
+    auto s = make_gsi_data_session();
     REQUIRE(SSL_set_max_proto_version(s.client->native(), TLS1_2_VERSION) == 1);
-    handshake(s);
+    run_handshake(s);
     CHECK_FALSE(*s.client->take_over_records());
     CHECK_FALSE(*s.server->take_over_records());
     const auto data = pattern(30000, 7);
     CHECK(send(*s.client, *s.server, data) == data);
   }
   SECTION("before the handshake") {
-    auto s = make_session();
+    auto s = make_gsi_data_session();
     CHECK_FALSE(*s.client->take_over_records());
   }
   SECTION("a control-channel context") {
@@ -243,7 +202,7 @@ TEST_CASE("TLS 1.2 and contexts without captured secrets keep OpenSSL's records"
     REQUIRE(server);
     s.client.emplace(std::move(*client));
     s.server.emplace(std::move(*server));
-    handshake(s);
+    run_handshake(s);
     CHECK_FALSE(*s.client->take_over_records());
     CHECK_FALSE(*s.server->take_over_records());
   }
