@@ -25,10 +25,12 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
   }
   // Our own TLS 1.3 record layer seals and opens the data from here where it can (TlsEngine::
   // take_over_records); the records on the wire are the same either way.
-  if (auto taken = handshake->engine().take_over_records(); !taken) {
+  auto taken = handshake->engine().take_over_records();
+  if (!taken) {
     failure_detail_ = taken.error().message();
     co_return make_error(taken.error());
   }
+  if (*taken) description_ += " own-record-layer";
   // Records that arrived with the last handshake flight are the first data.
   if (auto fed = handshake->engine().feed(*leftover); !fed) co_return make_error(fed.error());
   tls_ = std::move(handshake);

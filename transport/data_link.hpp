@@ -30,7 +30,8 @@ class DataLink {
   // The peer's identity after handshake() (empty on a link without DCAU).
   const std::string& peer_identity() const { return peer_identity_; }
   // "TLSv1.3 TLS_AES_256_GCM_SHA384", "... resumed" when the handshake resumed an earlier
-  // session (FTPS data connections), or "clear".
+  // session (FTPS data connections), "... own-record-layer" when our TLS 1.3 record layer
+  // carries the data (TlsEngine::take_over_records), or "clear".
   std::string describe() const;
   // The TLS session of a link that keeps TLS, for another connection to resume
   // (TlsEngine::resumable_session); null on a clear link or before the session can be resumed.

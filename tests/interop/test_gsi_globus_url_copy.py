@@ -81,6 +81,11 @@ def test_get_and_put_each_dcau_level_and_parallelism():
         for r in by_level["dcau=A prot=P"] + by_level["dcau=A prot=S"]:
             links = r.get("stream_tls", "").split(", ")
             assert len(links) == r["streams"] and all(l.startswith("TLSv1.") for l in links), r
+            # TLS 1.3 data connections are sealed and opened by our own record layer, so the
+            # real globus-url-copy's OpenSSL read and wrote its records (docs/ARCHITECTURE.md).
+            assert all(l.endswith(" own-record-layer") for l in links if l.startswith("TLSv1.3")), r
+        private_links = [l for r in by_level["dcau=A prot=P"] for l in r["stream_tls"].split(", ")]
+        assert any(l.endswith(" own-record-layer") for l in private_links), private_links
         for r in by_level["dcau=A prot=C"]:
             assert all(l.startswith("clear after TLSv1.") for l in r["stream_tls"].split(", ")), r
         for r in by_level["dcau=N prot=C"]:
