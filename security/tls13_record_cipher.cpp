@@ -1,13 +1,12 @@
 #include "security/tls13_record_cipher.hpp"
 
-#include <climits>
-#include <cstring>
 #include <limits>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include "protocol/core/errors.hpp"
+#include "security/aead_nonce.hpp"
 #include "security/hkdf.hpp"
 #include "security/openssl_error.hpp"
 #include "security/security_errors.hpp"
@@ -105,14 +104,9 @@ Result<void> Tls13RecordCipher::update() {
 
 Result<void> Tls13RecordCipher::start_record(
     std::span<const std::uint8_t, kTls13HeaderBytes> header) {
-  // RFC 8446 §5.3: the nonce is the IV XOR the 64-bit record number, left-padded with zeros.
   // A record number must never repeat under one key; the last one is never used.
   if (sequence_ == std::numeric_limits<std::uint64_t>::max()) return make_error(TlsErrc::Fatal);
-  std::array<std::uint8_t, 12> nonce = iv_;
-  for (std::size_t i = 0; i < 8; ++i) {
-    nonce[nonce.size() - 1 - i] ^= static_cast<std::uint8_t>(sequence_ >> (8 * i));
-  }
-  ++sequence_;
+  const auto nonce = aead_nonce(iv_, sequence_++);
   int written = 0;
   // The record header is the additional data (RFC 8446 §5.2).
   if (EVP_CipherInit_ex(context_.get(), nullptr, nullptr, nullptr, nonce.data(), -1) != 1 ||

@@ -5,6 +5,7 @@
 #include <openssl/err.h>
 
 #include "protocol/core/errors.hpp"
+#include "security/aead_nonce.hpp"
 #include "security/openssl_error.hpp"
 #include "security/security_errors.hpp"
 
@@ -41,14 +42,6 @@ Result<PacketProtection> PacketProtection::create(const PacketKeys& keys) {
   return PacketProtection(std::move(*seal_context), std::move(*open_context), keys.iv);
 }
 
-std::array<std::uint8_t, kIvBytes> PacketProtection::nonce(std::uint64_t packet_number) const {
-  std::array<std::uint8_t, kIvBytes> nonce = iv_;
-  for (std::size_t i = 0; i < 8; ++i) {
-    nonce[kIvBytes - 1 - i] ^= static_cast<std::uint8_t>(packet_number >> (8 * i));
-  }
-  return nonce;
-}
-
 Result<std::uint8_t*> PacketProtection::start(EVP_CIPHER_CTX* context,
                                               std::span<std::uint8_t> packet,
                                               std::size_t associated_bytes,
@@ -59,7 +52,7 @@ Result<std::uint8_t*> PacketProtection::start(EVP_CIPHER_CTX* context,
   }
   const std::size_t body_bytes = packet.size() - associated_bytes - kTagBytes;
   std::uint8_t* body = packet.data() + associated_bytes;
-  const auto iv = nonce(packet_number);
+  const auto iv = aead_nonce(iv_, packet_number);
   int written = 0;
   // Authenticate-only: header and body are all associated data (GMAC), nothing is encrypted.
   // The context was keyed for one direction, so the same calls seal or open.

@@ -45,7 +45,6 @@ class PacketProtection {
   PacketProtection(EvpCipherCtxPtr seal_context, EvpCipherCtxPtr open_context,
                    const std::array<std::uint8_t, kIvBytes>& iv)
       : seal_(std::move(seal_context)), open_(std::move(open_context)), iv_(iv) {}
-  std::array<std::uint8_t, kIvBytes> nonce(std::uint64_t packet_number) const;
   // Sets the nonce and feeds associated data and body; returns where the tag lies.
   Result<std::uint8_t*> start(EVP_CIPHER_CTX* context, std::span<std::uint8_t> packet,
                               std::size_t associated_bytes, std::uint64_t packet_number,
