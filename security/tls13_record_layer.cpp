@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "security/tls_engine.hpp"
+#include "security/tls_record_framing.hpp"
 
 namespace gridftp::security {
 namespace {
@@ -64,18 +65,6 @@ void Tls13RecordLayer::commit_input(std::size_t bytes) {
   input_end_ = std::min(input_end_ + bytes, input_.size());
 }
 
-Result<void> Tls13RecordLayer::feed(std::span<const char> bytes) {
-  while (!bytes.empty()) {
-    const auto space = input_space();
-    if (space.empty()) return make_error(TlsErrc::InputOverflow);
-    const auto n = std::min(space.size(), bytes.size());
-    std::memcpy(space.data(), bytes.data(), n);
-    commit_input(n);
-    bytes = bytes.subspan(n);
-  }
-  return {};
-}
-
 std::span<const char> Tls13RecordLayer::pending_output() const {
   return {output_.data() + output_begin_, output_end_ - output_begin_};
 }
@@ -126,17 +115,11 @@ void Tls13RecordLayer::shutdown() {
 // --- receiving ---
 
 Result<std::size_t> Tls13RecordLayer::whole_record() const {
-  const std::size_t available = input_end_ - input_begin_;
-  if (available < kTls13HeaderBytes) return std::size_t{0};
-  const auto* header = reinterpret_cast<const std::uint8_t*>(input_.data() + input_begin_);
-  // After the handshake every TLS 1.3 record is protected (RFC 8446 §5.1).
-  if (header[0] != static_cast<std::uint8_t>(ContentType::ApplicationData)) {
-    return make_error(TlsErrc::Fatal);
-  }
-  const std::size_t length = (std::size_t{header[3]} << 8U) | header[4];
-  if (length > kTls13MaxCiphertextBytes) return make_error(TlsErrc::Fatal);
-  if (available < kTls13HeaderBytes + length) return std::size_t{0};
-  return kTls13HeaderBytes + length;
+  // Framing as for the handshake; what TLS 1.3 allows after it (application_data records of at
+  // most 2^14 + 256 bytes) is Tls13RecordCipher::open's to judge.
+  auto length = first_tls_record_length({input_.data() + input_begin_, input_end_ - input_begin_});
+  if (!length) return make_error(length.error());
+  return length->value_or(0);
 }
 
 Result<std::size_t> Tls13RecordLayer::read(std::span<char> out) {
@@ -151,8 +134,10 @@ Result<std::size_t> Tls13RecordLayer::read(std::span<char> out) {
   while (total < out.size()) {
     if (peer_closed_) break;
     auto length = whole_record();
-    if (!length) return make_error(fail("a record that is not TLS 1.3 application data"));
+    if (!length) return make_error(fail("bytes that are not a TLS record"));
     if (*length == 0) break;
+    if (*length < tls13_record_bytes(0))
+      return make_error(fail("a record too short to be protected"));
     const std::span<const char> record(input_.data() + input_begin_, *length);
     const std::size_t inner_bytes = *length - kTls13HeaderBytes - kTls13TagBytes;
     // Straight into the caller's buffer when a whole record fits; in place otherwise.

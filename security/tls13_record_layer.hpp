@@ -34,8 +34,6 @@ class Tls13RecordLayer {
   // --- network side (as TlsEngine's) ---
   std::span<char> input_space();
   void commit_input(std::size_t bytes);
-  // Errors: TlsErrc::InputOverflow when `bytes` do not fit.
-  Result<void> feed(std::span<const char> bytes);
   std::span<const char> pending_output() const;
   void consume_output(std::size_t bytes);
   bool has_output() const { return output_end_ > output_begin_; }

@@ -108,7 +108,6 @@ void TlsEngine::commit_input(std::size_t bytes) {
 }
 
 Result<void> TlsEngine::feed(std::span<const char> bytes) {
-  if (records_) return records_->feed(bytes);
   while (!bytes.empty()) {
     const auto space = input_space();
     if (space.empty()) return make_error(fail(TlsErrc::InputOverflow));
@@ -203,7 +202,7 @@ Result<bool> TlsEngine::take_over_records() {
   // peer's first application record.
   const std::string unread = take_unprocessed_input();
   records_ = std::make_unique<Tls13RecordLayer>(std::move(*layer));
-  if (auto fed = records_->feed(unread); !fed) return make_error(fed.error());
+  if (auto fed = feed(unread); !fed) return make_error(fed.error());
   return true;
 }
 

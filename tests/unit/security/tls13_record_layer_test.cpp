@@ -157,6 +157,19 @@ TEST_CASE("A damaged record fails the stream and says why", "[tls][crypto]") {
   CHECK_FALSE(s.server->read(buffer));
 }
 
+TEST_CASE("A record too short to hold a tag fails the stream", "[tls][crypto]") {
+  auto s = make_gsi_data_session();
+  run_handshake(s);
+  REQUIRE(*s.server->take_over_records());
+  const std::string tiny(std::string("\x17\x03\x03\x00\x03", 5) + "abc");
+  REQUIRE(s.server->feed(tiny));
+  std::string buffer(8192, '\0');
+  auto read = s.server->read(buffer);
+  REQUIRE_FALSE(read);
+  CHECK(read.error() == TlsErrc::Fatal);
+  CHECK(s.server->last_error() == "a record too short to be protected");
+}
+
 TEST_CASE(
     "Session tickets from an OpenSSL server are skipped; a server that sends them keeps "
     "OpenSSL's records",
