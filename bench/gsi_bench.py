@@ -109,9 +109,8 @@ def _machine_ticks() -> tuple[int, int]:
     return sum(values), sum(values) - idle
 
 
-def _tree_ticks(root_pid: int) -> int:
-    """CPU ticks of root_pid and its live descendants, each with its reaped children (cutime):
-    this process, the servers and their session processes, globus-url-copy."""
+def _process_table() -> dict[int, tuple[int, int]]:
+    """{pid: (parent pid, CPU ticks with reaped children)} of every live process."""
     stats = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -122,15 +121,27 @@ def _tree_ticks(root_pid: int) -> int:
         except (OSError, IndexError):
             continue
         stats[int(name)] = (int(rest[1]), sum(int(v) for v in rest[11:15]))
+    return stats
+
+
+def _descendants(table: dict[int, tuple[int, int]], root_pid: int) -> list[int]:
+    """root_pid and its live descendants in `table`."""
     children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in stats.items():
+    for pid, (ppid, _) in table.items():
         children.setdefault(ppid, []).append(pid)
-    total, todo = 0, [root_pid]
+    found, todo = [], [root_pid]
     while todo:
         pid = todo.pop()
-        total += stats.get(pid, (0, 0))[1]
+        found.append(pid)
         todo.extend(children.get(pid, []))
-    return total
+    return found
+
+
+def _tree_ticks(root_pid: int) -> int:
+    """CPU ticks of root_pid and its live descendants, each with its reaped children (cutime):
+    this process, the servers and their session processes, globus-url-copy."""
+    table = _process_table()
+    return sum(table.get(pid, (0, 0))[1] for pid in _descendants(table, root_pid))
 
 
 class OtherLoad:
@@ -159,21 +170,8 @@ class BusiestThread:
         self.root_pid, self.interval = root_pid, interval
 
     def _threads(self) -> dict[int, int]:
-        tree = {}
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                try:
-                    with open(f"/proc/{name}/stat") as f:
-                        tree[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-                except (OSError, IndexError, ValueError):
-                    pass
-        pids, todo = set(), [self.root_pid]
-        while todo:
-            pid = todo.pop()
-            pids.add(pid)
-            todo.extend(child for child, parent in tree.items() if parent == pid and child not in pids)
         ticks = {}
-        for pid in pids:
+        for pid in _descendants(_process_table(), self.root_pid):
             try:
                 tids = os.listdir(f"/proc/{pid}/task")
             except OSError:
