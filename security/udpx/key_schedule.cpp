@@ -3,12 +3,11 @@
 #include <string>
 #include <vector>
 
-#include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include "security/hkdf.hpp"
 #include "security/openssl_error.hpp"
-#include "security/openssl_ptr.hpp"
 #include "security/security_errors.hpp"
 
 namespace gridftp::security::udpx {
