@@ -88,6 +88,27 @@ Result<void> Tls13RecordCipher::rekey(std::span<const std::uint8_t> traffic_secr
   secret_.assign(traffic_secret.begin(), traffic_secret.end());
   context_ = std::move(context);
   sequence_ = 0;
+  ++key_generation_;
+  return {};
+}
+
+Result<Tls13RecordCipher> Tls13RecordCipher::copy_at(std::uint64_t record_number) const {
+  Tls13RecordCipher copy(suite_, direction_);
+  copy.context_.reset(EVP_CIPHER_CTX_new());
+  if (!copy.context_ || EVP_CIPHER_CTX_copy(copy.context_.get(), context_.get()) != 1) {
+    return make_error(openssl_error());
+  }
+  copy.iv_ = iv_;
+  copy.sequence_ = record_number;
+  copy.key_generation_ = key_generation_;
+  return copy;  // without the secret: a copy never updates its key
+}
+
+Result<void> Tls13RecordCipher::skip(std::uint64_t records) {
+  if (records >= std::numeric_limits<std::uint64_t>::max() - sequence_) {
+    return make_error(TlsErrc::Fatal);
+  }
+  sequence_ += records;
   return {};
 }
 

@@ -71,6 +71,15 @@ class Tls13RecordCipher {
 
   std::uint64_t record_number() const { return sequence_; }
 
+  // For sealing one key's records on several threads (security/record_workers): an independent
+  // copy of this key and direction, at `record_number`. Errors: OpenSSL's.
+  Result<Tls13RecordCipher> copy_at(std::uint64_t record_number) const;
+  // Moves past `records` record numbers that copies have used. Errors: TlsErrc::Fatal when that
+  // would use up this key's record numbers.
+  Result<void> skip(std::uint64_t records);
+  // Changes with every key (create, update), so that copies of an old key are never used.
+  std::uint64_t key_generation() const { return key_generation_; }
+
   Tls13RecordCipher(Tls13RecordCipher&&) noexcept = default;
   Tls13RecordCipher& operator=(Tls13RecordCipher&&) noexcept = default;
   ~Tls13RecordCipher();
@@ -85,6 +94,7 @@ class Tls13RecordCipher {
   std::vector<std::uint8_t> secret_;
   std::array<std::uint8_t, 12> iv_{};
   std::uint64_t sequence_ = 0;
+  std::uint64_t key_generation_ = 0;
   EvpCipherCtxPtr context_;
 };
 

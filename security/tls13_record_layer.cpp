@@ -12,6 +12,8 @@ namespace {
 
 // Room kept free behind sealed data for an alert or a KeyUpdate answer.
 constexpr std::size_t kControlReserve = 64;
+// A job seals at least this many records: below it, waking a worker costs about what it saves.
+constexpr std::size_t kMinRecordsPerJob = 2;
 // NewSessionTicket is the largest message we expect after the handshake; a few KiB at most.
 constexpr std::size_t kMaxHandshakeMessageBytes = 64 * 1024;
 
@@ -83,23 +85,77 @@ Result<void> Tls13RecordLayer::seal_record(ContentType type, std::span<const cha
   return {};
 }
 
+void Tls13RecordLayer::make_output_room(std::size_t need) {
+  if (output_.size() - kControlReserve - output_end_ < need && output_begin_ > 0) {
+    std::memmove(output_.data(), output_.data() + output_begin_, output_end_ - output_begin_);
+    output_end_ -= output_begin_;
+    output_begin_ = 0;
+  }
+}
+
+Result<std::size_t> Tls13RecordLayer::seal_full_records_on_workers(std::span<const char> plain) {
+  constexpr std::size_t kFullRecordBytes = tls13_record_bytes(kTls13MaxPlaintextBytes);
+  if (workers_ == nullptr || workers_->width() < 2) return 0;
+  make_output_room(kFullRecordBytes * kMinRecordsPerJob * 2);
+  const std::size_t records =
+      std::min(plain.size() / kTls13MaxPlaintextBytes,
+               (output_.size() - kControlReserve - output_end_) / kFullRecordBytes);
+  const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
+  if (jobs < 2) return 0;
+  // Copies of the current key; after a KeyUpdate the old ones are dropped.
+  if (!job_sealers_.empty() && job_sealers_.front().key_generation() != sealer_.key_generation())
+    job_sealers_.clear();
+  while (job_sealers_.size() < jobs) {
+    auto copy = sealer_.copy_at(sealer_.record_number());
+    if (!copy) return make_error(fail("copying the record key failed"));
+    job_sealers_.push_back(std::move(*copy));
+  }
+  job_errors_.assign(jobs, {});
+  // Record i of the run gets number base + i and lands at i * kFullRecordBytes, as sealing one
+  // by one would have put it.
+  const std::uint64_t base = sealer_.record_number();
+  if (!sealer_.skip(records)) return make_error(fail("the record numbers of this key are used up"));
+  char* const out = output_.data() + output_end_;
+  workers_->run(jobs, [&](std::size_t job) {
+    const std::size_t first = records * job / jobs;
+    const std::size_t last = records * (job + 1) / jobs;
+    auto& cipher = job_sealers_[job];
+    // Forward only: every record number a copy reaches lies beyond those it used before.
+    if (auto moved = cipher.skip(base + first - cipher.record_number()); !moved) {
+      job_errors_[job] = moved.error();
+      return;
+    }
+    for (std::size_t i = first; i < last; ++i) {
+      auto sealed = cipher.seal(ContentType::ApplicationData,
+                                plain.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes),
+                                {out + i * kFullRecordBytes, kFullRecordBytes});
+      if (!sealed) {
+        job_errors_[job] = sealed.error();
+        return;
+      }
+    }
+  });
+  for (const auto& error : job_errors_) {
+    if (error) return make_error(fail("sealing a record failed"));
+  }
+  output_end_ += records * kFullRecordBytes;
+  return records * kTls13MaxPlaintextBytes;
+}
+
 Result<std::size_t> Tls13RecordLayer::write(std::span<const char> plain) {
   if (failed_ || shut_down_) return make_error(TlsErrc::Fatal);
-  std::size_t taken = 0;
-  while (taken < plain.size()) {
-    const auto chunk = std::min(plain.size() - taken, kTls13MaxPlaintextBytes);
+  auto taken = seal_full_records_on_workers(plain);
+  if (!taken) return taken;
+  while (*taken < plain.size()) {
+    const auto chunk = std::min(plain.size() - *taken, kTls13MaxPlaintextBytes);
     const auto need = tls13_record_bytes(chunk);
-    if (output_.size() - kControlReserve - output_end_ < need && output_begin_ > 0) {
-      std::memmove(output_.data(), output_.data() + output_begin_, output_end_ - output_begin_);
-      output_end_ -= output_begin_;
-      output_begin_ = 0;
-    }
+    make_output_room(need);
     if (output_.size() - kControlReserve - output_end_ < need) break;
-    if (auto sealed = seal_record(ContentType::ApplicationData, plain.subspan(taken, chunk));
+    if (auto sealed = seal_record(ContentType::ApplicationData, plain.subspan(*taken, chunk));
         !sealed) {
       return make_error(sealed.error());
     }
-    taken += chunk;
+    *taken += chunk;
   }
   return taken;
 }

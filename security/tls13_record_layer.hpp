@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "protocol/core/result.hpp"
+#include "security/record_workers.hpp"
 #include "security/tls13_record_cipher.hpp"
 
 namespace gridftp::security {
@@ -49,6 +50,10 @@ class Tls13RecordLayer {
   // Queues close_notify; nothing may be written after it.
   void shutdown();
 
+  // From now on write() seals runs of full records on `workers` (null: on the caller's thread
+  // only), each job with its own copy of the key; the bytes on the wire are the same.
+  void use_workers(RecordWorkers* workers) { workers_ = workers; }
+
   const std::string& last_error() const { return last_error_; }
 
  private:
@@ -56,6 +61,11 @@ class Tls13RecordLayer {
   // Length of the record at the front of the input when all of it is there, else 0.
   Result<std::size_t> whole_record() const;
   Result<void> seal_record(ContentType type, std::span<const char> content);
+  // Seals as many full records of `plain` as fit, split across the workers; the plaintext bytes
+  // taken (0 when the run is too short to be worth splitting).
+  Result<std::size_t> seal_full_records_on_workers(std::span<const char> plain);
+  // Moves unsent output to the front when fewer than `need` bytes are free behind it.
+  void make_output_room(std::size_t need);
   // A record that is not application data: handshake messages and alerts.
   Result<void> take_control_record(ContentType type, std::span<const char> content);
   Result<void> take_handshake_messages();
@@ -63,6 +73,9 @@ class Tls13RecordLayer {
 
   Tls13RecordCipher sealer_;
   Tls13RecordCipher opener_;
+  RecordWorkers* workers_ = nullptr;
+  std::vector<Tls13RecordCipher> job_sealers_;  // copies of sealer_'s key, one per job
+  std::vector<std::error_code> job_errors_;
   std::vector<char> output_;
   std::size_t output_begin_ = 0;
   std::size_t output_end_ = 0;

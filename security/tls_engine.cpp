@@ -179,7 +179,7 @@ std::error_code TlsEngine::records_failed(const std::error_code& code) {
   return code;
 }
 
-Result<bool> TlsEngine::take_over_records() {
+Result<bool> TlsEngine::take_over_records(RecordWorkers* workers) {
   SSL* ssl = ssl_.get();
   const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl);
   const Tls13TrafficSecrets* secrets = captured_tls13_traffic_secrets(ssl);
@@ -202,6 +202,7 @@ Result<bool> TlsEngine::take_over_records() {
   // peer's first application record.
   const std::string unread = take_unprocessed_input();
   records_ = std::make_unique<Tls13RecordLayer>(std::move(*layer));
+  records_->use_workers(workers);
   if (auto fed = feed(unread); !fed) return make_error(fed.error());
   return true;
 }

@@ -80,9 +80,10 @@ class TlsEngine {
   // extra copies. Only where that is exactly equivalent on the wire: TLS 1.3 with an AEAD
   // suite, secrets captured (capture_tls13_traffic_secrets on the context), no session
   // tickets sent by us and nothing of OpenSSL's left unsent. Returns whether it took over;
-  // afterwards every network-side and TLS-side call goes through the record layer.
+  // afterwards every network-side and TLS-side call goes through the record layer, which seals
+  // runs of records on `workers` when given (Tls13RecordLayer::use_workers).
   // Errors: an OpenSSL error deriving the keys.
-  Result<bool> take_over_records();
+  Result<bool> take_over_records(RecordWorkers* workers = nullptr);
   bool records_taken_over() const { return records_ != nullptr; }
 
   // Server side: send no TLS 1.3 session tickets on this connection (the context may).

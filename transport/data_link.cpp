@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "transport/handshake_driver.hpp"
+#include "transport/worker_pool.hpp"
 
 namespace gridftp::transport {
 
@@ -24,8 +25,9 @@ awaitable<Result<void>> DataLink::handshake(tcp::socket& socket,
     co_return Result<void>{};
   }
   // Our own TLS 1.3 record layer seals and opens the data from here where it can (TlsEngine::
-  // take_over_records); the records on the wire are the same either way.
-  auto taken = handshake->engine().take_over_records();
+  // take_over_records), sealing runs of records on the process's workers so that one stream is
+  // not held to one core; the records on the wire are the same either way.
+  auto taken = handshake->engine().take_over_records(&WorkerPool::for_records());
   if (!taken) {
     failure_detail_ = taken.error().message();
     co_return make_error(taken.error());

@@ -12,6 +12,7 @@
 #include "security/tls_engine.hpp"
 #include "tests/unit/security/gsi_data_session.hpp"
 #include "tests/unit/security/test_pki.hpp"
+#include "transport/worker_pool.hpp"
 
 namespace security = gridftp::security;
 using security::TlsEngine;
@@ -32,6 +33,31 @@ std::string pattern(std::size_t bytes, unsigned seed) {
     c = static_cast<char>(x >> 16U);
   }
   return out;
+}
+
+// Runs jobs on the caller's thread, last first: a run whose records are not each placed and
+// numbered by their own index comes out wrong.
+class ReversedWorkers final : public security::RecordWorkers {
+ public:
+  std::size_t width() const override { return 4; }
+  void run(std::size_t count, const std::function<void(std::size_t)>& job) override {
+    for (std::size_t i = count; i > 0; --i) job(i - 1);
+    ++runs;
+  }
+  int runs = 0;
+};
+
+// Who seals our records: the caller alone, real threads, or jobs out of order.
+struct Sealing {
+  std::string name;
+  std::unique_ptr<security::RecordWorkers> workers;
+};
+
+Sealing make_sealing(int kind) {
+  if (kind == 1)
+    return {"a pool of 3 threads", std::make_unique<gridftp::transport::WorkerPool>(3)};
+  if (kind == 2) return {"jobs in reverse order", std::make_unique<ReversedWorkers>()};
+  return {"the caller only", nullptr};
 }
 
 // Moves what `from` has sealed into `to`, as far as `to` has room.
@@ -76,12 +102,13 @@ TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data su
   const char* suite =
       GENERATE("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
   const bool ours_is_client = GENERATE(true, false);
-  CAPTURE(suite, ours_is_client);
+  const auto sealing = make_sealing(GENERATE(0, 1, 2));
+  CAPTURE(suite, ours_is_client, sealing.name);
   auto s = make_gsi_data_session(suite);
   run_handshake(s);
   TlsEngine& ours = ours_is_client ? *s.client : *s.server;
   TlsEngine& theirs = ours_is_client ? *s.server : *s.client;
-  auto taken = ours.take_over_records();
+  auto taken = ours.take_over_records(sealing.workers.get());
   REQUIRE(taken);
   REQUIRE(*taken);
   CHECK(ours.records_taken_over());
@@ -95,20 +122,85 @@ TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data su
   const auto small = pattern(100 * 1000, 3);
   CHECK(send(theirs, ours, small, 777) == small);
   CHECK(send(ours, theirs, small, 777) == small);
+  if (auto* reversed = dynamic_cast<ReversedWorkers*>(sealing.workers.get())) {
+    CHECK(reversed->runs > 0);
+  }
+}
+
+namespace {
+
+// Writes `data` through `layer` in pieces of the given sizes (cycled) and returns the records.
+std::string seal_all(security::Tls13RecordLayer& layer, const std::string& data,
+                     const std::vector<std::size_t>& pieces) {
+  std::string wire;
+  std::size_t taken = 0;
+  for (std::size_t i = 0; taken < data.size(); ++i) {
+    const auto piece = std::span<const char>(data).subspan(taken).first(
+        std::min(pieces[i % pieces.size()], data.size() - taken));
+    for (std::size_t done = 0; done < piece.size();) {
+      auto written = layer.write(piece.subspan(done));
+      REQUIRE(written);
+      done += *written;
+      const auto out = layer.pending_output();
+      wire.append(out.data(), out.size());
+      layer.consume_output(out.size());
+    }
+    taken += piece.size();
+  }
+  return wire;
+}
+
+}  // namespace
+
+TEST_CASE("Records sealed on workers are, byte for byte, those one thread seals", "[tls][crypto]") {
+  using security::Tls13RecordLayer;
+  const auto suite =
+      GENERATE(security::Tls13Suite::Aes128GcmSha256, security::Tls13Suite::Aes256GcmSha384,
+               security::Tls13Suite::Chacha20Poly1305Sha256);
+  const std::size_t hash = suite == security::Tls13Suite::Aes256GcmSha384 ? 48 : 32;
+  const std::vector<std::uint8_t> ours(hash, 0x5a);
+  const std::vector<std::uint8_t> theirs(hash, 0xa5);
+  auto serial = Tls13RecordLayer::create(suite, ours, theirs, 256 * 1024);
+  auto parallel = Tls13RecordLayer::create(suite, ours, theirs, 256 * 1024);
+  REQUIRE(serial);
+  REQUIRE(parallel);
+  gridftp::transport::WorkerPool pool(3);
+  parallel->use_workers(&pool);
+  const auto data = pattern(5 * 1024 * 1024 + 333, 9);
+  const std::vector<std::size_t> pieces{1 << 20, 100000, 17, 300000, 16384 * 5};
+  const auto wire = seal_all(*parallel, data, pieces);
+  CHECK(wire == seal_all(*serial, data, pieces));
+
+  auto reader = Tls13RecordLayer::create(suite, theirs, ours, 256 * 1024);
+  REQUIRE(reader);
+  std::string got;
+  std::string buffer(1 << 20, '\0');
+  for (std::size_t fed = 0; fed < wire.size();) {
+    const auto space = reader->input_space();
+    const auto n = std::min(space.size(), wire.size() - fed);
+    std::copy_n(wire.data() + fed, n, space.data());
+    reader->commit_input(n);
+    fed += n;
+    for (auto read = reader->read(buffer); read && *read > 0; read = reader->read(buffer))
+      got.append(buffer.data(), *read);
+  }
+  CHECK(got == data);
 }
 
 TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[tls][crypto]") {
   auto s = make_gsi_data_session();
   run_handshake(s);
-  REQUIRE(*s.client->take_over_records());
   const int request = GENERATE(SSL_KEY_UPDATE_REQUESTED, SSL_KEY_UPDATE_NOT_REQUESTED);
-  CAPTURE(request);
+  // With workers, copies of the old key must be dropped once ours changes.
+  const auto sealing = make_sealing(GENERATE(0, 2));
+  CAPTURE(request, sealing.name);
+  REQUIRE(*s.client->take_over_records(sealing.workers.get()));
   for (unsigned round = 0; round < 3; ++round) {
     REQUIRE(SSL_key_update(s.server->native(), request) == 1);
     const auto down = pattern(70000, round);
     CHECK(send(*s.server, *s.client, down) == down);
     // Our answer (when asked) goes first, under our old key; then data under the new one.
-    const auto up = pattern(50000, round + 10);
+    const auto up = pattern(300000, round + 10);
     CHECK(send(*s.client, *s.server, up) == up);
   }
 }
