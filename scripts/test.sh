@@ -30,10 +30,11 @@ run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$j
 # engine (-cc workers, -pp reply readers, MODE E stream threads, the progress ticker, batch
 # transfers on the planner thread beside the workers, BSTO's disk-writer hand-off), and UDPX
 # (each transfer's engine thread, its hand-off to the session's coroutine, SITE UDPX and the
-# markers read while it runs). One helper thread seals each TLS 1.3 stream's records beside the
-# stream's own thread (transport/worker_pool), which a 2-core machine would otherwise not start.
+# markers read while it runs). One helper thread seals and opens each TLS 1.3 stream's records
+# beside the stream's own thread (transport/worker_pool), which a 2-core machine would otherwise
+# not start.
 scripts/build.sh tsan gridftpd gridcp
-GRIDFTP_SEAL_THREADS=1 run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' --output-on-failure
+GRIDFTP_RECORD_THREADS=1 run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' --output-on-failure
 
 # Every parser of peer or file input under libFuzzer, a fixed short time each (docs/TESTING.md);
 # bench/fuzz.sh runs the same targets for longer.

@@ -1,5 +1,5 @@
-// Threads that a TLS 1.3 record layer may seal one stream's records on, so that one stream is
-// not held to one core (docs/ARCHITECTURE.md, "Secure data streams"). Records are independent
+// Threads that a TLS 1.3 record layer may seal and open one stream's records on, so that one stream
+// is not held to one core (docs/ARCHITECTURE.md, "Secure data streams"). Records are independent
 // once their numbers are known, so a run of them can be split; the record layer stays pure and
 // sees only this interface, the threads live at the edge (transport/worker_pool).
 #pragma once

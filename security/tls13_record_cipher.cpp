@@ -176,7 +176,8 @@ Result<std::size_t> Tls13RecordCipher::seal(ContentType type, std::span<const ch
   return record_bytes;
 }
 
-Result<OpenedRecord> Tls13RecordCipher::open(std::span<const char> record, std::span<char> out) {
+Result<std::size_t> Tls13RecordCipher::open_parts(std::span<const char> record,
+                                                  std::span<char> head, std::span<char> tail) {
   if (direction_ != Direction::Open || record.size() < kTls13HeaderBytes + kTls13TagBytes + 1 ||
       record.size() > kTls13MaxRecordBytes) {
     return make_error(direction_ != Direction::Open ? make_error_code(protocol::Errc::BadArgument)
@@ -189,30 +190,53 @@ Result<OpenedRecord> Tls13RecordCipher::open(std::span<const char> record, std::
     return make_error(TlsErrc::Fatal);
   }
   const std::size_t inner_bytes = length - kTls13TagBytes;
-  if (out.size() < inner_bytes) return make_error(protocol::Errc::BadArgument);
+  const std::size_t head_bytes = std::min(head.size(), inner_bytes);
+  if (tail.size() < inner_bytes - head_bytes) return make_error(protocol::Errc::BadArgument);
   if (auto started = start_record(std::span<const std::uint8_t, kTls13HeaderBytes>(header, 5));
       !started) {
     return make_error(started.error());
   }
-  auto* plain = reinterpret_cast<std::uint8_t*>(out.data());
   const auto* body = header + kTls13HeaderBytes;
   auto* tag = const_cast<std::uint8_t*>(body + inner_bytes);  // OpenSSL only reads it
   int written = 0;
-  if (EVP_DecryptUpdate(context_.get(), plain, &written, body, static_cast<int>(inner_bytes)) !=
-          1 ||
-      EVP_CIPHER_CTX_ctrl(context_.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(kTls13TagBytes),
-                          tag) != 1) {
+  bool ok = EVP_DecryptUpdate(context_.get(), reinterpret_cast<std::uint8_t*>(head.data()),
+                              &written, body, static_cast<int>(head_bytes)) == 1;
+  if (ok && inner_bytes > head_bytes) {
+    ok = EVP_DecryptUpdate(context_.get(), reinterpret_cast<std::uint8_t*>(tail.data()), &written,
+                           body + head_bytes, static_cast<int>(inner_bytes - head_bytes)) == 1;
+  }
+  if (!ok || EVP_CIPHER_CTX_ctrl(context_.get(), EVP_CTRL_AEAD_SET_TAG,
+                                 static_cast<int>(kTls13TagBytes), tag) != 1) {
     return make_error(openssl_error());
   }
-  if (EVP_DecryptFinal_ex(context_.get(), plain + inner_bytes, &written) != 1) {
+  std::uint8_t unused[16];
+  if (EVP_DecryptFinal_ex(context_.get(), unused, &written) != 1) {
     ERR_clear_error();  // a forged or damaged record, not an OpenSSL fault
     return make_error(TlsErrc::Fatal);
   }
+  return inner_bytes;
+}
+
+Result<OpenedRecord> Tls13RecordCipher::open(std::span<const char> record, std::span<char> out) {
+  auto inner_bytes = open_parts(record, out, {});
+  if (!inner_bytes) return make_error(inner_bytes.error());
   // The real type is the last non-zero byte; zeros behind it are padding (RFC 8446 §5.4).
-  std::size_t end = inner_bytes;
+  const auto* plain = reinterpret_cast<const std::uint8_t*>(out.data());
+  std::size_t end = *inner_bytes;
   while (end > 0 && plain[end - 1] == 0) --end;
   if (end == 0) return make_error(TlsErrc::Fatal);
   return OpenedRecord{static_cast<ContentType>(plain[end - 1]), end - 1};
+}
+
+Result<std::uint8_t> Tls13RecordCipher::open_exact(std::span<const char> record,
+                                                   std::span<char> content) {
+  if (record.size() != tls13_record_bytes(content.size())) {
+    return make_error(protocol::Errc::BadArgument);
+  }
+  char type = 0;
+  auto inner_bytes = open_parts(record, content, {&type, 1});
+  if (!inner_bytes) return make_error(inner_bytes.error());
+  return static_cast<std::uint8_t>(type);
 }
 
 }  // namespace gridftp::security

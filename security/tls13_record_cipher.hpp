@@ -66,6 +66,13 @@ class Tls13RecordCipher {
   // protocol::Errc::BadArgument when `out` is too small.
   Result<OpenedRecord> open(std::span<const char> record, std::span<char> out);
 
+  // Opens a record of exactly tls13_record_bytes(content.size()) bytes whose content goes into
+  // `content` and returns the byte behind it: the inner type when the record is unpadded, else
+  // a byte of padding (0) or of content, which the caller must not take as application data
+  // without checking. For opening a run of records on several threads, each straight into its
+  // own slice of the caller's buffer. Errors: as open(); BadArgument for a record of another size.
+  Result<std::uint8_t> open_exact(std::span<const char> record, std::span<char> content);
+
   // KeyUpdate: the next traffic secret (RFC 8446 §7.2), its key and IV, record number 0.
   Result<void> update();
 
@@ -88,6 +95,10 @@ class Tls13RecordCipher {
   Tls13RecordCipher(Tls13Suite suite, Direction direction) : suite_(suite), direction_(direction) {}
   Result<void> rekey(std::span<const std::uint8_t> traffic_secret);
   Result<void> start_record(std::span<const std::uint8_t, kTls13HeaderBytes> header);
+  // Checks and opens `record`: the inner plaintext's first bytes into `head`, the rest into
+  // `tail`; returns the inner plaintext's size.
+  Result<std::size_t> open_parts(std::span<const char> record, std::span<char> head,
+                                 std::span<char> tail);
 
   Tls13Suite suite_;
   Direction direction_;

@@ -170,6 +170,56 @@ void Tls13RecordLayer::shutdown() {
 
 // --- receiving ---
 
+Result<std::size_t> Tls13RecordLayer::open_full_records_on_workers(std::span<char> out) {
+  constexpr std::size_t kFullRecordBytes = tls13_record_bytes(kTls13MaxPlaintextBytes);
+  if (workers_ == nullptr || workers_->width() < 2) return 0;
+  const char* const in = input_.data() + input_begin_;
+  const std::size_t available = input_end_ - input_begin_;
+  const std::size_t room =
+      std::min(available / kFullRecordBytes, out.size() / kTls13MaxPlaintextBytes);
+  std::size_t records = 0;
+  for (; records < room; ++records) {
+    auto length = first_tls_record_length(
+        {in + records * kFullRecordBytes, available - records * kFullRecordBytes});
+    if (!length || *length != kFullRecordBytes) break;
+  }
+  const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
+  if (jobs < 2) return 0;
+  if (!job_openers_.empty() && job_openers_.front().key_generation() != opener_.key_generation())
+    job_openers_.clear();
+  while (job_openers_.size() < jobs) {
+    auto copy = opener_.copy_at(opener_.record_number());
+    if (!copy) return make_error(fail("copying the record key failed"));
+    job_openers_.push_back(std::move(*copy));
+  }
+  opened_types_.assign(records, 0);
+  const std::uint64_t base = opener_.record_number();
+  workers_->run(jobs, [&](std::size_t job) {
+    const std::size_t first = records * job / jobs;
+    const std::size_t last = records * (job + 1) / jobs;
+    auto& cipher = job_openers_[job];
+    if (!cipher.skip(base + first - cipher.record_number())) return;
+    for (std::size_t i = first; i < last; ++i) {
+      auto type =
+          cipher.open_exact({in + i * kFullRecordBytes, kFullRecordBytes},
+                            out.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes));
+      if (!type) return;  // left at 0: opened again one by one, where the error is reported
+      opened_types_[i] = *type;
+    }
+  });
+  // Taken up to the first record that is not unpadded application data: a KeyUpdate there
+  // changes the key of every record after it, so those are opened again one by one.
+  std::size_t taken = 0;
+  while (taken < records &&
+         opened_types_[taken] == static_cast<std::uint8_t>(ContentType::ApplicationData)) {
+    ++taken;
+  }
+  if (taken < records) job_openers_.clear();  // they went past the records taken
+  if (!opener_.skip(taken)) return make_error(fail("the record numbers of this key are used up"));
+  input_begin_ += taken * kFullRecordBytes;
+  return taken * kTls13MaxPlaintextBytes;
+}
+
 Result<std::size_t> Tls13RecordLayer::whole_record() const {
   // Framing as for the handshake; what TLS 1.3 allows after it (application_data records of at
   // most 2^14 + 256 bytes) is Tls13RecordCipher::open's to judge.
@@ -187,13 +237,24 @@ Result<std::size_t> Tls13RecordLayer::read(std::span<char> out) {
     plain_begin_ += total;
     if (total == out.size()) return total;
   }
+  // Plaintext opened before a failure is handed out first; the stream stays failed, so the
+  // error comes with the next call.
+  const auto stop = [&total](std::error_code error) -> Result<std::size_t> {
+    if (total > 0) return total;
+    return make_error(error);
+  };
   while (total < out.size()) {
     if (peer_closed_) break;
+    auto opened_on_workers = open_full_records_on_workers(out.subspan(total));
+    if (!opened_on_workers) return stop(opened_on_workers.error());
+    if (*opened_on_workers > 0) {
+      total += *opened_on_workers;
+      continue;
+    }
     auto length = whole_record();
-    if (!length) return make_error(fail("bytes that are not a TLS record"));
+    if (!length) return stop(fail("bytes that are not a TLS record"));
     if (*length == 0) break;
-    if (*length < tls13_record_bytes(0))
-      return make_error(fail("a record too short to be protected"));
+    if (*length < tls13_record_bytes(0)) return stop(fail("a record too short to be protected"));
     const std::span<const char> record(input_.data() + input_begin_, *length);
     const std::size_t inner_bytes = *length - kTls13HeaderBytes - kTls13TagBytes;
     // Straight into the caller's buffer when a whole record fits; in place otherwise.
@@ -203,12 +264,12 @@ Result<std::size_t> Tls13RecordLayer::read(std::span<char> out) {
         direct ? out.subspan(total)
                : std::span<char>(input_.data() + input_begin_ + kTls13HeaderBytes, inner_bytes);
     auto opened = opener_.open(record, target);
-    if (!opened) return make_error(fail("a forged or damaged record"));
+    if (!opened) return stop(fail("a forged or damaged record"));
     input_begin_ += *length;
     const auto content = target.first(opened->content_bytes);
     if (opened->type != ContentType::ApplicationData) {
       if (auto taken = take_control_record(opened->type, content); !taken) {
-        return make_error(taken.error());
+        return stop(taken.error());
       }
       continue;
     }

@@ -50,8 +50,9 @@ class Tls13RecordLayer {
   // Queues close_notify; nothing may be written after it.
   void shutdown();
 
-  // From now on write() seals runs of full records on `workers` (null: on the caller's thread
-  // only), each job with its own copy of the key; the bytes on the wire are the same.
+  // From now on write() seals, and read() opens, runs of full records on `workers` (null: on
+  // the caller's thread only), each job with its own copy of the key; the bytes on the wire and
+  // the plaintext handed out are the same.
   void use_workers(RecordWorkers* workers) { workers_ = workers; }
 
   const std::string& last_error() const { return last_error_; }
@@ -64,6 +65,10 @@ class Tls13RecordLayer {
   // Seals as many full records of `plain` as fit, split across the workers; the plaintext bytes
   // taken (0 when the run is too short to be worth splitting).
   Result<std::size_t> seal_full_records_on_workers(std::span<const char> plain);
+  // Opens the whole full-size records at the front of the input, as many as `out` has room for,
+  // split across the workers, each straight into its slice of `out`; stops before the first that
+  // is not unpadded application data (left for one-by-one opening). The bytes placed in `out`.
+  Result<std::size_t> open_full_records_on_workers(std::span<char> out);
   // Moves unsent output to the front when fewer than `need` bytes are free behind it.
   void make_output_room(std::size_t need);
   // A record that is not application data: handshake messages and alerts.
@@ -76,6 +81,8 @@ class Tls13RecordLayer {
   RecordWorkers* workers_ = nullptr;
   std::vector<Tls13RecordCipher> job_sealers_;  // copies of sealer_'s key, one per job
   std::vector<std::error_code> job_errors_;
+  std::vector<Tls13RecordCipher> job_openers_;  // copies of opener_'s key, one per job
+  std::vector<std::uint8_t> opened_types_;      // per record of a run: the byte behind its content
   std::vector<char> output_;
   std::size_t output_begin_ = 0;
   std::size_t output_end_ = 0;

@@ -94,7 +94,7 @@ void WorkerPool::serve() {
 
 std::size_t WorkerPool::record_helpers() {
   // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, nobody sets the environment
-  if (const char* configured = std::getenv("GRIDFTP_SEAL_THREADS"); configured != nullptr) {
+  if (const char* configured = std::getenv("GRIDFTP_RECORD_THREADS"); configured != nullptr) {
     char* end = nullptr;
     const unsigned long helpers = std::strtoul(configured, &end, 10);
     if (end != configured && *end == '\0' && helpers <= kMaxRecordHelpers) return helpers;

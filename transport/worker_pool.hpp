@@ -1,6 +1,6 @@
-// Threads that help one data stream seal its TLS records (security/record_workers), so that an
-// encrypted stream is not held to one core (docs/ARCHITECTURE.md, "Secure data streams"). The
-// caller takes jobs too: when every worker is busy, or slow to wake, it does them all itself,
+// Threads that help one data stream seal and open its TLS records (security/record_workers), so
+// that an encrypted stream is not held to one core (docs/ARCHITECTURE.md, "Secure data streams").
+// The caller takes jobs too: when every worker is busy, or slow to wake, it does them all itself,
 // so a run never waits on a thread that is not coming.
 #pragma once
 
@@ -28,10 +28,10 @@ class WorkerPool final : public security::RecordWorkers {
   std::size_t width() const override { return threads_.size() + 1; }
   void run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
-  // The process's pool for record sealing, of record_helpers() threads, started on first use
-  // (and again in a forked child, whose parent's threads are gone).
+  // The process's pool for sealing and opening records, of record_helpers() threads, started on
+  // first use (and again in a forked child, whose parent's threads are gone).
   static WorkerPool& for_records();
-  // GRIDFTP_SEAL_THREADS when set (0 to kMaxRecordHelpers), else half the cores less one on
+  // GRIDFTP_RECORD_THREADS when set (0 to kMaxRecordHelpers), else half the cores less one on
   // machines of 4 cores or more, and none below.
   static std::size_t record_helpers();
   static constexpr std::size_t kMaxRecordHelpers = 256;

@@ -187,6 +187,93 @@ TEST_CASE("Records sealed on workers are, byte for byte, those one thread seals"
   CHECK(got == data);
 }
 
+namespace {
+
+// Feeds `wire` to `reader` and returns what it opened; stops at the first error, returned in
+// `error`.
+std::string open_all(security::Tls13RecordLayer& reader, const std::string& wire,
+                     std::error_code& error) {
+  std::string got;
+  std::string buffer(1 << 20, '\0');
+  for (std::size_t fed = 0; fed < wire.size();) {
+    const auto space = reader.input_space();
+    const auto n = std::min(space.size(), wire.size() - fed);
+    std::copy_n(wire.data() + fed, n, space.data());
+    reader.commit_input(n);
+    fed += n;
+    for (;;) {
+      auto read = reader.read(buffer);
+      if (!read) {
+        error = read.error();
+        return got;
+      }
+      if (*read == 0) break;
+      got.append(buffer.data(), *read);
+    }
+  }
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("Runs opened on workers stop at a full-size control record and at a forged one",
+          "[tls][crypto]") {
+  using security::ContentType;
+  using security::Tls13RecordCipher;
+  const auto suite = security::Tls13Suite::Aes128GcmSha256;
+  const std::vector<std::uint8_t> secret(32, 0x31);
+  const std::vector<std::uint8_t> other(32, 0x13);
+  auto sealer = Tls13RecordCipher::create(suite, secret, Tls13RecordCipher::Direction::Seal);
+  REQUIRE(sealer);
+  std::string wire;
+  std::string expected;
+  const auto seal = [&](ContentType type, const std::string& content) {
+    std::string record(security::tls13_record_bytes(content.size()), '\0');
+    REQUIRE(sealer->seal(type, content, record));
+    wire += record;
+    if (type == ContentType::ApplicationData) expected += content;
+  };
+  const auto full = [](unsigned seed) { return pattern(security::kTls13MaxPlaintextBytes, seed); };
+  for (unsigned i = 0; i < 5; ++i) seal(ContentType::ApplicationData, full(i));
+  // A full-size handshake record: a NewSessionTicket (skipped) and a KeyUpdate behind it, so
+  // every record after it is under the next key and must be opened again one by one.
+  std::string handshake(security::kTls13MaxPlaintextBytes, '\x5a');
+  const std::size_t ticket = handshake.size() - 5 - 4;
+  handshake[0] = 4;
+  handshake[1] = static_cast<char>(ticket >> 16U);
+  handshake[2] = static_cast<char>((ticket >> 8U) & 0xFFU);
+  handshake[3] = static_cast<char>(ticket & 0xFFU);
+  const std::string key_update{'\x18', '\0', '\0', '\x01', '\0'};
+  handshake.replace(handshake.size() - 5, 5, key_update);
+  seal(ContentType::Handshake, handshake);
+  REQUIRE(sealer->update());
+  for (unsigned i = 5; i < 17; ++i) seal(ContentType::ApplicationData, full(i));
+  seal(ContentType::ApplicationData, "a short tail");
+
+  ReversedWorkers workers;
+  SECTION("a KeyUpdate in the middle of a run") {
+    auto reader = security::Tls13RecordLayer::create(suite, other, secret, 256 * 1024);
+    REQUIRE(reader);
+    reader->use_workers(&workers);
+    std::error_code error;
+    CHECK(open_all(*reader, wire, error) == expected);
+    CHECK_FALSE(error);
+    CHECK(workers.runs > 0);
+  }
+  SECTION("a forged record in the middle of a run") {
+    const std::size_t third = 2 * security::tls13_record_bytes(security::kTls13MaxPlaintextBytes);
+    wire[third + 100] = static_cast<char>(wire[third + 100] ^ 0x01);
+    auto reader = security::Tls13RecordLayer::create(suite, other, secret, 256 * 1024);
+    REQUIRE(reader);
+    reader->use_workers(&workers);
+    std::error_code error;
+    const auto got = open_all(*reader, wire, error);
+    CHECK(error == TlsErrc::Fatal);
+    CHECK(got == expected.substr(0, 2 * security::kTls13MaxPlaintextBytes));
+    CHECK(reader->last_error() == "a forged or damaged record");
+  }
+}
+
 TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[tls][crypto]") {
   auto s = make_gsi_data_session();
   run_handshake(s);
@@ -197,7 +284,7 @@ TEST_CASE("A KeyUpdate from OpenSSL is followed, and answered when it asks", "[t
   REQUIRE(*s.client->take_over_records(sealing.workers.get()));
   for (unsigned round = 0; round < 3; ++round) {
     REQUIRE(SSL_key_update(s.server->native(), request) == 1);
-    const auto down = pattern(70000, round);
+    const auto down = pattern(300000, round);
     CHECK(send(*s.server, *s.client, down) == down);
     // Our answer (when asked) goes first, under our old key; then data under the new one.
     const auto up = pattern(300000, round + 10);

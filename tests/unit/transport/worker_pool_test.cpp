@@ -47,17 +47,17 @@ TEST_CASE("Runs from several threads share one pool", "[worker_pool]") {
   CHECK(total.load() == 4L * 200 * 45);
 }
 
-TEST_CASE("The process's record pool is sized by GRIDFTP_SEAL_THREADS or the cores",
+TEST_CASE("The process's record pool is sized by GRIDFTP_RECORD_THREADS or the cores",
           "[worker_pool]") {
   auto& pool = WorkerPool::for_records();
   CHECK(&pool == &WorkerPool::for_records());
   CHECK(pool.width() == WorkerPool::record_helpers() + 1);
   // NOLINTBEGIN(concurrency-mt-unsafe): this test alone touches the variable
-  ::setenv("GRIDFTP_SEAL_THREADS", "3", 1);
+  ::setenv("GRIDFTP_RECORD_THREADS", "3", 1);
   CHECK(WorkerPool::record_helpers() == 3);
-  ::setenv("GRIDFTP_SEAL_THREADS", "many", 1);
+  ::setenv("GRIDFTP_RECORD_THREADS", "many", 1);
   const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
   CHECK(WorkerPool::record_helpers() == (cores >= 4 ? cores / 2 - 1 : 0));
-  ::unsetenv("GRIDFTP_SEAL_THREADS");
+  ::unsetenv("GRIDFTP_RECORD_THREADS");
   // NOLINTEND(concurrency-mt-unsafe)
 }
