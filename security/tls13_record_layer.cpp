@@ -21,6 +21,19 @@ enum HandshakeType : std::uint8_t { kNewSessionTicket = 4, kKeyUpdate = 24 };
 enum AlertDescription : std::uint8_t { kCloseNotify = 0 };
 constexpr std::uint8_t kAlertLevelWarning = 1;
 
+// Makes `copies` hold at least `jobs` copies of `cipher`'s current key; copies of an earlier
+// key (before a KeyUpdate) are dropped first.
+bool copy_key_for_jobs(const Tls13RecordCipher& cipher, std::vector<Tls13RecordCipher>& copies,
+                       std::size_t jobs) {
+  if (!copies.empty() && copies.front().key_generation() != cipher.key_generation()) copies.clear();
+  while (copies.size() < jobs) {
+    auto copy = cipher.copy_at(cipher.record_number());
+    if (!copy) return false;
+    copies.push_back(std::move(*copy));
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<Tls13RecordLayer> Tls13RecordLayer::create(Tls13Suite suite,
@@ -102,14 +115,8 @@ Result<std::size_t> Tls13RecordLayer::seal_full_records_on_workers(std::span<con
                (output_.size() - kControlReserve - output_end_) / kFullRecordBytes);
   const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
   if (jobs < 2) return 0;
-  // Copies of the current key; after a KeyUpdate the old ones are dropped.
-  if (!job_sealers_.empty() && job_sealers_.front().key_generation() != sealer_.key_generation())
-    job_sealers_.clear();
-  while (job_sealers_.size() < jobs) {
-    auto copy = sealer_.copy_at(sealer_.record_number());
-    if (!copy) return make_error(fail("copying the record key failed"));
-    job_sealers_.push_back(std::move(*copy));
-  }
+  if (!copy_key_for_jobs(sealer_, job_sealers_, jobs))
+    return make_error(fail("copying the record key failed"));
   job_errors_.assign(jobs, {});
   // Record i of the run gets number base + i and lands at i * kFullRecordBytes, as sealing one
   // by one would have put it.
@@ -185,13 +192,8 @@ Result<std::size_t> Tls13RecordLayer::open_full_records_on_workers(std::span<cha
   }
   const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
   if (jobs < 2) return 0;
-  if (!job_openers_.empty() && job_openers_.front().key_generation() != opener_.key_generation())
-    job_openers_.clear();
-  while (job_openers_.size() < jobs) {
-    auto copy = opener_.copy_at(opener_.record_number());
-    if (!copy) return make_error(fail("copying the record key failed"));
-    job_openers_.push_back(std::move(*copy));
-  }
+  if (!copy_key_for_jobs(opener_, job_openers_, jobs))
+    return make_error(fail("copying the record key failed"));
   opened_types_.assign(records, 0);
   const std::uint64_t base = opener_.record_number();
   workers_->run(jobs, [&](std::size_t job) {

@@ -129,6 +129,31 @@ TEST_CASE("Records we seal and open interoperate with OpenSSL's in every data su
 
 namespace {
 
+// Feeds `wire` to `reader` and returns what it opened; stops at the first error, returned in
+// `error`.
+std::string open_all(security::Tls13RecordLayer& reader, const std::string& wire,
+                     std::error_code& error) {
+  std::string got;
+  std::string buffer(1 << 20, '\0');
+  for (std::size_t fed = 0; fed < wire.size();) {
+    const auto space = reader.input_space();
+    const auto n = std::min(space.size(), wire.size() - fed);
+    std::copy_n(wire.data() + fed, n, space.data());
+    reader.commit_input(n);
+    fed += n;
+    for (;;) {
+      auto read = reader.read(buffer);
+      if (!read) {
+        error = read.error();
+        return got;
+      }
+      if (*read == 0) break;
+      got.append(buffer.data(), *read);
+    }
+  }
+  return got;
+}
+
 // Writes `data` through `layer` in pieces of the given sizes (cycled) and returns the records.
 std::string seal_all(security::Tls13RecordLayer& layer, const std::string& data,
                      const std::vector<std::size_t>& pieces) {
@@ -173,48 +198,10 @@ TEST_CASE("Records sealed on workers are, byte for byte, those one thread seals"
 
   auto reader = Tls13RecordLayer::create(suite, theirs, ours, 256 * 1024);
   REQUIRE(reader);
-  std::string got;
-  std::string buffer(1 << 20, '\0');
-  for (std::size_t fed = 0; fed < wire.size();) {
-    const auto space = reader->input_space();
-    const auto n = std::min(space.size(), wire.size() - fed);
-    std::copy_n(wire.data() + fed, n, space.data());
-    reader->commit_input(n);
-    fed += n;
-    for (auto read = reader->read(buffer); read && *read > 0; read = reader->read(buffer))
-      got.append(buffer.data(), *read);
-  }
-  CHECK(got == data);
+  std::error_code error;
+  CHECK(open_all(*reader, wire, error) == data);
+  CHECK_FALSE(error);
 }
-
-namespace {
-
-// Feeds `wire` to `reader` and returns what it opened; stops at the first error, returned in
-// `error`.
-std::string open_all(security::Tls13RecordLayer& reader, const std::string& wire,
-                     std::error_code& error) {
-  std::string got;
-  std::string buffer(1 << 20, '\0');
-  for (std::size_t fed = 0; fed < wire.size();) {
-    const auto space = reader.input_space();
-    const auto n = std::min(space.size(), wire.size() - fed);
-    std::copy_n(wire.data() + fed, n, space.data());
-    reader.commit_input(n);
-    fed += n;
-    for (;;) {
-      auto read = reader.read(buffer);
-      if (!read) {
-        error = read.error();
-        return got;
-      }
-      if (*read == 0) break;
-      got.append(buffer.data(), *read);
-    }
-  }
-  return got;
-}
-
-}  // namespace
 
 TEST_CASE("Runs opened on workers stop at a full-size control record and at a forged one",
           "[tls][crypto]") {
