@@ -92,14 +92,14 @@ Result<void> Tls13RecordCipher::rekey(std::span<const std::uint8_t> traffic_secr
   return {};
 }
 
-Result<Tls13RecordCipher> Tls13RecordCipher::copy_at(std::uint64_t record_number) const {
+Result<Tls13RecordCipher> Tls13RecordCipher::copy() const {
   Tls13RecordCipher copy(suite_, direction_);
   copy.context_.reset(EVP_CIPHER_CTX_new());
   if (!copy.context_ || EVP_CIPHER_CTX_copy(copy.context_.get(), context_.get()) != 1) {
     return make_error(openssl_error());
   }
   copy.iv_ = iv_;
-  copy.sequence_ = record_number;
+  copy.sequence_ = sequence_;
   copy.key_generation_ = key_generation_;
   return copy;  // without the secret: a copy never updates its key
 }

@@ -78,9 +78,9 @@ class Tls13RecordCipher {
 
   std::uint64_t record_number() const { return sequence_; }
 
-  // For sealing one key's records on several threads (security/record_workers): an independent
-  // copy of this key and direction, at `record_number`. Errors: OpenSSL's.
-  Result<Tls13RecordCipher> copy_at(std::uint64_t record_number) const;
+  // For sealing or opening one key's records on several threads (security/record_workers): an
+  // independent copy of this key and direction, at the same record number. Errors: OpenSSL's.
+  Result<Tls13RecordCipher> copy() const;
   // Moves past `records` record numbers that copies have used. Errors: TlsErrc::Fatal when that
   // would use up this key's record numbers.
   Result<void> skip(std::uint64_t records);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <functional>
 
 #include "security/tls_engine.hpp"
 #include "security/tls_record_framing.hpp"
@@ -12,7 +14,8 @@ namespace {
 
 // Room kept free behind sealed data for an alert or a KeyUpdate answer.
 constexpr std::size_t kControlReserve = 64;
-// A job seals at least this many records: below it, waking a worker costs about what it saves.
+// A job seals or opens at least this many records: below it, waking a worker costs about what it
+// saves.
 constexpr std::size_t kMinRecordsPerJob = 2;
 // NewSessionTicket is the largest message we expect after the handshake; a few KiB at most.
 constexpr std::size_t kMaxHandshakeMessageBytes = 64 * 1024;
@@ -27,11 +30,32 @@ bool copy_key_for_jobs(const Tls13RecordCipher& cipher, std::vector<Tls13RecordC
                        std::size_t jobs) {
   if (!copies.empty() && copies.front().key_generation() != cipher.key_generation()) copies.clear();
   while (copies.size() < jobs) {
-    auto copy = cipher.copy_at(cipher.record_number());
+    auto copy = cipher.copy();
     if (!copy) return false;
     copies.push_back(std::move(*copy));
   }
   return true;
+}
+
+// Splits records 0 .. records - 1 of a run numbered from `base` into `jobs` contiguous jobs on
+// `workers`, job j on copies[j] moved to its first record's number, and calls
+// per_record(cipher, i) for each record of a job until one returns false. Whether every record
+// was done.
+bool for_each_record_on_jobs(
+    RecordWorkers& workers, std::vector<Tls13RecordCipher>& copies, std::uint64_t base,
+    std::size_t records, std::size_t jobs,
+    const std::function<bool(Tls13RecordCipher&, std::size_t)>& per_record) {
+  std::atomic<bool> all_done{true};
+  workers.run(jobs, [&](std::size_t job) {
+    const std::size_t first = records * job / jobs;
+    const std::size_t last = records * (job + 1) / jobs;
+    auto& cipher = copies[job];
+    // Forward only: every record number a copy reaches lies beyond those it used before.
+    bool done = static_cast<bool>(cipher.skip(base + first - cipher.record_number()));
+    for (std::size_t i = first; done && i < last; ++i) done = per_record(cipher, i);
+    if (!done) all_done.store(false, std::memory_order_relaxed);
+  });
+  return all_done.load(std::memory_order_relaxed);  // run() returns after every job's store
 }
 
 }  // namespace
@@ -117,34 +141,19 @@ Result<std::size_t> Tls13RecordLayer::seal_full_records_on_workers(std::span<con
   if (jobs < 2) return 0;
   if (!copy_key_for_jobs(sealer_, job_sealers_, jobs))
     return make_error(fail("copying the record key failed"));
-  job_errors_.assign(jobs, {});
   // Record i of the run gets number base + i and lands at i * kFullRecordBytes, as sealing one
   // by one would have put it.
   const std::uint64_t base = sealer_.record_number();
   if (!sealer_.skip(records)) return make_error(fail("the record numbers of this key are used up"));
   char* const out = output_.data() + output_end_;
-  workers_->run(jobs, [&](std::size_t job) {
-    const std::size_t first = records * job / jobs;
-    const std::size_t last = records * (job + 1) / jobs;
-    auto& cipher = job_sealers_[job];
-    // Forward only: every record number a copy reaches lies beyond those it used before.
-    if (auto moved = cipher.skip(base + first - cipher.record_number()); !moved) {
-      job_errors_[job] = moved.error();
-      return;
-    }
-    for (std::size_t i = first; i < last; ++i) {
-      auto sealed = cipher.seal(ContentType::ApplicationData,
-                                plain.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes),
-                                {out + i * kFullRecordBytes, kFullRecordBytes});
-      if (!sealed) {
-        job_errors_[job] = sealed.error();
-        return;
-      }
-    }
-  });
-  for (const auto& error : job_errors_) {
-    if (error) return make_error(fail("sealing a record failed"));
-  }
+  const bool sealed = for_each_record_on_jobs(
+      *workers_, job_sealers_, base, records, jobs, [&](Tls13RecordCipher& cipher, std::size_t i) {
+        return static_cast<bool>(
+            cipher.seal(ContentType::ApplicationData,
+                        plain.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes),
+                        {out + i * kFullRecordBytes, kFullRecordBytes}));
+      });
+  if (!sealed) return make_error(fail("sealing a record failed"));
   output_end_ += records * kFullRecordBytes;
   return records * kTls13MaxPlaintextBytes;
 }
@@ -196,19 +205,16 @@ Result<std::size_t> Tls13RecordLayer::open_full_records_on_workers(std::span<cha
     return make_error(fail("copying the record key failed"));
   opened_types_.assign(records, 0);
   const std::uint64_t base = opener_.record_number();
-  workers_->run(jobs, [&](std::size_t job) {
-    const std::size_t first = records * job / jobs;
-    const std::size_t last = records * (job + 1) / jobs;
-    auto& cipher = job_openers_[job];
-    if (!cipher.skip(base + first - cipher.record_number())) return;
-    for (std::size_t i = first; i < last; ++i) {
-      auto type =
-          cipher.open_exact({in + i * kFullRecordBytes, kFullRecordBytes},
-                            out.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes));
-      if (!type) return;  // left at 0: opened again one by one, where the error is reported
-      opened_types_[i] = *type;
-    }
-  });
+  for_each_record_on_jobs(
+      *workers_, job_openers_, base, records, jobs, [&](Tls13RecordCipher& cipher, std::size_t i) {
+        auto type =
+            cipher.open_exact({in + i * kFullRecordBytes, kFullRecordBytes},
+                              out.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes));
+        // Left at 0 on failure: opened again one by one, where the error is reported.
+        if (!type) return false;
+        opened_types_[i] = *type;
+        return true;
+      });
   // Taken up to the first record that is not unpadded application data: a KeyUpdate there
   // changes the key of every record after it, so those are opened again one by one.
   std::size_t taken = 0;

@@ -80,7 +80,6 @@ class Tls13RecordLayer {
   Tls13RecordCipher opener_;
   RecordWorkers* workers_ = nullptr;
   std::vector<Tls13RecordCipher> job_sealers_;  // copies of sealer_'s key, one per job
-  std::vector<std::error_code> job_errors_;
   std::vector<Tls13RecordCipher> job_openers_;  // copies of opener_'s key, one per job
   std::vector<std::uint8_t> opened_types_;      // per record of a run: the byte behind its content
   std::vector<char> output_;

@@ -13,7 +13,7 @@ struct WorkerPool::Run {
   Run(const std::function<void(std::size_t)>& job_in, std::size_t count_in)
       : job(job_in), count(count_in) {}
 
-  // Takes and does jobs until none is left; true when it took the last one.
+  // Takes and does jobs until none is left.
   void work() {
     for (std::size_t index = next.fetch_add(1); index < count; index = next.fetch_add(1)) {
       job(index);  // `job` lives on the caller's stack, which waits for every taken job
