@@ -169,9 +169,29 @@ class BusiestThread:
     def __init__(self, root_pid: int, interval: float = 0.1):
         self.root_pid, self.interval = root_pid, interval
 
+    def _tree(self) -> list[int]:
+        """root_pid and its live descendants, found through each thread's `children` file: a
+        walk over this tree alone, where reading every /proc/PID/stat on the host cost a few
+        percent of a core at this sampling rate, taken from the transfer being measured."""
+        found, todo = [], [self.root_pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        todo.extend(int(child) for child in f.read().split())
+                except (OSError, ValueError):
+                    pass
+        return found
+
     def _threads(self) -> dict[int, int]:
         ticks = {}
-        for pid in _descendants(_process_table(), self.root_pid):
+        for pid in self._tree():
             try:
                 tids = os.listdir(f"/proc/{pid}/task")
             except OSError:
@@ -264,8 +284,12 @@ class Target:
 
 
 def measure(targets: list[Target], levels: list[str], streams: list[int], size: int,
-            repeat: int, env: dict, with_setup: bool, retries: int) -> dict:
-    """rates[(level, p)][label] = bytes/s (median); also 'runs' and 'security' per row."""
+            repeat: int, env: dict, with_setup: bool, retries: int,
+            aes_samples: list[float]) -> dict:
+    """rates[(level, p)][label] = bytes/s (median); also 'runs' and 'security' per row. After each
+    round of a row, one `openssl speed` sample of aes-128-gcm goes to `aes_samples`: this host's
+    speed drifts by a quarter within minutes, so the CPU-cost bound takes the median of samples
+    taken among the transfers rather than one taken before them."""
     rows = {}
     for level in levels:
         for p in streams:
@@ -289,6 +313,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                     if t.busiest_thread is not None:
                         busiest.setdefault(t.label, []).append(t.busiest_thread)
                     security[t.label].extend(fields)
+                aes_samples.append(openssl_speed("aes-128-gcm"))
             # Fixed cost (client start-up, GSI authentication, delegation, data-channel set-up)
             # of the same command with -len 1, once, so the per-byte part can be told apart.
             setup = {}
@@ -346,7 +371,7 @@ def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int
     PROT S under TLS 1.3 encrypts as well, so the same bound holds for dcsafe. Beside it: the
     busiest gridftpd thread ('top thr %'); near 100% the row is held by that one core (one
     stream's reads, seals and sends run on one thread), not by what all cores could do."""
-    print("\nbound from CPU cost (nodcau rate, aes-128-gcm at openssl speed, "
+    print("\nbound from CPU cost (nodcau rate, aes-128-gcm at the median openssl speed above, "
           f"{cores} cores; valid where nodcau is CPU-bound):")
     for p in streams:
         base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
@@ -502,8 +527,10 @@ def run(args) -> int:
 
         print()
         print(HEADER, flush=True)
+        aes_samples: list[float] = []
         rows = measure(targets, args.level_list, args.stream_list, args.size, args.repeat, env,
-                       not args.no_setup, args.contended_retries)
+                       not args.no_setup, args.contended_retries, aes_samples)
+        aes_speed = statistics.median(aes_samples)
 
         for t in targets:
             if t.label == "gridftpd":
@@ -515,8 +542,11 @@ def run(args) -> int:
         print(f"load average at the end: {load_average()}; 'others %' is the largest share of all CPUs "
               "that processes outside this benchmark used during one of the row's timed runs "
               f"('!': above {CONTENDED:.0%} even after --contended-retries; rerun on a quiet machine)")
-        print_cpu_bound(rows, args.stream_list, speeds["aes-128-gcm"], cores)
-        print_targets(rows, args.stream_list, speeds["aes-128-gcm"], cores)
+        print(f"\naes-128-gcm among the transfers (openssl speed after each round of a row): median "
+              f"{aes_speed / 1e9:.2f} GB/s per core over {len(aes_samples)} samples, "
+              f"{min(aes_samples) / 1e9:.2f}-{max(aes_samples) / 1e9:.2f}")
+        print_cpu_bound(rows, args.stream_list, aes_speed, cores)
+        print_targets(rows, args.stream_list, aes_speed, cores)
         for t in targets:
             if t.label == "gridftpd":
                 t.server.assert_alive("after the benchmark")

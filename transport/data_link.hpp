@@ -54,6 +54,9 @@ class DataLink {
 
  private:
   awaitable<void> flush(tcp::socket& socket, boost::system::error_code& ec);
+  // Reads into the TLS input ring what has already arrived on `socket`, never waiting; whether
+  // it took any.
+  bool take_arrived(tcp::socket& socket);
 
   std::unique_ptr<security::Handshake> tls_;  // kept only while TLS carries the data
   std::string pending_;
