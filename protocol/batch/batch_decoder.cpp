@@ -5,6 +5,7 @@
 #include "protocol/batch/batch_errors.hpp"
 #include "protocol/batch/batch_path.hpp"
 #include "protocol/batch/batch_records.hpp"
+#include "protocol/core/big_endian.hpp"
 
 namespace gridftp::protocol::batch {
 namespace {
@@ -13,12 +14,8 @@ constexpr std::size_t kTrailerBytes = 4;
 constexpr std::size_t kEndBytes = 17;
 constexpr std::size_t kPathStart = 3;  // type byte, u16 length
 
-std::uint64_t read_be(std::string_view bytes, std::size_t at, int count) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < count; ++i) {
-    value = (value << 8) | static_cast<unsigned char>(bytes[at + static_cast<std::size_t>(i)]);
-  }
-  return value;
+std::uint64_t read_be(std::string_view bytes, std::size_t at, std::size_t count) {
+  return load_big_endian(bytes.data() + at, count);
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
 #include "protocol/batch/batch_records.hpp"
 
 #include <algorithm>
+#include <array>
+
+#include "protocol/core/big_endian.hpp"
 
 namespace gridftp::protocol::batch {
 namespace {
 
-void append_be(std::string& out, std::uint64_t value, int bytes) {
-  for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((value >> shift) & 0xFF));
-  }
+void append_be(std::string& out, std::uint64_t value, std::size_t bytes) {
+  std::array<char, 8> field{};
+  store_big_endian(field.data(), value, bytes);
+  out.append(field.data(), bytes);
 }
 
 void append_path(std::string& out, RecordType type, std::string_view path) {

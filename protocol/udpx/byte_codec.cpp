@@ -2,23 +2,9 @@
 
 #include <algorithm>
 
+#include "protocol/core/big_endian.hpp"
+
 namespace gridftp::protocol::udpx {
-namespace {
-
-std::uint64_t read_big_endian(const std::uint8_t* p, std::size_t count) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < count; ++i) value = (value << 8) | p[i];
-  return value;
-}
-
-void write_big_endian(std::uint8_t* p, std::uint64_t value, std::size_t count) {
-  for (std::size_t i = count; i-- > 0;) {
-    p[i] = static_cast<std::uint8_t>(value & 0xFF);
-    value >>= 8;
-  }
-}
-
-}  // namespace
 
 std::size_t varint_size(std::uint64_t value) {
   if (value < (1U << 6)) return 1;
@@ -43,19 +29,19 @@ void ByteWriter::u8(std::uint8_t value) {
 
 void ByteWriter::u16(std::uint16_t value) {
   if (!reserve(2)) return;
-  write_big_endian(&out_[used_], value, 2);
+  store_big_endian(&out_[used_], value, 2);
   used_ += 2;
 }
 
 void ByteWriter::u32(std::uint32_t value) {
   if (!reserve(4)) return;
-  write_big_endian(&out_[used_], value, 4);
+  store_big_endian(&out_[used_], value, 4);
   used_ += 4;
 }
 
 void ByteWriter::u64(std::uint64_t value) {
   if (!reserve(8)) return;
-  write_big_endian(&out_[used_], value, 8);
+  store_big_endian(&out_[used_], value, 8);
   used_ += 8;
 }
 
@@ -69,7 +55,7 @@ void ByteWriter::varint(std::uint64_t value) {
   if (!reserve(size)) return;
   // The length code (0..3 for 1, 2, 4, 8 bytes) sits in the top two bits.
   const std::uint64_t code = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
-  write_big_endian(&out_[used_], value | (code << (size * 8 - 2)), size);
+  store_big_endian(&out_[used_], value | (code << (size * 8 - 2)), size);
   used_ += size;
 }
 
@@ -105,21 +91,21 @@ std::uint8_t ByteReader::u8() {
 
 std::uint16_t ByteReader::u16() {
   if (!take(2)) return 0;
-  const auto value = static_cast<std::uint16_t>(read_big_endian(&in_[used_], 2));
+  const auto value = static_cast<std::uint16_t>(load_big_endian(&in_[used_], 2));
   used_ += 2;
   return value;
 }
 
 std::uint32_t ByteReader::u32() {
   if (!take(4)) return 0;
-  const auto value = static_cast<std::uint32_t>(read_big_endian(&in_[used_], 4));
+  const auto value = static_cast<std::uint32_t>(load_big_endian(&in_[used_], 4));
   used_ += 4;
   return value;
 }
 
 std::uint64_t ByteReader::u64() {
   if (!take(8)) return 0;
-  const auto value = read_big_endian(&in_[used_], 8);
+  const auto value = load_big_endian(&in_[used_], 8);
   used_ += 8;
   return value;
 }
@@ -128,7 +114,7 @@ std::uint64_t ByteReader::varint() {
   if (!take(1)) return 0;
   const std::size_t size = std::size_t{1} << (in_[used_] >> 6);
   if (!take(size)) return 0;
-  const auto raw = read_big_endian(&in_[used_], size);
+  const auto raw = load_big_endian(&in_[used_], size);
   used_ += size;
   return raw & ((std::uint64_t{1} << (size * 8 - 2)) - 1);
 }
