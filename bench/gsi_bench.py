@@ -169,6 +169,22 @@ class BusiestThread:
     def __init__(self, root_pid: int, interval: float = 0.1):
         self.root_pid, self.interval = root_pid, interval
 
+    @staticmethod
+    def _per_task(pid: int, name: str) -> dict[int, str]:
+        """{tid: text of /proc/pid/task/tid/<name>} for each thread of pid still alive."""
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return {}
+        texts = {}
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                    texts[int(tid)] = f.read()
+            except (OSError, ValueError):
+                pass
+        return texts
+
     def _tree(self) -> list[int]:
         """root_pid and its live descendants, found through each thread's `children` file: a
         walk over this tree alone, where reading every /proc/PID/stat on the host cost a few
@@ -177,31 +193,18 @@ class BusiestThread:
         while todo:
             pid = todo.pop()
             found.append(pid)
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
-                try:
-                    with open(f"/proc/{pid}/task/{tid}/children") as f:
-                        todo.extend(int(child) for child in f.read().split())
-                except (OSError, ValueError):
-                    pass
+            for text in self._per_task(pid, "children").values():
+                todo.extend(int(child) for child in text.split())
         return found
 
     def _threads(self) -> dict[int, int]:
         ticks = {}
         for pid in self._tree():
-            try:
-                tids = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for tid in tids:
+            for tid, text in self._per_task(pid, "stat").items():
                 try:
-                    with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                        rest = f.read().rsplit(")", 1)[1].split()
-                    ticks[int(tid)] = int(rest[11]) + int(rest[12])   # utime + stime
-                except (OSError, IndexError, ValueError):
+                    rest = text.rsplit(")", 1)[1].split()
+                    ticks[tid] = int(rest[11]) + int(rest[12])   # utime + stime
+                except (IndexError, ValueError):
                     pass
         return ticks
 
