@@ -109,6 +109,31 @@ def _machine_ticks() -> tuple[int, int]:
     return sum(values), sum(values) - idle
 
 
+def _cpu_ticks() -> list[tuple[int, int]]:
+    """(total, busy) clock ticks of each CPU since boot, from the cpuN lines of /proc/stat; busy
+    is all but idle and iowait. It counts softirq time, which /proc's per-thread times leave
+    out (on loopback the sending thread's CPU also runs the receive side of TCP there), and
+    steal, time the hypervisor gave to others."""
+    ticks = []
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *fields = line.split()
+            if not name.startswith("cpu") or name == "cpu":
+                continue
+            values = [int(v) for v in fields]
+            idle = values[3] + (values[4] if len(values) > 4 else 0)
+            ticks.append((sum(values), sum(values) - idle))
+    return ticks
+
+
+def _cpu_busy_since(before: list[tuple[int, int]]) -> list[float]:
+    """Each CPU's busy share since `before` (from _cpu_ticks), busiest first."""
+    shares = []
+    for (total0, busy0), (total1, busy1) in zip(before, _cpu_ticks()):
+        shares.append((busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0)
+    return sorted(shares, reverse=True)
+
+
 def _process_table() -> dict[int, tuple[int, int]]:
     """{pid: (parent pid, CPU ticks with reaped children)} of every live process."""
     stats = {}
@@ -252,6 +277,7 @@ class Target:
         timeout = max(600.0, size / (20 << 20))
         load = OtherLoad()
         load.start()
+        cpus = _cpu_ticks()
         started = time.monotonic()
         busiest = BusiestThread(self.server.proc.pid) if isinstance(self.server, h.GridftpdServer) else None
         try:
@@ -269,6 +295,7 @@ class Target:
             raise BenchError(f"transfer failed: {e}{hint}") from None
         elapsed = time.monotonic() - started
         self.other_load = load.stop()
+        self.cpu_busy = _cpu_busy_since(cpus)
         self.busiest_thread = busiest.share if busiest else None
         fields: list[str] = []
         if isinstance(self.server, h.GridftpdServer):
@@ -300,6 +327,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
             security = {t.label: [] for t in targets}
             others = []
             busiest: dict[str, list[float]] = {}
+            cpu_busy: dict[str, list[list[float]]] = {}
             for r in range(repeat):
                 order = targets if r % 2 == 0 else list(reversed(targets))   # alternate who goes first
                 for t in order:
@@ -315,6 +343,7 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                     others.append(t.other_load)
                     if t.busiest_thread is not None:
                         busiest.setdefault(t.label, []).append(t.busiest_thread)
+                    cpu_busy.setdefault(t.label, []).append(t.cpu_busy)
                     security[t.label].extend(fields)
                 aes_samples.append(openssl_speed("aes-128-gcm"))
             # Fixed cost (client start-up, GSI authentication, delegation, data-channel set-up)
@@ -327,6 +356,9 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                 "setup": setup,
                 "others": max(others),
                 "busiest": {label: statistics.median(v) for label, v in busiest.items()},
+                # Per CPU rank (busiest first), the median over the row's runs.
+                "cpu_busy": {label: [statistics.median(rank) for rank in zip(*v)]
+                             for label, v in cpu_busy.items()},
                 "rate": {label: size / statistics.median(times) for label, times in runs.items()},
                 "runs": runs,
                 "security": {label: sorted(set(f)) for label, f in security.items()},
@@ -373,7 +405,9 @@ def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int
     at `openssl speed`'s rate. dcpriv/nodcau <= 1 / (1 + 2 * nodcau rate / (cores * speed)).
     PROT S under TLS 1.3 encrypts as well, so the same bound holds for dcsafe. Beside it: the
     busiest gridftpd thread ('top thr %'); near 100% the row is held by that one core (one
-    stream's reads, seals and sends run on one thread), not by what all cores could do."""
+    stream's reads, seals and sends run on one thread), not by what all cores could do. And each
+    CPU's busy share, softirq included (the per-thread figure leaves it out): a CPU near 100%
+    while another has room means the work did not spread over the cores as the bound assumes."""
     print("\nbound from CPU cost (nodcau rate, aes-128-gcm at the median openssl speed above, "
           f"{cores} cores; valid where nodcau is CPU-bound):")
     for p in streams:
@@ -391,6 +425,11 @@ def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int
             held = f"; busiest gridftpd thread {100 * top:.0f}% of a core" if top is not None else ""
             if top is not None and top >= 0.9:
                 held += " (held by that one thread)"
+            cpus = row.get("cpu_busy", {}).get("gridftpd")
+            if cpus:
+                held += "; CPUs busy " + "/".join(f"{100 * c:.0f}%" for c in cpus)
+                if cpus[0] >= 0.97 and cpus[-1] < 0.95:
+                    held += " (one CPU full while another has room)"
             print(f"    {level}: {ours / base:.2f} of nodcau = {ours / base / bound:.2f} of the bound{held}")
 
 
