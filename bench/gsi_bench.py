@@ -101,14 +101,6 @@ def security_fields(records: list[dict]) -> list[str]:
 # Other load on the machine
 # --------------------------------------------------------------------------------------------
 
-def _machine_ticks() -> tuple[int, int]:
-    """(total, busy) clock ticks of all CPUs since boot, from /proc/stat."""
-    with open("/proc/stat") as f:
-        values = [int(v) for v in f.readline().split()[1:]]
-    idle = values[3] + (values[4] if len(values) > 4 else 0)   # idle + iowait
-    return sum(values), sum(values) - idle
-
-
 def _cpu_ticks() -> list[tuple[int, int]]:
     """(total, busy) clock ticks of each CPU since boot, from the cpuN lines of /proc/stat; busy
     is all but idle and iowait. It counts softirq time, which /proc's per-thread times leave
@@ -126,63 +118,68 @@ def _cpu_ticks() -> list[tuple[int, int]]:
     return ticks
 
 
-def _cpu_busy_since(before: list[tuple[int, int]]) -> list[float]:
-    """Each CPU's busy share since `before` (from _cpu_ticks), busiest first."""
-    shares = []
-    for (total0, busy0), (total1, busy1) in zip(before, _cpu_ticks()):
-        shares.append((busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0)
-    return sorted(shares, reverse=True)
-
-
-def _process_table() -> dict[int, tuple[int, int]]:
-    """{pid: (parent pid, CPU ticks with reaped children)} of every live process."""
-    stats = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+def _per_task(pid: int, name: str) -> dict[int, str]:
+    """{tid: text of /proc/pid/task/tid/<name>} for each thread of pid still alive."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    texts = {}
+    for tid in tids:
         try:
-            with open(f"/proc/{name}/stat") as f:
-                rest = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        stats[int(name)] = (int(rest[1]), sum(int(v) for v in rest[11:15]))
-    return stats
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                texts[int(tid)] = f.read()
+        except (OSError, ValueError):
+            pass
+    return texts
 
 
-def _descendants(table: dict[int, tuple[int, int]], root_pid: int) -> list[int]:
-    """root_pid and its live descendants in `table`."""
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
+def _tree_pids(root_pid: int) -> list[int]:
+    """root_pid and its live descendants, found through each thread's `children` file: a walk
+    over this tree alone, where reading every /proc/PID/stat on the host cost a few percent of a
+    core at BusiestThread's sampling rate, taken from the transfer being measured."""
     found, todo = [], [root_pid]
     while todo:
         pid = todo.pop()
         found.append(pid)
-        todo.extend(children.get(pid, []))
+        for text in _per_task(pid, "children").values():
+            todo.extend(int(child) for child in text.split())
     return found
 
 
 def _tree_ticks(root_pid: int) -> int:
     """CPU ticks of root_pid and its live descendants, each with its reaped children (cutime):
     this process, the servers and their session processes, globus-url-copy."""
-    table = _process_table()
-    return sum(table.get(pid, (0, 0))[1] for pid in _descendants(table, root_pid))
+    ticks = 0
+    for pid in _tree_pids(root_pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                rest = f.read().rsplit(")", 1)[1].split()
+            ticks += sum(int(v) for v in rest[11:15])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks
 
 
 class OtherLoad:
-    """Share of the machine's CPU capacity used by processes outside this benchmark's tree
-    between start() and stop(): a compile beside the benchmark shows up here."""
+    """Between start() and stop(): the share of the machine's CPU capacity used by processes
+    outside this benchmark's tree (a compile beside the benchmark shows up here), returned by
+    stop(); and each CPU's busy share, busiest first, left in `cpu_busy`."""
 
     def start(self) -> None:
-        self.machine, self.tree = _machine_ticks(), _tree_ticks(os.getpid())
+        self.cpus, self.tree = _cpu_ticks(), _tree_ticks(os.getpid())
 
     def stop(self) -> float:
-        total, busy = _machine_ticks()
+        cpus = _cpu_ticks()
         tree = _tree_ticks(os.getpid())
-        elapsed = total - self.machine[0]
+        spans = [(total1 - total0, busy1 - busy0)
+                 for (total0, busy0), (total1, busy1) in zip(self.cpus, cpus)]
+        self.cpu_busy = sorted((busy / total if total > 0 else 0.0 for total, busy in spans),
+                               reverse=True)
+        elapsed = sum(total for total, _ in spans)
         if elapsed <= 0:
             return 0.0
-        return max(0.0, (busy - self.machine[1]) - (tree - self.tree)) / elapsed
+        return max(0.0, sum(busy for _, busy in spans) - (tree - self.tree)) / elapsed
 
 
 class BusiestThread:
@@ -194,38 +191,10 @@ class BusiestThread:
     def __init__(self, root_pid: int, interval: float = 0.1):
         self.root_pid, self.interval = root_pid, interval
 
-    @staticmethod
-    def _per_task(pid: int, name: str) -> dict[int, str]:
-        """{tid: text of /proc/pid/task/tid/<name>} for each thread of pid still alive."""
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return {}
-        texts = {}
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/{name}") as f:
-                    texts[int(tid)] = f.read()
-            except (OSError, ValueError):
-                pass
-        return texts
-
-    def _tree(self) -> list[int]:
-        """root_pid and its live descendants, found through each thread's `children` file: a
-        walk over this tree alone, where reading every /proc/PID/stat on the host cost a few
-        percent of a core at this sampling rate, taken from the transfer being measured."""
-        found, todo = [], [self.root_pid]
-        while todo:
-            pid = todo.pop()
-            found.append(pid)
-            for text in self._per_task(pid, "children").values():
-                todo.extend(int(child) for child in text.split())
-        return found
-
     def _threads(self) -> dict[int, int]:
         ticks = {}
-        for pid in self._tree():
-            for tid, text in self._per_task(pid, "stat").items():
+        for pid in _tree_pids(self.root_pid):
+            for tid, text in _per_task(pid, "stat").items():
                 try:
                     rest = text.rsplit(")", 1)[1].split()
                     ticks[tid] = int(rest[11]) + int(rest[12])   # utime + stime
@@ -277,7 +246,6 @@ class Target:
         timeout = max(600.0, size / (20 << 20))
         load = OtherLoad()
         load.start()
-        cpus = _cpu_ticks()
         started = time.monotonic()
         busiest = BusiestThread(self.server.proc.pid) if isinstance(self.server, h.GridftpdServer) else None
         try:
@@ -295,7 +263,7 @@ class Target:
             raise BenchError(f"transfer failed: {e}{hint}") from None
         elapsed = time.monotonic() - started
         self.other_load = load.stop()
-        self.cpu_busy = _cpu_busy_since(cpus)
+        self.cpu_busy = load.cpu_busy
         self.busiest_thread = busiest.share if busiest else None
         fields: list[str] = []
         if isinstance(self.server, h.GridftpdServer):
