@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "transport/file_send.hpp"
 #include "transport/handshake_driver.hpp"
 #include "transport/worker_pool.hpp"
 
@@ -52,12 +53,13 @@ awaitable<void> DataLink::finish(tcp::socket& socket, boost::system::error_code&
   co_await flush(socket, ec);
 }
 
-awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec) {
+awaitable<void> DataLink::flush(tcp::socket& socket, boost::system::error_code& ec, bool more) {
   auto& engine = tls_->engine();
   for (auto chunk = engine.pending_output(); !chunk.empty() && !ec;
        chunk = engine.pending_output()) {
-    co_await asio::async_write(socket, asio::buffer(chunk.data(), chunk.size()),
-                               asio::redirect_error(use_awaitable, ec));
+    // One send for all of it where the socket has room (asio::async_write would cut it into
+    // 64 KiB sends, each ending in a segment of a few dozen bytes on loopback's 64 KiB MSS).
+    co_await async_send_all(socket, chunk, more, ec);
     if (!ec) engine.consume_output(chunk.size());
   }
 }
@@ -128,8 +130,7 @@ awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> b
                                     boost::system::error_code& ec, bool more) {
   ec.clear();
   if (!tls_) {
-    co_await asio::async_write(socket, asio::buffer(bytes.data(), bytes.size()),
-                               asio::redirect_error(use_awaitable, ec));
+    co_await async_send_all(socket, bytes, false, ec);
     co_return;
   }
   auto& engine = tls_->engine();
@@ -147,7 +148,9 @@ awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> b
       if (*written == 0 || sealed == bytes.size()) break;
     }
     bytes = bytes.subspan(sealed);
-    if (!more || !bytes.empty()) co_await flush(socket, ec);
+    // MSG_MORE while more of this write follows at once: the last segment of a send waits to be
+    // filled by the next instead of leaving short.
+    if (!more || !bytes.empty()) co_await flush(socket, ec, !bytes.empty());
   }
 }
 

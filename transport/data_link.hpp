@@ -53,7 +53,8 @@ class DataLink {
   std::string take_pending() { return std::exchange(pending_, {}); }
 
  private:
-  awaitable<void> flush(tcp::socket& socket, boost::system::error_code& ec);
+  // Sends every sealed record; `more`: data follows at once (MSG_MORE).
+  awaitable<void> flush(tcp::socket& socket, boost::system::error_code& ec, bool more = false);
   // Reads into the TLS input ring what has already arrived on `socket`, never waiting; whether
   // it took any.
   bool take_arrived(tcp::socket& socket);

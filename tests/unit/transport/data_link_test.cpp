@@ -1,6 +1,7 @@
 // transport::DataLink over a real loopback TCP connection after the TLS 1.3 handshake of a PROT P
 // data connection (our own record layer then carries the data): how much one read hands the
-// caller, and that every byte comes through, in order, up to the clean end.
+// caller, that sealed records leave in full-size segments, and that every byte comes through, in
+// order, up to the clean end.
 #include "transport/data_link.hpp"
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "security/tls_contexts.hpp"
 #include "security/tls_engine.hpp"
 #include "tests/unit/security/test_pki.hpp"
+#include "tests/unit/transport/tcp_segments.hpp"
 
 namespace {
 
@@ -32,15 +34,15 @@ using gridftp::transport::use_awaitable;
 constexpr std::size_t kRingBytes = 32 * 1024;
 constexpr int kSocketBufferBytes = 1 << 20;  // the kernel may grant less (net.core.rmem_max)
 
-// The TLS handshake gridftpd's PROT P data connections make, on an engine with a kRingBytes ring.
-std::unique_ptr<security::Handshake> private_handshake(security::TlsRole role) {
+// The TLS handshake gridftpd's PROT P data connections make, on an engine with a `ring`-byte ring.
+std::unique_ptr<security::Handshake> private_handshake(security::TlsRole role, std::size_t ring) {
   auto context = security::make_gsi_data_context(test_pki().user_proxy(), test_pki().trust_store(),
                                                  role, security::DataProtection::Private, false);
   REQUIRE(context);
   const auto engine_role = role == security::TlsRole::Client ? security::TlsEngine::Role::Client
                                                              : security::TlsEngine::Role::Server;
   // The engine's SSL object keeps its own reference to the context.
-  auto engine = security::TlsEngine::create(context->get(), engine_role, kRingBytes);
+  auto engine = security::TlsEngine::create(context->get(), engine_role, ring);
   REQUIRE(engine);
   return std::make_unique<security::TlsHandshake>(std::move(*engine));
 }
@@ -52,8 +54,9 @@ struct PrivateLink {
   tcp::socket reader_socket{io};
   DataLink writer;
   DataLink reader;
+  std::size_t ring_bytes;
 
-  PrivateLink() {
+  explicit PrivateLink(std::size_t ring = kRingBytes) : ring_bytes(ring) {
     tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::address_v4::loopback(), 0));
     writer_socket.connect(acceptor.local_endpoint());
     acceptor.accept(reader_socket);
@@ -61,10 +64,12 @@ struct PrivateLink {
     reader_socket.set_option(asio::socket_base::receive_buffer_size(kSocketBufferBytes));
     bool writer_ready = false;
     bool reader_ready = false;
-    asio::co_spawn(io, shake(writer, writer_socket, security::TlsRole::Client, &writer_ready),
-                   asio::detached);
-    asio::co_spawn(io, shake(reader, reader_socket, security::TlsRole::Server, &reader_ready),
-                   asio::detached);
+    asio::co_spawn(
+        io, shake(writer, writer_socket, security::TlsRole::Client, ring_bytes, &writer_ready),
+        asio::detached);
+    asio::co_spawn(
+        io, shake(reader, reader_socket, security::TlsRole::Server, ring_bytes, &reader_ready),
+        asio::detached);
     io.run();
     io.restart();
     REQUIRE(writer_ready);
@@ -74,8 +79,8 @@ struct PrivateLink {
   }
 
   static awaitable<void> shake(DataLink& link, tcp::socket& socket, security::TlsRole role,
-                               bool* ready) {
-    auto done = co_await link.handshake(socket, private_handshake(role),
+                               std::size_t ring, bool* ready) {
+    auto done = co_await link.handshake(socket, private_handshake(role, ring),
                                         role == security::TlsRole::Client, true);
     *ready = static_cast<bool>(done);
   }
@@ -175,4 +180,36 @@ TEST_CASE("A TLS link's reads bring a long stream through whole, then the clean 
   CHECK(received.size() == data.size());
   CHECK(received == data);
   for (const auto piece : pieces) CHECK(piece > 0);
+}
+
+TEST_CASE("A TLS link sends the records it sealed in full-size segments",
+          "[transport][data_link]") {
+  // The default ring: one write of this size seals a ring's worth, sends it, then seals the rest.
+  PrivateLink link(security::TlsEngine::kDefaultRingBytes);
+  const std::string data = pattern(400000);
+  const auto before = gridftp::testing::tcp_segments(link.writer_socket.native_handle());
+  REQUIRE(before);
+  link.write(data, false);
+  const std::size_t records =
+      (data.size() + security::kTls13MaxPlaintextBytes - 1) / security::kTls13MaxPlaintextBytes;
+  const std::size_t wire = data.size() + records * security::tls13_record_bytes(0);
+  // It fits the reader's window unread, so the writer's sends alone decide the segments.
+  REQUIRE(arrived(link.reader_socket, wire));
+  const auto after = gridftp::testing::tcp_segments(link.writer_socket.native_handle());
+  REQUIRE(after);
+  const std::size_t segments = after->data_segments_sent - before->data_segments_sent;
+  CAPTURE(wire, segments, after->send_mss);
+  // Sent in 64 KiB pieces, each piece ends in a short segment when the MSS is under 64 KiB (as on
+  // loopback), which about doubles the count.
+  CHECK(segments * after->send_mss * 2 <= wire * 3);  // on average at least 2/3 of the MSS
+
+  std::vector<char> out(wire);
+  std::string received;
+  boost::system::error_code ec;
+  while (received.size() < data.size() && !ec) {
+    const auto got = link.read_once(out, ec);
+    received.append(out.data(), got);
+  }
+  CHECK_FALSE(ec);
+  CHECK(received == data);
 }
