@@ -14,9 +14,9 @@ namespace {
 
 // Room kept free behind sealed data for an alert or a KeyUpdate answer.
 constexpr std::size_t kControlReserve = 64;
-// A job seals or opens at least this many records: below it, waking a worker costs about what it
-// saves.
-constexpr std::size_t kMinRecordsPerJob = 2;
+// A run goes to the workers from this many full records: below it, waking a helper costs about
+// what it saves.
+constexpr std::size_t kMinRecordsPerRun = 4;
 // NewSessionTicket is the largest message we expect after the handshake; a few KiB at most.
 constexpr std::size_t kMaxHandshakeMessageBytes = 64 * 1024;
 
@@ -24,12 +24,12 @@ enum HandshakeType : std::uint8_t { kNewSessionTicket = 4, kKeyUpdate = 24 };
 enum AlertDescription : std::uint8_t { kCloseNotify = 0 };
 constexpr std::uint8_t kAlertLevelWarning = 1;
 
-// Makes `copies` hold at least `jobs` copies of `cipher`'s current key; copies of an earlier
-// key (before a KeyUpdate) are dropped first.
-bool copy_key_for_jobs(const Tls13RecordCipher& cipher, std::vector<Tls13RecordCipher>& copies,
-                       std::size_t jobs) {
+// Makes `copies` hold a copy of `cipher`'s current key for each of `lanes` threads; copies of an
+// earlier key (before a KeyUpdate) are dropped first.
+bool copy_key_for_lanes(const Tls13RecordCipher& cipher, std::vector<Tls13RecordCipher>& copies,
+                        std::size_t lanes) {
   if (!copies.empty() && copies.front().key_generation() != cipher.key_generation()) copies.clear();
-  while (copies.size() < jobs) {
+  while (copies.size() < lanes) {
     auto copy = cipher.copy();
     if (!copy) return false;
     copies.push_back(std::move(*copy));
@@ -37,22 +37,18 @@ bool copy_key_for_jobs(const Tls13RecordCipher& cipher, std::vector<Tls13RecordC
   return true;
 }
 
-// Splits records 0 .. records - 1 of a run numbered from `base` into `jobs` contiguous jobs on
-// `workers`, job j on copies[j] moved to its first record's number, and calls
-// per_record(cipher, i) for each record of a job until one returns false. Whether every record
-// was done.
-bool for_each_record_on_jobs(
+// Seals or opens records 0 .. records - 1 of a run numbered from `base` on `workers`, one record
+// per job: per_record(cipher, i) on the copy of the key that belongs to the thread's lane, moved
+// to record base + i. Whether every record was done.
+bool for_each_record_on_workers(
     RecordWorkers& workers, std::vector<Tls13RecordCipher>& copies, std::uint64_t base,
-    std::size_t records, std::size_t jobs,
-    const std::function<bool(Tls13RecordCipher&, std::size_t)>& per_record) {
+    std::size_t records, const std::function<bool(Tls13RecordCipher&, std::size_t)>& per_record) {
   std::atomic<bool> all_done{true};
-  workers.run(jobs, [&](std::size_t job) {
-    const std::size_t first = records * job / jobs;
-    const std::size_t last = records * (job + 1) / jobs;
-    auto& cipher = copies[job];
-    // Forward only: every record number a copy reaches lies beyond those it used before.
-    bool done = static_cast<bool>(cipher.skip(base + first - cipher.record_number()));
-    for (std::size_t i = first; done && i < last; ++i) done = per_record(cipher, i);
+  workers.run(records, [&](std::size_t i, std::size_t lane) {
+    auto& cipher = copies[lane];
+    // Forward only: a lane takes its records in increasing order, and every record number a copy
+    // reaches lies beyond those it used in earlier runs.
+    const bool done = cipher.skip(base + i - cipher.record_number()) && per_record(cipher, i);
     if (!done) all_done.store(false, std::memory_order_relaxed);
   });
   return all_done.load(std::memory_order_relaxed);  // run() returns after every job's store
@@ -133,21 +129,20 @@ void Tls13RecordLayer::make_output_room(std::size_t need) {
 Result<std::size_t> Tls13RecordLayer::seal_full_records_on_workers(std::span<const char> plain) {
   constexpr std::size_t kFullRecordBytes = tls13_record_bytes(kTls13MaxPlaintextBytes);
   if (workers_ == nullptr || workers_->width() < 2) return 0;
-  make_output_room(kFullRecordBytes * kMinRecordsPerJob * 2);
+  make_output_room(kFullRecordBytes * kMinRecordsPerRun);
   const std::size_t records =
       std::min(plain.size() / kTls13MaxPlaintextBytes,
                (output_.size() - kControlReserve - output_end_) / kFullRecordBytes);
-  const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
-  if (jobs < 2) return 0;
-  if (!copy_key_for_jobs(sealer_, job_sealers_, jobs))
+  if (records < kMinRecordsPerRun) return 0;
+  if (!copy_key_for_lanes(sealer_, lane_sealers_, workers_->width()))
     return make_error(fail("copying the record key failed"));
   // Record i of the run gets number base + i and lands at i * kFullRecordBytes, as sealing one
   // by one would have put it.
   const std::uint64_t base = sealer_.record_number();
   if (!sealer_.skip(records)) return make_error(fail("the record numbers of this key are used up"));
   char* const out = output_.data() + output_end_;
-  const bool sealed = for_each_record_on_jobs(
-      *workers_, job_sealers_, base, records, jobs, [&](Tls13RecordCipher& cipher, std::size_t i) {
+  const bool sealed = for_each_record_on_workers(
+      *workers_, lane_sealers_, base, records, [&](Tls13RecordCipher& cipher, std::size_t i) {
         return static_cast<bool>(
             cipher.seal(ContentType::ApplicationData,
                         plain.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes),
@@ -199,14 +194,13 @@ Result<std::size_t> Tls13RecordLayer::open_full_records_on_workers(std::span<cha
         {in + records * kFullRecordBytes, available - records * kFullRecordBytes});
     if (!length || *length != kFullRecordBytes) break;
   }
-  const std::size_t jobs = std::min(workers_->width(), records / kMinRecordsPerJob);
-  if (jobs < 2) return 0;
-  if (!copy_key_for_jobs(opener_, job_openers_, jobs))
+  if (records < kMinRecordsPerRun) return 0;
+  if (!copy_key_for_lanes(opener_, lane_openers_, workers_->width()))
     return make_error(fail("copying the record key failed"));
   opened_types_.assign(records, 0);
   const std::uint64_t base = opener_.record_number();
-  for_each_record_on_jobs(
-      *workers_, job_openers_, base, records, jobs, [&](Tls13RecordCipher& cipher, std::size_t i) {
+  for_each_record_on_workers(
+      *workers_, lane_openers_, base, records, [&](Tls13RecordCipher& cipher, std::size_t i) {
         auto type =
             cipher.open_exact({in + i * kFullRecordBytes, kFullRecordBytes},
                               out.subspan(i * kTls13MaxPlaintextBytes, kTls13MaxPlaintextBytes));
@@ -222,7 +216,7 @@ Result<std::size_t> Tls13RecordLayer::open_full_records_on_workers(std::span<cha
          opened_types_[taken] == static_cast<std::uint8_t>(ContentType::ApplicationData)) {
     ++taken;
   }
-  if (taken < records) job_openers_.clear();  // they went past the records taken
+  if (taken < records) lane_openers_.clear();  // they went past the records taken
   if (!opener_.skip(taken)) return make_error(fail("the record numbers of this key are used up"));
   input_begin_ += taken * kFullRecordBytes;
   return taken * kTls13MaxPlaintextBytes;

@@ -79,9 +79,9 @@ class Tls13RecordLayer {
   Tls13RecordCipher sealer_;
   Tls13RecordCipher opener_;
   RecordWorkers* workers_ = nullptr;
-  std::vector<Tls13RecordCipher> job_sealers_;  // copies of sealer_'s key, one per job
-  std::vector<Tls13RecordCipher> job_openers_;  // copies of opener_'s key, one per job
-  std::vector<std::uint8_t> opened_types_;      // per record of a run: the byte behind its content
+  std::vector<Tls13RecordCipher> lane_sealers_;  // copies of sealer_'s key, one per worker lane
+  std::vector<Tls13RecordCipher> lane_openers_;  // copies of opener_'s key, one per worker lane
+  std::vector<std::uint8_t> opened_types_;       // per record of a run: the byte behind its content
   std::vector<char> output_;
   std::size_t output_begin_ = 0;
   std::size_t output_end_ = 0;

@@ -10,25 +10,29 @@ namespace gridftp::transport {
 
 // One call of run(): jobs are taken by number, by the caller and by whichever workers come.
 struct WorkerPool::Run {
-  Run(const std::function<void(std::size_t)>& job_in, std::size_t count_in)
+  Run(const std::function<void(std::size_t, std::size_t)>& job_in, std::size_t count_in)
       : job(job_in), count(count_in) {}
 
-  // Takes and does jobs until none is left.
-  void work() {
+  // Takes and does jobs, in increasing order, until none is left; `lane` is 0 for the caller and
+  // the next free one for a helper.
+  void work(std::size_t lane) {
     for (std::size_t index = next.fetch_add(1); index < count; index = next.fetch_add(1)) {
-      job(index);  // `job` lives on the caller's stack, which waits for every taken job
+      job(index, lane);  // `job` lives on the caller's stack, which waits for every taken job
       if (done.fetch_add(1) + 1 == count) done.notify_all();
     }
   }
+  std::size_t join() { return helper_lanes.fetch_add(1) + 1; }
   bool taken() const { return next.load() >= count; }
   void wait() {
     for (std::size_t seen = done.load(); seen < count; seen = done.load()) done.wait(seen);
   }
 
-  const std::function<void(std::size_t)>& job;
+  const std::function<void(std::size_t, std::size_t)>& job;
   const std::size_t count;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
+  // Helpers that joined: a helper joins a run once, so lanes stay below the pool's width.
+  std::atomic<std::size_t> helper_lanes{0};
 };
 
 WorkerPool::WorkerPool(std::size_t threads) {
@@ -45,12 +49,12 @@ WorkerPool::~WorkerPool() {
   for (auto& thread : threads_) thread.join();
 }
 
-void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& job) {
+void WorkerPool::run(std::size_t count, const std::function<void(std::size_t, std::size_t)>& job) {
   if (count == 0) return;
   // Only where a helper is waiting: when all are busy (other streams' runs) a hand-off would only
   // add a wake-up and a lock to what the caller does anyway.
   if (threads_.empty() || count == 1 || idle_.load(std::memory_order_relaxed) == 0) {
-    for (std::size_t i = 0; i < count; ++i) job(i);
+    for (std::size_t i = 0; i < count; ++i) job(i, 0);
     return;
   }
   auto run = std::make_shared<Run>(job, count);
@@ -60,7 +64,7 @@ void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& 
   }
   // The caller takes a job too, so count - 1 helpers at most have something to do.
   for (std::size_t i = 0; i < std::min(count - 1, threads_.size()); ++i) wake_.notify_one();
-  run->work();
+  run->work(0);
   {
     const std::lock_guard lock(mutex_);
     std::erase(runs_, run);
@@ -88,7 +92,7 @@ void WorkerPool::serve() {
       }
     }
     // Callers take jobs without the lock: the run that woke us may be taken already.
-    if (run) run->work();
+    if (run) run->work(run->join());
   }
 }
 

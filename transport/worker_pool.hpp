@@ -1,7 +1,7 @@
 // Threads that help one data stream seal and open its TLS records (security/record_workers), so
 // that an encrypted stream is not held to one core (docs/ARCHITECTURE.md, "Secure data streams").
-// The caller takes jobs too: when every worker is busy, or slow to wake, it does them all itself,
-// so a run never waits on a thread that is not coming.
+// The caller takes jobs too, one at a time like the helpers: when every helper is busy, or slow to
+// wake, it does them all itself, and at the end it waits only for the jobs helpers have begun.
 #pragma once
 
 #include <atomic>
@@ -26,7 +26,8 @@ class WorkerPool final : public security::RecordWorkers {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   std::size_t width() const override { return threads_.size() + 1; }
-  void run(std::size_t count, const std::function<void(std::size_t)>& job) override;
+  void run(std::size_t count,
+           const std::function<void(std::size_t job, std::size_t lane)>& job) override;
 
   // The process's pool for sealing and opening records, of record_helpers() threads, started on
   // first use (and again in a forked child, whose parent's threads are gone).

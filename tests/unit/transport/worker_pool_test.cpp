@@ -1,6 +1,7 @@
 // The pool that seals one stream's records on several threads (transport/worker_pool): every
-// job of a run exactly once, run() back only when all are done, callers on many threads at
-// once, and no threads at all.
+// job of a run exactly once, run() back only when all are done, each thread of a run in a lane of
+// its own below the width, taking its jobs in increasing order, callers on many threads at once,
+// and no threads at all.
 #include "transport/worker_pool.hpp"
 
 #include <atomic>
@@ -18,13 +19,32 @@ TEST_CASE("A worker pool runs every job of a run once and returns when all are d
   CAPTURE(threads);
   WorkerPool pool(threads);
   CHECK(pool.width() == threads + 1);
-  for (const std::size_t count : {0U, 1U, 2U, 7U, 64U}) {
+  for (const std::size_t count : {0U, 1U, 2U, 7U, 64U, 1000U}) {
     std::vector<std::atomic<int>> hits(count);
-    pool.run(count, [&](std::size_t i) {
+    // Per lane: the thread seen in it, and the last job it took. A lane is one thread's alone.
+    std::vector<std::atomic<std::thread::id>> lane_thread(pool.width());
+    std::vector<std::size_t> lane_last(pool.width(), 0);
+    std::vector<int> lane_jobs(pool.width(), 0);
+    std::atomic<int> misplaced{0};
+    pool.run(count, [&](std::size_t i, std::size_t lane) {
       std::this_thread::yield();
       hits[i].fetch_add(1);
+      if (lane >= pool.width()) {
+        misplaced.fetch_add(1);
+        return;
+      }
+      std::thread::id unset{};
+      if (!lane_thread[lane].compare_exchange_strong(unset, std::this_thread::get_id()) &&
+          unset != std::this_thread::get_id()) {
+        misplaced.fetch_add(1);  // two threads in one lane
+      }
+      if (lane_jobs[lane]++ > 0 && i <= lane_last[lane]) misplaced.fetch_add(1);
+      lane_last[lane] = i;
     });
     for (std::size_t i = 0; i < count; ++i) CHECK(hits[i].load() == 1);
+    CHECK(misplaced.load() == 0);
+    // The caller always works in lane 0 when it takes a job at all.
+    if (count > 0 && lane_jobs[0] > 0) CHECK(lane_thread[0].load() == std::this_thread::get_id());
   }
 }
 
@@ -36,7 +56,8 @@ TEST_CASE("Runs from several threads share one pool", "[worker_pool]") {
     callers.emplace_back([&] {
       for (int round = 0; round < 200; ++round) {
         std::vector<int> slots(9, 0);
-        pool.run(slots.size(), [&](std::size_t i) { slots[i] = static_cast<int>(i) + 1; });
+        pool.run(slots.size(),
+                 [&](std::size_t i, std::size_t) { slots[i] = static_cast<int>(i) + 1; });
         long sum = 0;
         for (const int slot : slots) sum += slot;
         total.fetch_add(sum);
