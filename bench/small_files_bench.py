@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
-from gsi_bench import _machine_ticks, _tree_ticks  # noqa: E402
+from gsi_bench import _cpu_ticks, _tree_ticks  # noqa: E402
 from mode_e_bench import make_tree  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -51,11 +51,17 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(total, busy) clock ticks of the whole machine since boot, summed over its CPUs."""
+    per_cpu = _cpu_ticks()
+    return sum(total for total, _ in per_cpu), sum(busy for _, busy in per_cpu)
+
+
 def one_run(label: str, url: str, out: str, files: int, cc: int, env: dict,
             server_pid: int) -> dict:
     client = h.gridcp_binary() if label == "gridcp" else "globus-url-copy"
     argv = [client, "-r", "-cc", str(cc), "-pp", "-cd", url, f"file://{out}/"]
-    machine_before = _machine_ticks()
+    machine_before = machine_ticks()
     server_before = _tree_ticks(server_pid)
     client_before = children_cpu()
     started = time.monotonic()
@@ -63,7 +69,7 @@ def one_run(label: str, url: str, out: str, files: int, cc: int, env: dict,
     elapsed = time.monotonic() - started
     client = children_cpu() - client_before
     server = (_tree_ticks(server_pid) - server_before) / TICK
-    total, busy = _machine_ticks()
+    total, busy = machine_ticks()
     got = sum(len(names) for _, _, names in os.walk(out))
     if got != files:
         raise SystemExit(f"{label}: copied {got} files, expected {files}")
