@@ -12,7 +12,8 @@
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <unistd.h>
+
+#include "server/storage/unique_fd.hpp"
 
 namespace gridftp::testing {
 
@@ -28,44 +29,35 @@ std::optional<TcpSegments> tcp_segments(int fd) {
 
 }  // namespace gridftp::testing
 
-namespace {
-
-// A file descriptor closed at scope exit.
-struct Fd {
-  int fd;
-  explicit Fd(int value) : fd(value) { REQUIRE(fd >= 0); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { ::close(fd); }
-};
-
-}  // namespace
-
 TEST_CASE("The data segment counter counts what a socket sent", "[transport][tcp_segments]") {
-  const Fd listener(::socket(AF_INET, SOCK_STREAM, 0));
+  using gridftp::server::storage::UniqueFd;
+  const UniqueFd listener(::socket(AF_INET, SOCK_STREAM, 0));
+  REQUIRE(listener.valid());
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof address;
-  REQUIRE(::bind(listener.fd, reinterpret_cast<sockaddr*>(&address), length) == 0);
-  REQUIRE(::listen(listener.fd, 1) == 0);
-  REQUIRE(::getsockname(listener.fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-  const Fd sender(::socket(AF_INET, SOCK_STREAM, 0));
-  REQUIRE(::connect(sender.fd, reinterpret_cast<sockaddr*>(&address), length) == 0);
-  const Fd receiver(::accept(listener.fd, nullptr, nullptr));
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), length) == 0);
+  REQUIRE(::listen(listener.get(), 1) == 0);
+  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const UniqueFd sender(::socket(AF_INET, SOCK_STREAM, 0));
+  REQUIRE(sender.valid());
+  REQUIRE(::connect(sender.get(), reinterpret_cast<sockaddr*>(&address), length) == 0);
+  const UniqueFd receiver(::accept(listener.get(), nullptr, nullptr));
+  REQUIRE(receiver.valid());
   const int no_delay = 1;
-  REQUIRE(::setsockopt(sender.fd, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay) == 0);
+  REQUIRE(::setsockopt(sender.get(), IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay) == 0);
 
-  const auto before = gridftp::testing::tcp_segments(sender.fd);
+  const auto before = gridftp::testing::tcp_segments(sender.get());
   REQUIRE(before);
   CHECK(before->send_mss > 0);
   // Without Nagle, and with the peer's window open, each small send leaves as one segment.
   const char byte = 'x';
   for (int i = 0; i < 5; ++i) {
-    REQUIRE(::send(sender.fd, &byte, 1, 0) == 1);
+    REQUIRE(::send(sender.get(), &byte, 1, 0) == 1);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  const auto after = gridftp::testing::tcp_segments(sender.fd);
+  const auto after = gridftp::testing::tcp_segments(sender.get());
   REQUIRE(after);
   CHECK(after->data_segments_sent - before->data_segments_sent == 5);
 }
