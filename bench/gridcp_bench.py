@@ -17,7 +17,6 @@ Targets (issue 5): gridcp/globus-url-copy at least 1.0 on the memory row, 1.5 on
 import argparse
 import os
 import shutil
-import resource
 import statistics
 import sys
 import time
@@ -27,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
+from host_cpu import TICK_SECONDS, children_cpu_seconds, machine_ticks  # noqa: E402
 from mode_e_bench import make_device_root  # noqa: E402
 from stream_get_bench import parse_size  # noqa: E402
 
@@ -76,16 +76,8 @@ def memory_row(clients: dict, servers: dict, size: int, streams: int, repeat: in
 
 
 def machine_busy_seconds() -> float:
-    """CPU-seconds all cores have spent busy since boot (/proc/stat, USER_HZ ticks)."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:8]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    """CPU-seconds all cores have spent busy since boot."""
+    return machine_ticks()[1] * TICK_SECONDS
 
 
 def tree_row(clients: dict, servers: dict, files: int, size: int, repeat: int,

@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
+from host_cpu import cpu_ticks  # noqa: E402
 from mode_e_bench import make_device_root  # noqa: E402
 from stream_get_bench import parse_size  # noqa: E402
 
@@ -101,23 +102,6 @@ def security_fields(records: list[dict]) -> list[str]:
 # Other load on the machine
 # --------------------------------------------------------------------------------------------
 
-def _cpu_ticks() -> list[tuple[int, int]]:
-    """(total, busy) clock ticks of each CPU since boot, from the cpuN lines of /proc/stat; busy
-    is all but idle and iowait. It counts softirq time, which /proc's per-thread times leave
-    out (on loopback the sending thread's CPU also runs the receive side of TCP there), and
-    steal, time the hypervisor gave to others."""
-    ticks = []
-    with open("/proc/stat") as f:
-        for line in f:
-            name, *fields = line.split()
-            if not name.startswith("cpu") or name == "cpu":
-                continue
-            values = [int(v) for v in fields]
-            idle = values[3] + (values[4] if len(values) > 4 else 0)
-            ticks.append((sum(values), sum(values) - idle))
-    return ticks
-
-
 def _per_task(pid: int, name: str) -> dict[int, str]:
     """{tid: text of /proc/pid/task/tid/<name>} for each thread of pid still alive."""
     try:
@@ -167,10 +151,10 @@ class OtherLoad:
     stop(); and each CPU's busy share, busiest first, left in `cpu_busy`."""
 
     def start(self) -> None:
-        self.cpus, self.tree = _cpu_ticks(), _tree_ticks(os.getpid())
+        self.cpus, self.tree = cpu_ticks(), _tree_ticks(os.getpid())
 
     def stop(self) -> float:
-        cpus = _cpu_ticks()
+        cpus = cpu_ticks()
         tree = _tree_ticks(os.getpid())
         spans = [(total1 - total0, busy1 - busy0)
                  for (total0, busy0), (total1, busy1) in zip(self.cpus, cpus)]

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import sys
@@ -40,22 +39,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
-from gsi_bench import _cpu_ticks, _tree_ticks  # noqa: E402
+from gsi_bench import _tree_ticks  # noqa: E402
+from host_cpu import TICK_SECONDS, children_cpu_seconds, machine_ticks  # noqa: E402
 from mode_e_bench import make_tree  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def machine_ticks() -> tuple[int, int]:
-    """(total, busy) clock ticks of the whole machine since boot, summed over its CPUs."""
-    per_cpu = _cpu_ticks()
-    return sum(total for total, _ in per_cpu), sum(busy for _, busy in per_cpu)
-
 
 def one_run(label: str, url: str, out: str, files: int, cc: int, env: dict,
             server_pid: int) -> dict:
@@ -63,12 +49,12 @@ def one_run(label: str, url: str, out: str, files: int, cc: int, env: dict,
     argv = [client, "-r", "-cc", str(cc), "-pp", "-cd", url, f"file://{out}/"]
     machine_before = machine_ticks()
     server_before = _tree_ticks(server_pid)
-    client_before = children_cpu()
+    client_before = children_cpu_seconds()
     started = time.monotonic()
     h.run_peer(argv, timeout=1800, env=env, what=f"{label} small files")
     elapsed = time.monotonic() - started
-    client = children_cpu() - client_before
-    server = (_tree_ticks(server_pid) - server_before) / TICK
+    client = children_cpu_seconds() - client_before
+    server = (_tree_ticks(server_pid) - server_before) * TICK_SECONDS
     total, busy = machine_ticks()
     got = sum(len(names) for _, _, names in os.walk(out))
     if got != files:

@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import secrets
 import shutil
 import subprocess
@@ -63,6 +62,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 
 from gridftp_harness import (make_tree_readable, shared_test_pki,  # noqa: E402
                              start_globus_server, start_gridftpd)
+from host_cpu import children_cpu_seconds, machine_ticks  # noqa: E402
 from wanem import (ADDR_A, ADDR_B, NS_A, NS_B, Wanem, in_netns,  # noqa: E402
                    require_root_and_tun)
 
@@ -76,26 +76,13 @@ def binary(env: str, name: str) -> str:
     return path
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def host_cpu_ticks() -> tuple[int, int]:
-    """(busy, total) clock ticks of all cores since boot, from /proc/stat."""
-    with open("/proc/stat") as stat:
-        fields = [int(x) for x in stat.readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
 def run_udpx(link: Wanem, pipe: str, size: int, rate_mbit: float) -> dict:
     key = secrets.token_hex(32)
     source, sink = "/dev/shm/udpx-bench.in", "/dev/shm/udpx-bench.out"
     with open(source, "wb") as out:
         out.write(os.urandom(size))
-    cpu_before = children_cpu()
-    busy_before, total_before = host_cpu_ticks()
+    cpu_before = children_cpu_seconds()
+    total_before, busy_before = machine_ticks()
     receiver = link.popen_in_b([pipe, "receive", "--listen", f"{link.addr_b}:7000", "--file", sink,
                                 "--key", key], stdout=subprocess.PIPE, text=True)
     time.sleep(0.3)
@@ -103,8 +90,8 @@ def run_udpx(link: Wanem, pipe: str, size: int, rate_mbit: float) -> dict:
                           key, "--rate-mbit", str(rate_mbit * 2)], capture_output=True, text=True,
                          timeout=900)
     received_out, _ = receiver.communicate(timeout=60)
-    cpu = children_cpu() - cpu_before
-    busy_after, total_after = host_cpu_ticks()
+    cpu = children_cpu_seconds() - cpu_before
+    total_after, busy_after = machine_ticks()
     # Both cores' use during the transfer, the emulator's included: the bound at high rates.
     host_busy = (busy_after - busy_before) / max(1, total_after - total_before)
     same = subprocess.run(["cmp", "-s", source, sink]).returncode == 0

@@ -17,10 +17,8 @@ import subprocess
 import tempfile
 
 from . import support  # noqa: F401
-from gridcp_bench import children_cpu_seconds
 from gsi_bench import OtherLoad, _tree_ticks
-
-TICK = 1.0 / os.sysconf("SC_CLK_TCK")
+from host_cpu import TICK_SECONDS, children_cpu_seconds
 
 
 def tree_ticks(pid: int) -> int:
@@ -43,7 +41,7 @@ class CpuMeter:
     def stop(self) -> dict:
         return {
             "server_cpu_seconds": (sum(tree_ticks(pid) for pid in self.server_pids)
-                                   - self.server_ticks) * TICK,
+                                   - self.server_ticks) * TICK_SECONDS,
             "client_cpu_seconds": children_cpu_seconds() - self.client,
             "others_share": self.others.stop(),
         }
