@@ -268,19 +268,23 @@ class Target:
 def measure(targets: list[Target], levels: list[str], streams: list[int], size: int,
             repeat: int, env: dict, with_setup: bool, retries: int,
             aes_samples: list[float]) -> dict:
-    """rates[(level, p)][label] = bytes/s (median); also 'runs' and 'security' per row. After each
-    round of a row, one `openssl speed` sample of aes-128-gcm goes to `aes_samples`: this host's
-    speed drifts by a quarter within minutes, so the CPU-cost bound takes the median of samples
-    taken among the transfers rather than one taken before them."""
+    """rates[(level, p)][label] = bytes/s (median); also 'runs' and 'security' per row.
+
+    A round runs every level once at one -p (in reverse order every other round), so a row's
+    ratio to nodcau compares transfers made seconds apart, not minutes: this host's speed drifts
+    by a quarter within minutes, and rows measured one after the other carried that drift into
+    their ratios. After each level's turn in a round, one `openssl speed` sample of aes-128-gcm
+    goes to `aes_samples`, so the CPU-cost bound takes the median of samples taken among the
+    transfers rather than one taken before them."""
     rows = {}
-    for level in levels:
-        for p in streams:
-            runs = {t.label: [] for t in targets}
-            security = {t.label: [] for t in targets}
-            others = []
-            busiest: dict[str, list[float]] = {}
-            cpu_busy: dict[str, list[list[float]]] = {}
-            for r in range(repeat):
+    for p in streams:
+        runs = {level: {t.label: [] for t in targets} for level in levels}
+        security = {level: {t.label: [] for t in targets} for level in levels}
+        others: dict[str, list[float]] = {level: [] for level in levels}
+        busiest: dict[str, dict[str, list[float]]] = {level: {} for level in levels}
+        cpu_busy: dict[str, dict[str, list[list[float]]]] = {level: {} for level in levels}
+        for r in range(repeat):
+            for level in (levels if r % 2 == 0 else list(reversed(levels))):
                 order = targets if r % 2 == 0 else list(reversed(targets))   # alternate who goes first
                 for t in order:
                     for attempt in range(retries + 1):
@@ -291,13 +295,14 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                             print(f"  ({t.label} {level} -p {p}: {elapsed:.2f} s with "
                                   f"{100 * t.other_load:.0f}% of the CPUs busy elsewhere; run again)",
                                   flush=True)
-                    runs[t.label].append(elapsed)
-                    others.append(t.other_load)
+                    runs[level][t.label].append(elapsed)
+                    others[level].append(t.other_load)
                     if t.busiest_thread is not None:
-                        busiest.setdefault(t.label, []).append(t.busiest_thread)
-                    cpu_busy.setdefault(t.label, []).append(t.cpu_busy)
-                    security[t.label].extend(fields)
+                        busiest[level].setdefault(t.label, []).append(t.busiest_thread)
+                    cpu_busy[level].setdefault(t.label, []).append(t.cpu_busy)
+                    security[level][t.label].extend(fields)
                 aes_samples.append(openssl_speed("aes-128-gcm"))
+        for level in levels:
             # Fixed cost (client start-up, GSI authentication, delegation, data-channel set-up)
             # of the same command with -len 1, once, so the per-byte part can be told apart.
             setup = {}
@@ -306,14 +311,14 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                     setup[t.label], _ = t.run(LEVELS[level], p, 1, env, f"{t.label} {level} -p {p} -len 1")
             rows[(level, p)] = {
                 "setup": setup,
-                "others": max(others),
-                "busiest": {label: statistics.median(v) for label, v in busiest.items()},
+                "others": max(others[level]),
+                "busiest": {label: statistics.median(v) for label, v in busiest[level].items()},
                 # Per CPU rank (busiest first), the median over the row's runs.
                 "cpu_busy": {label: [statistics.median(rank) for rank in zip(*v)]
-                             for label, v in cpu_busy.items()},
-                "rate": {label: size / statistics.median(times) for label, times in runs.items()},
-                "runs": runs,
-                "security": {label: sorted(set(f)) for label, f in security.items()},
+                             for label, v in cpu_busy[level].items()},
+                "rate": {label: size / statistics.median(times) for label, times in runs[level].items()},
+                "runs": runs[level],
+                "security": {label: sorted(set(f)) for label, f in security[level].items()},
             }
             print_row(level, p, rows, [t.label for t in targets])
     return rows
@@ -488,7 +493,8 @@ def run(args) -> int:
     with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
         congestion = f.read().strip()
     print(f"GSI memory-to-memory third-party, {args.size} bytes ({args.size / 2**30:.2f} GiB) per transfer "
-          f"(gsiftp://localhost/dev/zero -> same server /dev/null, ERET/ESTO), median of {args.repeat}")
+          f"(gsiftp://localhost/dev/zero -> same server /dev/null, ERET/ESTO), median of {args.repeat} "
+          "(each round runs every level once, so a row and its nodcau row are measured seconds apart)")
     print(f"cores: {cores}; load average {load_average()}; tcp congestion control: {congestion}; "
           f"{tool_version(['openssl', 'version'])}; {tool_version(['globus-url-copy', '-version'])}")
 
@@ -536,7 +542,7 @@ def run(args) -> int:
         print(f"load average at the end: {load_average()}; 'others %' is the largest share of all CPUs "
               "that processes outside this benchmark used during one of the row's timed runs "
               f"('!': above {CONTENDED:.0%} even after --contended-retries; rerun on a quiet machine)")
-        print(f"\naes-128-gcm among the transfers (openssl speed after each round of a row): median "
+        print(f"\naes-128-gcm among the transfers (openssl speed after each level in each round): median "
               f"{aes_speed / 1e9:.2f} GB/s per core over {len(aes_samples)} samples, "
               f"{min(aes_samples) / 1e9:.2f}-{max(aes_samples) / 1e9:.2f}")
         print_cpu_bound(rows, args.stream_list, aes_speed, cores)
