@@ -62,9 +62,11 @@ class BenchError(Exception):
 # Ceilings
 # --------------------------------------------------------------------------------------------
 
-def openssl_speed(cipher: str, seconds: int = 1, block: int = 16384) -> float:
-    """Single-core bytes/s of `openssl speed -evp <cipher>` at one block size."""
-    argv = ["openssl", "speed", "-evp", cipher, "-seconds", str(seconds), "-bytes", str(block)]
+def openssl_speed(cipher: str, seconds: int = 1, block: int = 16384, processes: int = 1) -> float:
+    """Bytes/s of `openssl speed -evp <cipher>` at one block size: one core's, or with
+    `processes` > 1 the sum of that many run at once (`-multi`)."""
+    multi = ["-multi", str(processes)] if processes > 1 else []
+    argv = ["openssl", "speed", *multi, "-evp", cipher, "-seconds", str(seconds), "-bytes", str(block)]
     result = h.run_peer(argv, timeout=120, what=f"openssl speed {cipher}")
     # Last line: "AES-128-GCM    3792407.35k" (thousands of bytes per second).
     for line in reversed(result.stdout.splitlines()):
@@ -267,15 +269,17 @@ class Target:
 
 def measure(targets: list[Target], levels: list[str], streams: list[int], size: int,
             repeat: int, env: dict, with_setup: bool, retries: int,
-            aes_samples: list[float]) -> dict:
+            aes_samples: dict[str, list[float]], cores: int) -> dict:
     """rates[(level, p)][label] = bytes/s (median); also 'runs' and 'security' per row.
 
     A round runs every level once at one -p (in reverse order every other round), so a row's
     ratio to nodcau compares transfers made seconds apart, not minutes: this host's speed drifts
     by a quarter within minutes, and rows measured one after the other carried that drift into
-    their ratios. After each level's turn in a round, one `openssl speed` sample of aes-128-gcm
-    goes to `aes_samples`, so the CPU-cost bound takes the median of samples taken among the
-    transfers rather than one taken before them."""
+    their ratios. After each level's turn in a round, `openssl speed` of aes-128-gcm is sampled
+    twice, so the CPU-cost bound takes the median of samples taken among the transfers rather
+    than one taken before them: one core alone (aes_samples["one core"]) and every core at once,
+    per core (aes_samples["every core"]: what each core keeps while the others seal too, as they
+    do during a transfer)."""
     rows = {}
     for p in streams:
         runs = {level: {t.label: [] for t in targets} for level in levels}
@@ -301,7 +305,10 @@ def measure(targets: list[Target], levels: list[str], streams: list[int], size: 
                         busiest[level].setdefault(t.label, []).append(t.busiest_thread)
                     cpu_busy[level].setdefault(t.label, []).append(t.cpu_busy)
                     security[level][t.label].extend(fields)
-                aes_samples.append(openssl_speed("aes-128-gcm"))
+                aes_samples["one core"].append(openssl_speed("aes-128-gcm"))
+                if cores > 1:
+                    aes_samples["every core"].append(
+                        openssl_speed("aes-128-gcm", processes=cores) / cores)
         for level in levels:
             # Fixed cost (client start-up, GSI authentication, delegation, data-channel set-up)
             # of the same command with -len 1, once, so the per-byte part can be told apart.
@@ -356,7 +363,7 @@ def print_row(level: str, p: int, rows: dict, labels: list[str]) -> None:
         print(f"{'':<11} gridftpd transfer log: {field}", flush=True)
 
 
-def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int) -> None:
+def print_cpu_bound(rows: dict, streams: list[int], aes: dict[str, float], cores: int) -> None:
     """What dcpriv/nodcau can reach when nodcau already keeps every core busy: each byte then
     costs what it cost at nodcau, plus one AES-GCM seal and one open (both servers on this host)
     at `openssl speed`'s rate. dcpriv/nodcau <= 1 / (1 + 2 * nodcau rate / (cores * speed)).
@@ -364,15 +371,22 @@ def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int
     busiest gridftpd thread ('top thr %'); near 100% the row is held by that one core (one
     stream's reads, seals and sends run on one thread), not by what all cores could do. And each
     CPU's busy share, softirq included (the per-thread figure leaves it out): a CPU near 100%
-    while another has room means the work did not spread over the cores as the bound assumes."""
+    while another has room means the work did not spread over the cores as the bound assumes.
+    The bound takes one core's speed alone (the target's); where cores seal slower all at once,
+    the same bound at that speed follows it in brackets: a transfer's seals and opens run on
+    every core at once, but not only they, so the true bound lies between the two."""
+    every = aes.get("every core")
     print("\nbound from CPU cost (nodcau rate, aes-128-gcm at the median openssl speed above, "
-          f"{cores} cores; valid where nodcau is CPU-bound):")
+          f"{cores} cores; valid where nodcau is CPU-bound)"
+          + (" [at the speed of every core at once]" if every else "") + ":")
     for p in streams:
         base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
         if not base:
             continue
-        bound = cpu_bound(rows, p, aes_speed, cores)
-        print(f"  -p {p}: nodcau {base / 1e9:.2f} GB/s -> dcpriv/nodcau and dcsafe/nodcau at most {bound:.2f}")
+        bound = cpu_bound(rows, p, aes["one core"], cores)
+        bound_every = cpu_bound(rows, p, every, cores) if every else None
+        print(f"  -p {p}: nodcau {base / 1e9:.2f} GB/s -> dcpriv/nodcau and dcsafe/nodcau at most {bound:.2f}"
+              + (f" [{bound_every:.2f}]" if bound_every else ""))
         for level in ("dcpriv", "dcsafe"):
             row = rows.get((level, p))
             ours = row and row["rate"].get("gridftpd")
@@ -387,7 +401,8 @@ def print_cpu_bound(rows: dict, streams: list[int], aes_speed: float, cores: int
                 held += "; CPUs busy " + "/".join(f"{100 * c:.0f}%" for c in cpus)
                 if cpus[0] >= 0.97 and cpus[-1] < 0.95:
                     held += " (one CPU full while another has room)"
-            print(f"    {level}: {ours / base:.2f} of nodcau = {ours / base / bound:.2f} of the bound{held}")
+            share = f"{ours / base / bound:.2f}" + (f" [{ours / base / bound_every:.2f}]" if bound_every else "")
+            print(f"    {level}: {ours / base:.2f} of nodcau = {share} of the bound{held}")
 
 
 def cpu_bound(rows: dict, p: int, aes_speed: float, cores: int) -> float | None:
@@ -395,7 +410,7 @@ def cpu_bound(rows: dict, p: int, aes_speed: float, cores: int) -> float | None:
     return 1.0 / (1.0 + 2.0 * base / (cores * aes_speed)) if base else None
 
 
-def print_targets(rows: dict, streams: list[int], aes_speed: float, cores: int) -> bool:
+def print_targets(rows: dict, streams: list[int], aes: dict[str, float], cores: int) -> bool:
     print("\ntargets")
     ok = True
 
@@ -417,7 +432,7 @@ def print_targets(rows: dict, streams: list[int], aes_speed: float, cores: int) 
         base = rows.get(("nodcau", p), {}).get("rate", {}).get("gridftpd")
         check(f"dcpriv -p {p} gridftpd/gridftpd nodcau", ratio(ours, base), TARGET_DCPRIV_VS_NODCAU,
               "gridftpd and levels nodcau,dcpriv")
-        bound = cpu_bound(rows, p, aes_speed, cores)
+        bound = cpu_bound(rows, p, aes["one core"], cores)
         for level in ("dcpriv", "dcsafe"):
             rate = rows.get((level, p), {}).get("rate", {}).get("gridftpd")
             share = ratio(rate, base)
@@ -527,10 +542,10 @@ def run(args) -> int:
 
         print()
         print(HEADER, flush=True)
-        aes_samples: list[float] = []
+        aes_samples: dict[str, list[float]] = {"one core": [], "every core": []}
         rows = measure(targets, args.level_list, args.stream_list, args.size, args.repeat, env,
-                       not args.no_setup, args.contended_retries, aes_samples)
-        aes_speed = statistics.median(aes_samples)
+                       not args.no_setup, args.contended_retries, aes_samples, cores)
+        aes = {kind: statistics.median(v) for kind, v in aes_samples.items() if v}
 
         for t in targets:
             if t.label == "gridftpd":
@@ -542,11 +557,17 @@ def run(args) -> int:
         print(f"load average at the end: {load_average()}; 'others %' is the largest share of all CPUs "
               "that processes outside this benchmark used during one of the row's timed runs "
               f"('!': above {CONTENDED:.0%} even after --contended-retries; rerun on a quiet machine)")
-        print(f"\naes-128-gcm among the transfers (openssl speed after each level in each round): median "
-              f"{aes_speed / 1e9:.2f} GB/s per core over {len(aes_samples)} samples, "
-              f"{min(aes_samples) / 1e9:.2f}-{max(aes_samples) / 1e9:.2f}")
-        print_cpu_bound(rows, args.stream_list, aes_speed, cores)
-        print_targets(rows, args.stream_list, aes_speed, cores)
+        print("\naes-128-gcm among the transfers (openssl speed after each level in each round), median "
+              "per core:")
+        for kind, samples in aes_samples.items():
+            if samples:
+                how = f" (openssl speed -multi {cores}, divided by {cores})" if kind == "every core" else ""
+                print(f"  {kind}{how}: {aes[kind] / 1e9:.2f} GB/s over {len(samples)} samples, "
+                      f"{min(samples) / 1e9:.2f}-{max(samples) / 1e9:.2f}")
+        if "every core" in aes:
+            print(f"  every core at once / one core alone: {aes['every core'] / aes['one core']:.2f}")
+        print_cpu_bound(rows, args.stream_list, aes, cores)
+        print_targets(rows, args.stream_list, aes, cores)
         for t in targets:
             if t.label == "gridftpd":
                 t.server.assert_alive("after the benchmark")
