@@ -372,9 +372,10 @@ def print_cpu_bound(rows: dict, streams: list[int], aes: dict[str, float], cores
     stream's reads, seals and sends run on one thread), not by what all cores could do. And each
     CPU's busy share, softirq included (the per-thread figure leaves it out): a CPU near 100%
     while another has room means the work did not spread over the cores as the bound assumes.
-    The bound takes one core's speed alone (the target's); where cores seal slower all at once,
-    the same bound at that speed follows it in brackets: a transfer's seals and opens run on
-    every core at once, but not only they, so the true bound lies between the two."""
+    The bound takes one core's speed alone (the target's); in brackets follows the same bound at
+    the speed each core keeps while every core seals at once. A transfer's seals and opens run on
+    every core at once, but beside other work, so where the two differ the true bound lies
+    between them."""
     every = aes.get("every core")
     print("\nbound from CPU cost (nodcau rate, aes-128-gcm at the median openssl speed above, "
           f"{cores} cores; valid where nodcau is CPU-bound)"
