@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git clang-format
+  build-essential ccache cmake ninja-build pkg-config git clang-format
   clang libclang-rt-14-dev
   libboost-dev libssl-dev libspdlog-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev
   python3 python3-matplotlib python3-fusepy openssl
