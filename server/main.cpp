@@ -16,11 +16,14 @@
 #include <unistd.h>
 
 #include "security/password_hash.hpp"
+#include "server/auth/account_home.hpp"
 #include "server/auth/ftps_context.hpp"
 #include "server/auth/gsi_context.hpp"
 #include "server/config/embedded_config.hpp"
 #include "server/config/globus_environment.hpp"
 #include "server/config/globus_settings.hpp"
+#include "server/config/globus_start.hpp"
+#include "server/config/session_accounts.hpp"
 #include "server/logging/log_setup.hpp"
 #include "server/process/fork_server.hpp"
 #include "server/server.hpp"
@@ -124,31 +127,6 @@ void print_help() {
             << gridftp::server::globus::describe_globus_support();
 }
 
-// Anonymous sessions as Globus runs them: as root, only as a named account, each in a process of
-// its own that becomes it (so -no-fork is refused); otherwise only as the server's own account.
-std::vector<std::string> check_anonymous_account(const ServerConfig& config) {
-  if (!config.anonymous.enabled) return {};
-  const auto& account = config.anonymous.account;
-  if (::geteuid() == 0) {
-    if (account.empty()) {
-      if (config.anonymous.root == "/")
-        return {
-            "allow_anonymous as root needs anonymous_user: anonymous sessions would run as "
-            "root over the whole file system"};
-      return {};
-    }
-    if (::getpwnam(account.c_str()) == nullptr)
-      return {"anonymous_user " + account + ": no such account"};
-    if (!config.gsi.process_per_session)
-      return {"anonymous_user " + account + " as root needs a process per session (-fork)"};
-    return {};
-  }
-  const auto* self = ::getpwuid(::geteuid());
-  if (account.empty() || (self != nullptr && account == self->pw_name)) return {};
-  return {"anonymous_user " + account + ": only root can run sessions as another account; start " +
-          "gridftpd as " + account + " instead"};
-}
-
 // inetd mode: the connection is stdin (and stdout and stderr, as inetd hands them over). It moves
 // to a descriptor of its own, and 0-2 become /dev/null, so that nothing written to the console
 // can reach the client. Returns the connection's descriptor, or -1 with errno.
@@ -179,7 +157,9 @@ struct AssembledConfig {
 AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line,
                                 globus::ProcessOptions& process, std::vector<std::string>& notes) {
   AssembledConfig out;
-  auto layers = load_startup_layers(process.config_file, process.config_dir);
+  const bool globus_start = globus::command_line_names_globus(command_line) ||
+                            globus::environment_names_globus(globus::process_environment());
+  auto layers = load_startup_layers(process.config_file, process.config_dir, globus_start);
   if (!layers.problems.empty()) {
     out.problems = std::move(layers.problems);
     return out;
@@ -196,9 +176,11 @@ AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line
     out.config.anonymous.root = "/";
     out.config.anonymous.writable = {"."};
   }
-  auto more = check_anonymous_account(out.config);
-  out.problems.insert(out.problems.end(), more.begin(), more.end());
-  more = resolve_data_interface(out.config);
+  auto accounts = check_session_accounts(
+      out.config, ::geteuid() == 0, gridftp::server::auth::own_account_name(), system_accounts());
+  out.problems.insert(out.problems.end(), accounts.problems.begin(), accounts.problems.end());
+  notes.insert(notes.end(), accounts.notes.begin(), accounts.notes.end());
+  auto more = resolve_data_interface(out.config);
   out.problems.insert(out.problems.end(), more.begin(), more.end());
   if (out.problems.empty()) out.problems = validate(out.config);
   return out;
@@ -347,11 +329,9 @@ int main(int argc, char** argv) {
     signal_thread.join();
     return 0;
   }
-  const bool sessions_change_account =
-      config.gsi.enabled || (config.anonymous.enabled && !config.anonymous.account.empty());
-  if (sessions_change_account && config.gsi.process_per_session && ::geteuid() == 0) {
-    // Root with GSI or an anonymous account: every session becomes its account in a process of
-    // its own.
+  if (config.gsi.process_per_session && ::geteuid() == 0) {
+    // Root: every session becomes its account in a process of its own (start-up refused any
+    // kind of session that would have stayed root: server/config/session_accounts.hpp).
     server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
     control_log->info("process per session: sessions run as their mapped accounts");
   }

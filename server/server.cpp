@@ -76,6 +76,11 @@ Result<tcp::endpoint> Server::bind() {
     return make_error(transport::to_error_code(error));
   };
   acceptor_.open(endpoint.protocol(), ec);
+  if (ec == asio::error::address_family_not_supported && address.is_v6() &&
+      address.to_v6().is_unspecified()) {
+    // "::" (every interface, Globus's default) on a host without IPv6: every IPv4 interface.
+    return bind_every_ipv4_interface();
+  }
   if (ec) return fail(ec);
   acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
   if (address.is_v6() && address.to_v6().is_unspecified()) {
@@ -87,6 +92,18 @@ Result<tcp::endpoint> Server::bind() {
   if (ec) return fail(ec);
   const auto bound = acceptor_.local_endpoint(ec);
   if (ec) return fail(ec);
+  return bound;
+}
+
+Result<tcp::endpoint> Server::bind_every_ipv4_interface() {
+  boost::system::error_code ec;
+  const tcp::endpoint endpoint(asio::ip::address_v4::any(), config_.listen.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  const auto bound = ec ? tcp::endpoint() : acceptor_.local_endpoint(ec);
+  if (ec) return make_error(transport::to_error_code(ec));
   return bound;
 }
 

@@ -70,6 +70,8 @@ class Server {
   void serve_inherited(int fd, std::optional<int> key_fd, InheritedPages pages);
 
  private:
+  // bind()'s fallback for "::" where the kernel has no IPv6.
+  Result<transport::tcp::endpoint> bind_every_ipv4_interface();
   transport::awaitable<void> accept_loop();
   transport::awaitable<void> reap_session_processes();
   // Process-per-session mode (server/server_processes.cpp): the accepted `socket` goes to a

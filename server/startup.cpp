@@ -1,13 +1,18 @@
 #include "server/startup.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include "protocol/control/virtual_path.hpp"
 #include "server/config/embedded_config.hpp"
+#include "server/config/globus_start.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::server {
@@ -69,7 +74,7 @@ void add_globus_file(const std::filesystem::path& path, const std::string& text,
 }  // namespace
 
 StartupLayers load_startup_layers(const std::optional<std::string>& config_file,
-                                  const std::optional<std::string>& config_dir) {
+                                  const std::optional<std::string>& config_dir, bool globus_start) {
   StartupLayers layers;
   std::optional<std::string> main_text;
   if (config_file) {
@@ -80,11 +85,17 @@ StartupLayers load_startup_layers(const std::optional<std::string>& config_file,
     }
   }
   const bool toml = main_text && looks_like_toml(*main_text);
-  auto base = toml ? parse_config(*main_text, *config_file)
-                   : parse_config(embedded_default_config(), "built-in config");
-  layers.config = std::move(base.config);
-  layers.problems = std::move(base.problems);
-  layers.format = toml ? "gridftpd TOML" : (config_file ? "Globus" : "built-in");
+  const bool globus = !toml && (config_file || config_dir || globus_start);
+  if (globus) {
+    layers.config = globus::globus_site_defaults();
+    layers.format = "Globus";
+  } else {
+    auto base = toml ? parse_config(*main_text, *config_file)
+                     : parse_config(embedded_default_config(), "built-in config");
+    layers.config = std::move(base.config);
+    layers.problems = std::move(base.problems);
+    layers.format = toml ? "gridftpd TOML" : "built-in";
+  }
   if (config_dir) {
     std::error_code ec;
     std::vector<std::filesystem::path> entries;
@@ -133,12 +144,22 @@ std::vector<std::string> prepare_roots(const ServerConfig& config) {
   if (ec)
     problems.push_back(
         fmt::format("cannot create {}: {}", config.anonymous.root.string(), ec.message()));
+  const auto* owner = ::geteuid() == 0 && !config.anonymous.account.empty()
+                          ? ::getpwnam(config.anonymous.account.c_str())
+                          : nullptr;
   for (const auto& area : config.anonymous.writable) {
     const auto normalized = protocol::control::resolve_virtual_path("/", area);
     if (!normalized || *normalized == "/") continue;
-    std::filesystem::create_directories(config.anonymous.root / normalized->substr(1), ec);
-    if (ec)
+    const auto path = config.anonymous.root / normalized->substr(1);
+    const bool created = std::filesystem::create_directories(path, ec);
+    if (ec) {
       problems.push_back(fmt::format("cannot create writable area {}: {}", area, ec.message()));
+      continue;
+    }
+    // Only a directory made here: an existing one keeps the owner the operator gave it.
+    if (created && owner != nullptr && ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
+      problems.push_back(fmt::format("cannot give writable area {} to {}: {}", area,
+                                     config.anonymous.account, std::strerror(errno)));
   }
   return problems;
 }

@@ -18,10 +18,12 @@ namespace gridftp::server {
 // Reads and parses a TOML file; problems name the key and line.
 ConfigLoad load_config_file(const std::filesystem::path& path);
 
-// The config before the command line: the -c file if it is gridftpd TOML, else the built-in
-// config; then, lowest first, the Globus-format files of the -C directory (alphabetical) and a
-// Globus-format -c file, as settings with their `$NAME value` environment lines
-// (docs/GLOBUS.md §2). Problems name the file and line.
+// The config before the command line: the -c file if it is gridftpd TOML; else Globus's defaults
+// when the start is Globus-style (a Globus-format -c file, a -C directory, or `globus_start`: a
+// Globus option on the command line or Globus's variables in the environment), else the built-in
+// demo config (docs/GLOBUS.md §6); then, lowest first, the Globus-format files of the -C directory
+// (alphabetical) and a Globus-format -c file, as settings with their `$NAME value` environment
+// lines (docs/GLOBUS.md §2). Problems name the file and line.
 struct StartupLayers {
   ServerConfig config;
   std::vector<globus::Setting> settings;
@@ -30,7 +32,7 @@ struct StartupLayers {
   std::vector<std::string> problems;
 };
 StartupLayers load_startup_layers(const std::optional<std::string>& config_file,
-                                  const std::optional<std::string>& config_dir);
+                                  const std::optional<std::string>& config_dir, bool globus_start);
 
 // Loads local accounts from accounts.password_file (none when unset).
 std::vector<std::string> load_accounts(const AccountsConfig& config,
@@ -39,7 +41,9 @@ std::vector<std::string> load_accounts(const AccountsConfig& config,
 // A data interface given as a host name (GLOBUS_HOSTNAME, -hostname) becomes its first address.
 std::vector<std::string> resolve_data_interface(ServerConfig& config);
 
-// Creates the anonymous root and its writable areas when server.create_missing_roots is set.
+// Creates the anonymous root and its writable areas when server.create_missing_roots is set; run
+// as root, the writable areas it creates are given to the anonymous account, which sessions run
+// as.
 std::vector<std::string> prepare_roots(const ServerConfig& config);
 
 }  // namespace gridftp::server

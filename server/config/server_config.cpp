@@ -167,6 +167,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
 
   TableReader accounts(section(root, "accounts", problems), "accounts", problems);
   accounts.read_path("password_file", c.accounts.password_file);
+  accounts.read_string("account", c.accounts.account);
   accounts.report_unknown_keys();
 
   TableReader gsi(section(root, "gsi", problems), "gsi", problems);
@@ -333,7 +334,8 @@ std::string format_config(const ServerConfig& c) {
                                        {"root", c.anonymous.root.string()},
                                        {"writable", string_array(c.anonymous.writable)},
                                        {"account", c.anonymous.account}});
-  root.insert("accounts", toml::table{{"password_file", c.accounts.password_file.string()}});
+  root.insert("accounts", toml::table{{"password_file", c.accounts.password_file.string()},
+                                      {"account", c.accounts.account}});
   root.insert("gsi", toml::table{{"enabled", c.gsi.enabled},
                                  {"host_cert", c.gsi.host_cert.string()},
                                  {"host_key", c.gsi.host_key.string()},

@@ -71,6 +71,9 @@ struct AnonymousConfig {
 
 struct AccountsConfig {
   std::filesystem::path password_file;
+  // The system account local users' sessions run as when the server runs as root (vsftpd's
+  // guest_username); start-up refuses local accounts as root without one.
+  std::string account;
 };
 
 // GSI (gsiftp://): X.509 host credential, trusted CAs, gridmap; mapped users see `root`.

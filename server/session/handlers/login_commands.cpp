@@ -70,16 +70,24 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     co_return;
   }
   counted_login_ = true;
-  const auto& anonymous_account = services_.config.anonymous.account;
-  if (context->anonymous && !anonymous_account.empty() && ::geteuid() == 0) {
-    // A session process (start-up allows an anonymous account as root only with a process per
-    // session): from here on we are the anonymous account, as Globus's anonymous_user.
-    if (auto became = become_account(anonymous_account); !became) {
-      log_->error("{} cannot become account {}: {}", tag(), anonymous_account,
-                  became.error().message());
+  // Started as root, this is a session process (start-up refuses root otherwise): from here on
+  // it is the account the login's kind runs as, Globus's anonymous_user or vsftpd's
+  // guest_username, never root (server/config/session_accounts.hpp).
+  const auto& run_as =
+      context->anonymous ? services_.config.anonymous.account : services_.config.accounts.account;
+  if (run_as.empty() && ::geteuid() == 0) {
+    log_->error("{} login refused user={}: no account to run the session as", tag(), context->name);
+    services_.registry.logout(context->name);
+    counted_login_ = false;
+    send(rc::kNotLoggedIn, "Login failed: this server has no account to run the session as.");
+    co_return;
+  }
+  if (!run_as.empty() && ::geteuid() == 0) {
+    if (auto became = become_account(run_as); !became) {
+      log_->error("{} cannot become account {}: {}", tag(), run_as, became.error().message());
       services_.registry.logout(context->name);
       counted_login_ = false;
-      send(rc::kNotLoggedIn, "Login failed: cannot switch to the anonymous account.");
+      send(rc::kNotLoggedIn, "Login failed: cannot switch to the session's account.");
       co_return;
     }
   }

@@ -34,7 +34,7 @@ void write(const std::filesystem::path& path, const std::string& text) {
 TEST_CASE("A TOML -c file is the base config and gives no settings", "[startup][config]") {
   const auto dir = scratch_dir("toml");
   write(dir / "g.toml", "# comment\n[listen]\nport = 4811\n");
-  const auto layers = load_startup_layers((dir / "g.toml").string(), std::nullopt);
+  const auto layers = load_startup_layers((dir / "g.toml").string(), std::nullopt, false);
   REQUIRE(layers.problems.empty());
   CHECK(layers.format == "gridftpd TOML");
   CHECK(layers.config.listen.port == 4811);
@@ -50,7 +50,8 @@ TEST_CASE("Globus files: the directory alphabetically, then the main file, which
   write(dir / "d" / "a-banner", "banner \"site banner\"\nthreads 2\n");
   write(dir / "d" / "c.rpmsave", "port 1\n");
   write(dir / "d" / ".hidden", "port 1\n");
-  const auto layers = load_startup_layers((dir / "gridftp.conf").string(), (dir / "d").string());
+  const auto layers =
+      load_startup_layers((dir / "gridftp.conf").string(), (dir / "d").string(), false);
   INFO(layers.problems.size());
   REQUIRE(layers.problems.empty());
   CHECK(layers.format == "Globus");
@@ -68,7 +69,7 @@ TEST_CASE("Globus files: the directory alphabetically, then the main file, which
 TEST_CASE("A bad line in a Globus config file names the file and line", "[startup][config]") {
   const auto dir = scratch_dir("bad");
   write(dir / "gridftp.conf", "port 2811\nno_such_option 1\n");
-  const auto layers = load_startup_layers((dir / "gridftp.conf").string(), std::nullopt);
+  const auto layers = load_startup_layers((dir / "gridftp.conf").string(), std::nullopt, false);
   REQUIRE(layers.problems.size() == 1);
   CHECK(layers.problems[0].find("gridftp.conf") != std::string::npos);
   CHECK(layers.problems[0].find("2") != std::string::npos);
@@ -76,7 +77,29 @@ TEST_CASE("A bad line in a Globus config file names the file and line", "[startu
 }
 
 TEST_CASE("A missing -c file is a problem naming it", "[startup][config]") {
-  const auto layers = load_startup_layers("/nonexistent/gridftp.conf", std::nullopt);
+  const auto layers = load_startup_layers("/nonexistent/gridftp.conf", std::nullopt, false);
   REQUIRE(layers.problems.size() == 1);
   CHECK(layers.problems[0].find("/nonexistent/gridftp.conf") != std::string::npos);
+}
+
+TEST_CASE("A Globus-style start begins from Globus's defaults, not the built-in demo config",
+          "[startup][config]") {
+  const auto dir = scratch_dir("globus-defaults");
+  write(dir / "gridftp.conf", "port 2811\n");
+  for (const auto& layers :
+       {load_startup_layers((dir / "gridftp.conf").string(), std::nullopt, false),
+        load_startup_layers(std::nullopt, std::nullopt, /*globus_start=*/true)}) {
+    REQUIRE(layers.problems.empty());
+    CHECK(layers.format == "Globus");
+    CHECK(layers.config.listen.control_interface == "::");  // every interface, as Globus
+    CHECK_FALSE(layers.config.anonymous.enabled);
+    CHECK_FALSE(layers.config.tls.enabled);
+    CHECK(layers.config.gsi.enabled_unset);  // the host credential decides
+  }
+  // Nothing Globus-style: the demo config, anonymous on, loopback only.
+  const auto demo = load_startup_layers(std::nullopt, std::nullopt, false);
+  REQUIRE(demo.problems.empty());
+  CHECK(demo.format == "built-in");
+  CHECK(demo.config.listen.control_interface == "127.0.0.1");
+  CHECK(demo.config.anonymous.enabled);
 }
