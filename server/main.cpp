@@ -25,6 +25,7 @@
 #include "server/config/globus_start.hpp"
 #include "server/config/session_accounts.hpp"
 #include "server/logging/log_setup.hpp"
+#include "server/process/background.hpp"
 #include "server/process/fork_server.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
@@ -312,6 +313,15 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  std::optional<Background> background;
+  if (process.detach && !process.inetd && !cli.session_fd) {
+    auto entered = Background::enter();  // before any thread or helper process exists
+    if (!entered) {
+      control_log->critical("cannot detach: {}", entered.error().message());
+      return 1;
+    }
+    background.emplace(std::move(*entered));
+  }
   std::optional<Server> server;
   server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
   if (cli.session_fd || inetd_connection >= 0) {
@@ -352,14 +362,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   control_log->info("listening on {} port {}", endpoint->address().to_string(), endpoint->port());
-  if (process.detach && ::daemon(1, 1) != 0) {
-    control_log->critical("cannot detach: {}", std::strerror(errno));
-    return 1;
-  }
   if (process.pidfile && !write_pidfile(*process.pidfile)) {
     control_log->critical("cannot write pid file {}: {}", *process.pidfile, std::strerror(errno));
     return 1;
   }
+  if (background) background->ready();
   for (const auto& note : notes) control_log->info("{}", note);
   // SIGHUP: the config read again from the same files, command line and environment, checked
   // as at start-up; a config with problems is refused and the running one kept.
