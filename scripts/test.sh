@@ -4,26 +4,73 @@
 #   - the threaded suites (many sessions, MODE E parallel streams) against a TSan build,
 #   - every libFuzzer target (tests/fuzz) for a short, fixed time,
 #   - interop tests with the real peers (globus-url-copy, globus-gridftp-server, lftp, curl,
-#     Python ftplib) on the release build,
-#   - the Debian package built from that release build, installed, smoke-tested and purged.
-# Exits non-zero if anything fails.
+#     Python ftplib, vsftpd) on the release build,
+#   - the Debian package built from that release build, installed, smoke-tested and purged,
+#   - the README's quick start as root and as an unprivileged user, and the shipped monitoring
+#     rules and dashboard.
+# Exits non-zero if anything fails; prints each stage's time at the end (docs/TESTING.md).
+#
+# Time on a 2-core machine (docs/TESTING.md, "How long it takes"): compiles go through ccache
+# (scripts/build.sh), so a second run, or a fresh clone on a machine that ran it before, compiles
+# almost nothing; the TSan, fuzz and release builds run in the background while the ASan suites
+# run, since those suites leave the CPUs idle much of the time (login delays, timeouts, peers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
 
 jobs=$(nproc)
 status=0
-run() {
-  echo "== $*"
-  "$@" || status=1
+timings=()
+run_started=$SECONDS
+
+# One timed stage: its name, then the command. A failing stage fails the run, the rest still run.
+stage() {
+  local name=$1 started=$SECONDS outcome=ok
+  shift
+  echo "== $name: $*"
+  "$@" || { outcome=FAILED; status=1; }
+  timings+=("$(printf '%-52s %6ds  %s' "$name" $((SECONDS - started)) "$outcome")")
 }
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 
-scripts/build.sh asan
-run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$jobs"
+stage "set-up: install what is missing" scripts/install-deps.sh
+stage "build asan (everything, with unit tests)" scripts/build.sh asan
+if ((status != 0)); then
+  printf '%s\n' "${timings[@]}"
+  echo "SOME TESTS FAILED (set-up or the ASan build failed)"
+  exit 1
+fi
+
+# The other three builds, one after another, beside the ASan suites. Their output goes to a log
+# that is printed if one fails.
+mkdir -p build
+later_builds_log=build/later-builds.log
+(
+  set -e
+  # The threaded paths need only the programs; interop too (the unit tests were built and run
+  # under ASan above, and building them again would add minutes on two cores for nothing run).
+  nice -n 5 scripts/build.sh tsan gridftpd gridcp
+  nice -n 5 scripts/build.sh fuzz fuzz_all
+  nice -n 5 scripts/build.sh release gridftpd gridcp wanem
+) > "$later_builds_log" 2>&1 &
+later_builds=$!
+
+stage "unit + integration (ASan/UBSan)" \
+  ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$jobs"
+
+wait_for_later_builds() {
+  if ! wait "$later_builds"; then
+    tail -n 60 "$later_builds_log"
+    return 1
+  fi
+}
+stage "build tsan, fuzz, release (beside the suites above)" wait_for_later_builds
+if [[ ${timings[-1]} == *FAILED ]]; then
+  echo "SOME TESTS FAILED (a build failed)"
+  exit 1
+fi
 
 # The threaded paths: many sessions at once, MODE E streams on the data loops, TLS data
 # streams and session processes with handed-over delegation keys (the GSI suites), gridcp's
@@ -33,22 +80,27 @@ run ctest --test-dir build/asan -L 'unit|integration' --output-on-failure -j "$j
 # markers read while it runs). One helper thread seals and opens each TLS 1.3 stream's records
 # beside the stream's own thread (transport/worker_pool), which a 2-core machine would otherwise
 # not start.
-scripts/build.sh tsan gridftpd gridcp
-GRIDFTP_RECORD_THREADS=1 run ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' --output-on-failure
+GRIDFTP_RECORD_THREADS=1 stage "threaded suites (TSan)" \
+  ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' \
+  --output-on-failure -j "$jobs"
 
 # Every parser of peer or file input under libFuzzer, a fixed short time each (docs/TESTING.md);
 # bench/fuzz.sh runs the same targets for longer.
-scripts/build.sh fuzz fuzz_all
-run tests/fuzz/run_fuzzers.sh build/fuzz "${GRIDFTP_FUZZ_SECONDS:-15}"
+stage "fuzzers (${GRIDFTP_FUZZ_SECONDS:-15} s a target)" \
+  tests/fuzz/run_fuzzers.sh build/fuzz "${GRIDFTP_FUZZ_SECONDS:-15}"
 
-# Interop needs only the programs; the unit tests were built and run under ASan above, and
-# building them a third time would add minutes on two cores for nothing run.
-scripts/build.sh release gridftpd gridcp wanem
-run ctest --test-dir build/release -L interop --output-on-failure
+# Interop suites two at a time; the ones that load the whole machine (tests/CMakeLists.txt,
+# RUN_SERIAL) run alone.
+stage "interop with the real peers (release)" \
+  ctest --test-dir build/release -L interop --output-on-failure -j "$jobs"
 
 # The Debian package, made from that release build: dpkg -i, the unit verified, the man pages
 # rendered, a smoke transfer through the installed server, dpkg --purge.
-run tests/package/test_package.sh
+stage "Debian package" tests/package/test_package.sh
 
+total=$((SECONDS - run_started))
+echo
+echo "== stage times (the whole run, set-up included: ${total}s)"
+printf '%s\n' "${timings[@]}"
 if ((status == 0)); then echo "ALL TESTS PASSED"; else echo "SOME TESTS FAILED"; fi
 exit $status

@@ -10,7 +10,7 @@ import signal
 import socket
 import subprocess
 
-from gridftp_harness import (MIB, RawControl, free_port, ftp_retr_bytes, gridftpd_binary,
+from gridftp_harness import (give_to_globus_user, MIB, RawControl, free_port, ftp_retr_bytes, gridftpd_binary,
                              make_temp_dir, run_peer, run_tests, start_gridftpd, wait_until,
                              write_config)
 
@@ -82,7 +82,7 @@ def test_check_config_good_config_passes():
         "listen": {"control_interface": "127.0.0.1", "port": 0},
         "limits": {"max_sessions": 10},
         "anonymous": {"enabled": True, "root": os.path.join(work, "root"),
-                      "writable": ["incoming"]},
+                      "writable": ["incoming"], "account": "nobody"},
         "logging": {"transfer_log": os.path.join(work, "t.log")},
     })
     run_peer([gridftpd_binary(), "--check-config", "-c", path], timeout=30,
@@ -155,6 +155,7 @@ def test_globus_style_command_line_starts_server():
     with open(os.path.join(root, "f.txt"), "wb") as f:
         f.write(b"via flags\n")
     flag_log = os.path.join(work, "flag-transfer.log")
+    give_to_globus_user(work)  # the server runs as the test account (unprivileged_server_account)
     server = start_gridftpd(root, listen={"port": 2811},
                             extra_args=["-p", "0", "-control-interface", "127.0.0.1",
                                         "-log-transfer", flag_log])

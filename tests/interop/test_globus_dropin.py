@@ -350,12 +350,13 @@ def test_globus_config_file_and_toml_give_the_same_settings():
                 "log_level WARN,ERROR\nanonymous_user gftest\n")
     toml_conf = os.path.join(work, "gridftpd.toml")
     with open(toml_conf, "w") as f:
-        f.write("[listen]\nport = 2812\npassive_port_min = 50000\npassive_port_max = 50100\n"
+        f.write("[listen]\ncontrol_interface = \"::\"\nport = 2812\npassive_port_min = 50000\n"
+                "passive_port_max = 50100\n"
                 "[server]\nthreads = 3\nbanner = \"Site DTN\"\n[limits]\nmax_sessions = 50\n"
                 "[anonymous]\nenabled = true\nroot = \"/\"\nwritable = [\".\"]\n"
-                "account = \"gftest\"\n[tls]\nenabled = true\n[logging]\nlevel = \"warn\"\n")
-    # A Globus-format file applies over gridftpd's built-in config (FTPS on), and its -aa users
-    # see the real "/" as on Globus: the TOML spells both out.
+                "account = \"gftest\"\n[logging]\nlevel = \"warn\"\n")
+    # A Globus-format file applies over Globus's defaults (every interface, no FTPS), and its
+    # -aa users see the real "/" as on Globus: the TOML spells out what differs from gridftpd's.
     printed = {}
     for name, path in (("globus", globus_conf), ("toml", toml_conf)):
         printed[name] = run_peer([gridftpd_binary(), "-c", path, "--print-config"],

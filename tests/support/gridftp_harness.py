@@ -88,6 +88,8 @@ def require_tool(name: str) -> str:
 
 def make_temp_dir(prefix: str = "gftest-") -> str:
     path = tempfile.mkdtemp(prefix=prefix)
+    # Readable by the unprivileged accounts gridftpd's sessions run as (mkdtemp makes 0700).
+    os.chmod(path, 0o755)
     _temp_dirs.append(path)
     return path
 
@@ -544,8 +546,24 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
         config.setdefault(section, {}).update(keys)
     if gsi_settings:
         config.setdefault("gsi", {}).update(gsi_settings)
+    as_account = unprivileged_server_account(config, gsi)
+    if as_account:
+        # Its own copy of an FTPS credential: a private key stays readable by its owner only.
+        for key in ("cert", "key"):
+            if config.get("tls", {}).get(key):
+                copy = os.path.join(work, "tls-" + key + ".pem")
+                shutil.copyfile(config["tls"][key], copy)
+                os.chmod(copy, 0o600)
+                config["tls"][key] = copy
     config_path = write_config(os.path.join(work, "gridftpd.toml"), config)
-    argv = (launcher or []) + [binary, "-c", config_path] + (extra_args or [])
+    if as_account:
+        for path in (work, config.get("anonymous", {}).get("root", root),
+                     config.get("accounts", {}).get("password_file")):
+            if path:
+                give_to_globus_user(path, as_account)
+    run_as = (["setpriv", f"--reuid={as_account}", f"--regid={as_account}", "--init-groups"]
+              if as_account else [])
+    argv = (launcher or []) + run_as + [binary, "-c", config_path] + (extra_args or [])
     lines: list[str] = []
     got = {}
     ready = threading.Event()
@@ -580,6 +598,25 @@ def start_gridftpd(root: str | None = None, extra_args: list[str] | None = None,
 
 
 GLOBUS_USER = "gftest"
+
+
+def unprivileged_server_account(config: dict, gsi) -> str | None:
+    """The account a test's server runs as: started as root, gridftpd refuses anonymous and
+    local password-file sessions that would run as root (server/config/session_accounts.hpp),
+    and serves them in a process each as the account they name. Tests that name no account and
+    use no GSI exercise the one-process server, so that server runs as the Globus test account,
+    as a site runs gridftpd without root; the root modes are tested where a test names an
+    account or brings GSI. None: run as we are."""
+    if os.geteuid() != 0 or gsi is not None or config.get("gsi", {}).get("enabled"):
+        return None
+    anonymous = config.get("anonymous", {})
+    if anonymous.get("enabled") and anonymous.get("account"):
+        return None
+    if config.get("accounts", {}).get("account"):
+        return None
+    if not anonymous.get("enabled") and not config.get("accounts", {}).get("password_file"):
+        return None
+    return ensure_globus_user().pw_name
 
 
 def process_status(pid: int) -> dict[str, str]:
@@ -703,6 +740,9 @@ def give_to_globus_user(path: str, account: str = GLOBUS_USER) -> None:
     """Makes an upload directory writable by the Globus anonymous account (or by `account`,
     e.g. a GSI user's gridmap account)."""
     user = ensure_globus_user(account)
+    if not os.path.isdir(path):  # one file (a password file keeps its private mode)
+        os.chown(path, user.pw_uid, user.pw_gid)
+        return
     for dirpath, dirs, files in os.walk(path):
         os.chown(dirpath, user.pw_uid, user.pw_gid)
         for name in files:
