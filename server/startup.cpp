@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol/control/virtual_path.hpp"
@@ -156,8 +157,13 @@ std::vector<std::string> prepare_roots(const ServerConfig& config) {
       problems.push_back(fmt::format("cannot create writable area {}: {}", area, ec.message()));
       continue;
     }
-    // Only a directory made here: an existing one keeps the owner the operator gave it.
-    if (created && owner != nullptr && ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
+    // A writable area the anonymous account could not write is of no use: one made here, or
+    // one root still owns (made by an earlier start as root), goes to the account. One the
+    // operator gave to somebody else keeps its owner.
+    struct stat status {};
+    const bool roots = ::stat(path.c_str(), &status) == 0 && status.st_uid == 0;
+    if ((created || roots) && owner != nullptr &&
+        ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
       problems.push_back(fmt::format("cannot give writable area {} to {}: {}", area,
                                      config.anonymous.account, std::strerror(errno)));
   }

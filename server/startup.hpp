@@ -42,8 +42,8 @@ std::vector<std::string> load_accounts(const AccountsConfig& config,
 std::vector<std::string> resolve_data_interface(ServerConfig& config);
 
 // Creates the anonymous root and its writable areas when server.create_missing_roots is set; run
-// as root, the writable areas it creates are given to the anonymous account, which sessions run
-// as.
+// as root, writable areas it creates, or that root owns, are given to the anonymous account,
+// which sessions run as.
 std::vector<std::string> prepare_roots(const ServerConfig& config);
 
 }  // namespace gridftp::server
