@@ -89,8 +89,9 @@ GRIDFTP_RECORD_THREADS=1 stage "threaded suites (TSan)" \
 stage "fuzzers (${GRIDFTP_FUZZ_SECONDS:-15} s a target)" \
   tests/fuzz/run_fuzzers.sh build/fuzz "${GRIDFTP_FUZZ_SECONDS:-15}"
 
-# Interop suites two at a time; the ones that load the whole machine (tests/CMakeLists.txt,
-# RUN_SERIAL) run alone.
+# Interop suites two at a time: each starts its own servers on free ports, and most of their time
+# is spent waiting on peers, so two share the machine without failing (the longest,
+# test_udpx_wan, then overlaps the rest).
 stage "interop with the real peers (release)" \
   ctest --test-dir build/release -L interop --output-on-failure -j "$jobs"
 
