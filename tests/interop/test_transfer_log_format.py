@@ -133,7 +133,8 @@ def test_the_same_transfers_write_the_same_netlogger_keys():
     for number, (what, _flags, direction) in enumerate(TRANSFERS):
         theirs, ours = fields(globus_lines[number]), fields(our_lines[number])
         context = f"{what}:\n  globus:   {globus_lines[number]}\n  gridftpd: {our_lines[number]}"
-        assert [k for k, _ in ours] == [k for k, _ in theirs], "keys or their order differ\n" + context
+        assert [k for k, _ in ours] == [k for k, _ in theirs], \
+            "keys or their order differ\n" + context
         theirs, ours = dict(theirs), dict(ours)
         for key in ("PROG", "NL.EVNT", "USER", "NBYTES", "VOLUME", "STREAMS", "STRIPES", "DEST",
                     "TYPE", "CODE", "TASKID"):
@@ -144,7 +145,8 @@ def test_the_same_transfers_write_the_same_netlogger_keys():
         assert theirs["FILE"] == globus_server.fs(name), context
         assert ours["FILE"] == ours_server.fs(name), context
         for key in ("DATE", "START"):
-            assert NETLOGGER_TIME.match(ours[key]), f"{key} is not YYYYmmddHHMMSS.ffffff\n" + context
+            assert NETLOGGER_TIME.match(ours[key]), \
+                f"{key} is not YYYYmmddHHMMSS.ffffff\n" + context
         assert ours["START"] <= ours["DATE"], context
         assert int(ours["BUFFER"]) > 0 and int(ours["BLOCK"]) > 0, context
         if "retrans" in ours:
