@@ -296,6 +296,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto control_log = loggers->control;
+  const auto log_files = loggers->files;  // what SIGHUP opens again after a rotation
   if (cli.fork_server_fd) {
     // Returns in each forked session process, with what it serves; the fork server itself ends
     // here when it is retired (server/process/fork_server.hpp).
@@ -368,9 +369,19 @@ int main(int argc, char** argv) {
   }
   if (background) background->ready();
   for (const auto& note : notes) control_log->info("{}", note);
-  // SIGHUP: the config read again from the same files, command line and environment, checked
-  // as at start-up; a config with problems is refused and the running one kept.
+  // SIGHUP: the log files opened again at their paths (logrotate renamed them away: the
+  // package's postrotate sends it), then the config read again from the same files, command
+  // line and environment, checked as at start-up; a config with problems is refused and the
+  // running one kept. Session processes keep the files they opened at their start until they
+  // end: as their accounts they could not open root's files again, and the rotated file stays
+  // in place for them (logrotate's delaycompress); sessions started afterwards, and the fork
+  // server that a reload starts afresh, open the new ones.
   const auto reload = [&] {
+    const auto unopened = reopen_log_files(log_files);
+    for (const auto& problem : unopened)
+      control_log->error("SIGHUP: cannot open the log file again, still writing the old one: {}",
+                         problem);
+    if (!log_files.empty() && unopened.empty()) control_log->info("SIGHUP: log files reopened");
     auto again_process = process_before_config;
     std::vector<std::string> reload_notes;
     auto again = assemble_config(*command_line, again_process, reload_notes);

@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include "server/logging/globus_logging_defaults.hpp"
+
 namespace gridftp::server::globus {
 
 bool environment_names_globus(const EnvironmentView& env) {
@@ -27,6 +29,7 @@ bool command_line_names_globus(std::span<const Setting> command_line) {
 ServerConfig globus_site_defaults() {
   ServerConfig config;  // its member defaults: no anonymous, no FTPS, GSI by the credential
   config.listen.control_interface = "::";
+  apply_globus_logging_defaults(config.logging);  // under what -d and -Z then say
   return config;
 }
 

@@ -201,6 +201,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
   logging.read_path("transfer_log", c.logging.transfer_log);
+  logging.read_string("transfer_log_format", c.logging.transfer_log_format);
   logging.report_unknown_keys();
 }
 
@@ -284,6 +285,10 @@ std::vector<std::string> validate(const ServerConfig& c) {
                     "error, critical, off",
                     c.logging.level));
   }
+  if (c.logging.transfer_log_format != "json" && c.logging.transfer_log_format != "netlogger") {
+    problems.push_back(fmt::format("logging.transfer_log_format '{}' is not one of json, netlogger",
+                                   c.logging.transfer_log_format));
+  }
   return problems;
 }
 
@@ -352,7 +357,8 @@ std::string format_config(const ServerConfig& c) {
                                  {"required", c.tls.required}});
   root.insert("logging", toml::table{{"level", c.logging.level},
                                      {"server_log", c.logging.server_log.string()},
-                                     {"transfer_log", c.logging.transfer_log.string()}});
+                                     {"transfer_log", c.logging.transfer_log.string()},
+                                     {"transfer_log_format", c.logging.transfer_log_format}});
   root.insert("udpx", toml::table{{"default_rate_bps", n(c.udpx.default_rate_bps)},
                                   {"max_rate_bps", n(c.udpx.max_rate_bps)},
                                   {"aggregate_rate_bps", n(c.udpx.aggregate_rate_bps)},

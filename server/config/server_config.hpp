@@ -112,6 +112,9 @@ struct LoggingConfig {
   std::string level = "info";
   std::filesystem::path server_log;
   std::filesystem::path transfer_log;
+  // "json": one JSON object per transfer (docs/ARCHITECTURE.md); "netlogger": Globus's
+  // `DATE=... NL.EVNT=FTP_INFO ...` line (server/logging/netlogger_line.hpp).
+  std::string transfer_log_format = "json";
 };
 
 // The UDPX data channel (docs/UDPX.md §8): rates in bit/s.

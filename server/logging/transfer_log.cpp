@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "protocol/core/json.hpp"
+#include "server/logging/netlogger_line.hpp"
 
 namespace gridftp::server {
 
@@ -38,7 +39,12 @@ std::string format_transfer_record(const TransferRecord& record,
 
 void TransferLog::write(const TransferRecord& record) const {
   if (!logger_) return;
-  logger_->info("{}", format_transfer_record(record, std::chrono::system_clock::now()));
+  const auto now = std::chrono::system_clock::now();
+  if (format_ == TransferLogFormat::NetLogger) {
+    logger_->info("{}", format_netlogger_line(record, now, host_));
+  } else {
+    logger_->info("{}", format_transfer_record(record, now));
+  }
   logger_->flush();
 }
 

@@ -1,5 +1,6 @@
-// The transfer log: one JSON object per finished (or failed) transfer, written through its own
-// spdlog logger with pattern "%v". The schema is in docs/ARCHITECTURE.md.
+// The transfer log: one line per finished (or failed) transfer, written through its own spdlog
+// logger with pattern "%v": a JSON object (schema in docs/ARCHITECTURE.md) or Globus's NetLogger
+// line (server/logging/netlogger_line.hpp), as [logging] transfer_log_format says.
 #pragma once
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/udpx/transfer_figures.hpp"
 
@@ -35,19 +37,37 @@ struct TransferRecord {
   std::string error;
   std::string network = "tcp";  // the data channel: tcp or udpx (SITE SETNETSTACK)
   std::optional<protocol::udpx::TransferFigures> udpx;  // its figures (docs/UDPX.md §8)
+
+  // What the NetLogger line carries beyond the above.
+  std::chrono::system_clock::time_point started_at{};  // wall clock at the transfer's start
+  unsigned reply_code = 0;                             // of the final reply: 226, 426, 550, ...
+  std::string file;          // the path in the file system (the root joined with `path`)
+  std::string peer_address;  // the data connections' peer (the control peer when none opened)
+  // SBUF when the client set one, else the kernel's buffer of the first data connection (send
+  // buffer for a send, receive buffer for a receive); 0 when unknown.
+  std::uint64_t tcp_buffer = 0;
+  std::uint64_t block_size = 0;  // the size the server reads and writes the file in
+  // MODE E: TCP retransmissions of each data connection (Linux's tcpi_total_retrans).
+  std::vector<std::uint32_t> retransmits;
 };
+
+enum class TransferLogFormat { Json, NetLogger };
 
 std::string format_transfer_record(const TransferRecord& record,
                                    std::chrono::system_clock::time_point now);
 
 class TransferLog {
  public:
-  // A null logger disables the log.
-  explicit TransferLog(std::shared_ptr<spdlog::logger> logger) : logger_(std::move(logger)) {}
+  // A null logger disables the log. `host` is the HOST of NetLogger lines.
+  explicit TransferLog(std::shared_ptr<spdlog::logger> logger,
+                       TransferLogFormat format = TransferLogFormat::Json, std::string host = "")
+      : logger_(std::move(logger)), format_(format), host_(std::move(host)) {}
   void write(const TransferRecord& record) const;
 
  private:
   std::shared_ptr<spdlog::logger> logger_;
+  TransferLogFormat format_;
+  std::string host_;
 };
 
 }  // namespace gridftp::server

@@ -51,6 +51,10 @@ void Background::ready() {
   } while (wrote < 0 && errno == EINTR);
   ::close(ready_fd_);
   ready_fd_ = -1;
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) return;
+  for (int fd = 0; fd <= 2; ++fd) ::dup2(null, fd);
+  if (null > 2) ::close(null);
 }
 
 }  // namespace gridftp::server

@@ -18,7 +18,9 @@ class Background {
   Background(Background&& other) noexcept;
   Background& operator=(Background&&) = delete;
   ~Background();
-  // The server listens: the parent may exit 0.
+  // The server listens: the parent may exit 0. Standard input, output and error then become
+  // /dev/null, as Globus's -S leaves them, so a server log on standard error is off
+  // (man globus-gridftp-server, -logfile).
   void ready();
 
  private:

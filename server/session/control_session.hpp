@@ -238,6 +238,12 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::vector<std::string> transfer_links_;  // each data connection's TLS, for the log
   // Each data connection's kernel buffer sizes, for the log when SBUF asked for a size.
   std::vector<std::string> transfer_buffers_;
+  // For the NetLogger transfer-log line: the first data connection's peer and kernel buffers
+  // (as getsockopt reports them), and each connection's TCP retransmissions.
+  std::string transfer_peer_;
+  std::uint32_t transfer_send_buffer_ = 0;
+  std::uint32_t transfer_receive_buffer_ = 0;
+  std::vector<std::uint32_t> transfer_retransmits_;
   std::string transfer_detail_;  // why the running transfer failed, beyond its reply code
   StreamCache stream_cache_;
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs

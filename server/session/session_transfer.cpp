@@ -1,6 +1,8 @@
 // The life of one stream-mode transfer: 150, open the data connection, move the bytes, close,
 // then exactly one final reply (226, or the error's reply), one transfer-log line, and the
 // upload committed or removed. Runs as its own coroutine on the session strand.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -10,12 +12,26 @@
 #include "server/data/batch_transfer.hpp"
 #include "server/data/stall_watch.hpp"
 #include "server/session/control_session.hpp"
+#include "transport/peer_address.hpp"
 #include "transport/socket_buffer.hpp"
 
 namespace gridftp::server {
 
 namespace rc = protocol::control::reply_code;
 using transport::use_awaitable;
+
+namespace {
+
+// The file a session's path names in the file system (its root joined with the path), as
+// Globus's transfer log shows it: "/data/run1", no trailing slash.
+std::string file_system_path(const std::filesystem::path& root, const std::string& path) {
+  const std::filesystem::path base = root.empty() ? std::filesystem::path("/") : root;
+  auto joined = (base / std::filesystem::path(path).relative_path()).lexically_normal().string();
+  while (joined.size() > 1 && joined.back() == '/') joined.pop_back();
+  return joined;
+}
+
+}  // namespace
 
 bool ControlSession::require_data_channel_or_reply() {
   if (udpx_.enabled()) {
@@ -42,6 +58,10 @@ void ControlSession::start_transfer(TransferJob job) {
   progress_.bytes = 0;
   transfer_links_.clear();
   transfer_buffers_.clear();
+  transfer_peer_.clear();
+  transfer_send_buffer_ = 0;
+  transfer_receive_buffer_ = 0;
+  transfer_retransmits_.clear();
   transfer_detail_.clear();
   ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
@@ -169,6 +189,22 @@ void ControlSession::note_data_connection(const transport::DataLink& link, tcp::
   if (data_channel_.socket_buffer() != 0) {
     transfer_buffers_.push_back(transport::describe_socket_buffers(socket));
   }
+  const int fd = socket.native_handle();
+  if (transfer_peer_.empty()) {
+    transfer_peer_ = transport::peer_address_text(socket);
+    // The figures Linux reports (twice what was set), as Globus logs them.
+    int bytes = 0;
+    socklen_t size = sizeof(bytes);
+    if (::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, &size) == 0 && bytes > 0)
+      transfer_send_buffer_ = static_cast<std::uint32_t>(bytes);
+    size = sizeof(bytes);
+    if (::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, &size) == 0 && bytes > 0)
+      transfer_receive_buffer_ = static_cast<std::uint32_t>(bytes);
+  }
+  tcp_info info{};
+  socklen_t info_size = sizeof(info);
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &info_size) == 0)
+    transfer_retransmits_.push_back(info.tcpi_total_retrans);
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
@@ -189,6 +225,7 @@ Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
 void ControlSession::finish_transfer(const TransferJob& job, const Result<void>& outcome,
                                      std::chrono::steady_clock::time_point started) {
   const auto elapsed = std::chrono::steady_clock::now() - started;
+  int reply_code = rc::kClosingData;
   if (outcome && job.batch) {
     send(rc::kClosingData, "Transfer complete: " + std::to_string(job.batch->encoder.files_sent()) +
                                " files sent, " + std::to_string(job.batch->encoder.unreadable()) +
@@ -202,6 +239,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   } else {
     auto reply = protocol::control::reply_for_error(outcome.error());
     if (!transfer_detail_.empty()) reply.lines.back() += " " + transfer_detail_ + ".";
+    reply_code = reply.code;
     send(std::move(reply));
   }
   TransferRecord record;
@@ -228,6 +266,17 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
     record.network = "udpx";
     if (udpx_.last_report) record.udpx = udpx_.last_report->figures;
   }
+  record.started_at = std::chrono::system_clock::now() -
+                      std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
+  record.reply_code = static_cast<unsigned>(reply_code);
+  record.file = file_system_path(user_ ? user_->root : std::filesystem::path(), job.path);
+  record.peer_address = transfer_peer_.empty() ? peer_address_ : transfer_peer_;
+  const bool received = job.upload || job.batch_sink;
+  record.tcp_buffer = data_channel_.socket_buffer() != 0 ? data_channel_.socket_buffer()
+                      : received                         ? transfer_receive_buffer_
+                                                         : transfer_send_buffer_;
+  record.block_size = StreamLimits{}.block_bytes;  // MODE E's blocks; stream mode has none
+  record.retransmits = transfer_retransmits_;
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();

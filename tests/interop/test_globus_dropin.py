@@ -354,7 +354,8 @@ def test_globus_config_file_and_toml_give_the_same_settings():
                 "passive_port_max = 50100\n"
                 "[server]\nthreads = 3\nbanner = \"Site DTN\"\n[limits]\nmax_sessions = 50\n"
                 "[anonymous]\nenabled = true\nroot = \"/\"\nwritable = [\".\"]\n"
-                "account = \"gftest\"\n[logging]\nlevel = \"warn\"\n")
+                "account = \"gftest\"\n[logging]\nlevel = \"warn\"\n"
+                "transfer_log_format = \"netlogger\"\n")
     # A Globus-format file applies over Globus's defaults (every interface, no FTPS), and its
     # -aa users see the real "/" as on Globus: the TOML spells out what differs from gridftpd's.
     printed = {}

@@ -80,12 +80,21 @@ else
   finish
 fi
 for path in /usr/sbin/gridftpd /usr/bin/gridcp /etc/gridftpd/gridftpd.toml "$unit" \
-  /usr/share/man/man8/gridftpd.8.gz /usr/share/man/man1/gridcp.1.gz \
+  /etc/logrotate.d/gridftpd /usr/share/man/man8/gridftpd.8.gz /usr/share/man/man1/gridcp.1.gz \
   /usr/share/gridftpd/bench/gridbench/gridbench /usr/share/gridftpd/tests/support/gridftp_harness.py; do
   [[ -f $path ]] || fail "the package did not install $path"
 done
-grep -qx /etc/gridftpd/gridftpd.toml /var/lib/dpkg/info/gridftpd.conffiles 2> /dev/null ||
-  fail "/etc/gridftpd/gridftpd.toml is not a conffile"
+for conffile in /etc/gridftpd/gridftpd.toml /etc/logrotate.d/gridftpd; do
+  grep -qx "$conffile" /var/lib/dpkg/info/gridftpd.conffiles 2> /dev/null ||
+    fail "$conffile is not a conffile"
+done
+# logrotate reads the installed file without complaint (a dry run on a state file of our own).
+if command -v logrotate > /dev/null; then
+  logrotate_state=$(mktemp)
+  logrotate -d -s "$logrotate_state" /etc/logrotate.d/gridftpd > /dev/null 2>&1 ||
+    fail "logrotate -d refuses /etc/logrotate.d/gridftpd"
+  rm -f "$logrotate_state"
+fi
 version=$(dpkg-query -W -f='${Version}' gridftpd)
 [[ $(/usr/sbin/gridftpd -version) == "gridftpd $version" ]] ||
   fail "gridftpd -version says '$(/usr/sbin/gridftpd -version)', the package $version"
@@ -186,7 +195,7 @@ step "dpkg --purge gridftpd"
 dpkg --purge gridftpd || fail "dpkg --purge gridftpd failed"
 installed=0
 for path in /usr/sbin/gridftpd /usr/bin/gridcp /etc/gridftpd "$unit" /usr/bin/gridbench \
-  /usr/share/gridftpd; do
+  /usr/share/gridftpd /etc/logrotate.d/gridftpd; do
   [[ ! -e $path && ! -L $path ]] || fail "$path is still there after the purge"
 done
 [[ $(systemd_state) == "$state_before" ]] || fail "systemd state differs after the purge: $(systemd_state)"

@@ -203,8 +203,11 @@ transport::awaitable<void> ControlSession::start_listing(const std::string& argu
   }
   auto listing = build_listing(argument, verb);
   if (!listing) co_return;
+  // The transfer log names the directory listed, as Globus's does (build_listing resolved it
+  // already, so this cannot fail or reply).
+  auto listed = resolve_or_reply(without_list_options(argument));
   start_transfer(TransferJob{.command = std::string(protocol::control::verb_name(verb)),
-                             .path = settings_.cwd,
+                             .path = listed.value_or(settings_.cwd),
                              .listing = std::move(listing)});
 }
 

@@ -53,4 +53,6 @@ TEST_CASE("Globus's defaults: every interface, no anonymous, no FTPS, GSI by the
   CHECK_FALSE(config.tls.enabled);
   CHECK(config.gsi.enabled_unset);
   CHECK(config.gsi.process_per_session);
+  CHECK(config.logging.level == "error");  // Globus's -d default
+  CHECK(config.logging.transfer_log_format == "netlogger");
 }

@@ -102,6 +102,7 @@ TEST_CASE("struct defaults equal the sample's values except the demo anonymous o
   CHECK(sample.logging.level == defaults.logging.level);
   CHECK(sample.logging.server_log == defaults.logging.server_log);
   CHECK(sample.logging.transfer_log == defaults.logging.transfer_log);
+  CHECK(sample.logging.transfer_log_format == defaults.logging.transfer_log_format);
 
   // The documented demo overrides ("Off by default outside this demo config").
   CHECK_FALSE(defaults.anonymous.enabled);
@@ -331,4 +332,20 @@ TEST_CASE("validate checks the command line limit and session limit at their bou
   CHECK(validate(config).empty());
   config.limits.max_sessions = 0;
   CHECK(mentions(validate(config), "max_sessions"));
+}
+
+TEST_CASE("logging.transfer_log_format reads, validates and prints back", "[config][logging]") {
+  auto load = parse_config("[logging]\ntransfer_log_format = \"netlogger\"\n", "t.toml");
+  REQUIRE(load.ok());
+  CHECK(load.config.logging.transfer_log_format == "netlogger");
+  const auto again = parse_config(gridftp::server::format_config(load.config), "printed");
+  REQUIRE(again.ok());
+  CHECK(again.config.logging.transfer_log_format == "netlogger");
+  CHECK(parse_config("", "t.toml").config.logging.transfer_log_format == "json");
+
+  auto config = valid_config();
+  config.logging.transfer_log_format = "xml";
+  CHECK(mentions(validate(config), "logging.transfer_log_format", "xml"));
+  config.logging.transfer_log_format = "netlogger";
+  CHECK(validate(config).empty());
 }
