@@ -13,7 +13,6 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/version.hpp>
-#include <openssl/crypto.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <spdlog/version.h>
@@ -203,9 +202,9 @@ void add_flags(CLI::App& app, Flags& flags) {
 constexpr std::chrono::hours kNoStallTimeout{24 * 365 * 10};
 
 // -versions: gridcp and the libraries it was built with, as globus-url-copy lists its modules.
+// (OpenSSL's version would need security/, the only place that includes OpenSSL.)
 void print_versions() {
   std::cout << "gridcp: " << GRIDCP_VERSION << '\n'
-            << "OpenSSL: " << OpenSSL_version(OPENSSL_VERSION) << '\n'
             << "Boost: " << BOOST_VERSION / 100000 << '.' << BOOST_VERSION / 100 % 1000 << '.'
             << BOOST_VERSION % 100 << '\n'
             << "spdlog: " << SPDLOG_VER_MAJOR << '.' << SPDLOG_VER_MINOR << '.' << SPDLOG_VER_PATCH
@@ -237,12 +236,13 @@ bool read_sizes(const Flags& flags, gridftp::client::CopyOptions& options) {
   // SO_SNDBUF and SO_RCVBUF take an int.
   constexpr std::uint64_t kLargestSocketBuffer = 0x7fffffff;
   if (tcp_buffer && (*tcp_buffer == 0 || *tcp_buffer > kLargestSocketBuffer)) {
-    std::cerr << "gridcp: error: -tcp-bs must be from 1 byte to 2G-1\n";
+    std::cerr << "gridcp: error: bad -tcp-bs '" << flags.tcp_buffer_size
+              << "' (from 1 byte to 2G-1: a socket buffer size is an int)\n";
     return false;
   }
   constexpr std::uint64_t kLargestBlock = std::uint64_t{1} << 30;
   if (block && (*block == 0 || *block > kLargestBlock)) {
-    std::cerr << "gridcp: error: -bs must be from 1 byte to 1G\n";
+    std::cerr << "gridcp: error: bad -bs '" << flags.block_size << "' (from 1 byte to 1G)\n";
     return false;
   }
   if (tcp_buffer) options.session.tcp_buffer_bytes = static_cast<std::uint32_t>(*tcp_buffer);
