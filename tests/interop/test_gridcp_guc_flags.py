@@ -12,8 +12,9 @@ are never split").
     short flags; -rp (a guc flag gridcp lacks) is refused whole, never read as -r -p;
   * -s/-ss/-ds: a server reached as 127.0.0.1 whose certificate says CN=localhost is refused
     without them, reached with its subject, refused with a wrong subject;
-  * sizes take K/M/G: -tcp-bs 4M reaches the server as 4194304 bytes, -bs 64K with -p 2, and a
-    bad size is refused naming its flag.
+  * sizes take K/M/G: -tcp-bs 4M reaches the server as 4194304 bytes, -bs 4k with -p 2, and a
+    bad size is refused naming its flag;
+  * -ipv6 gets from a gridftpd listening on ::1 (EPSV in stream mode, EPRT with -p 2).
 """
 
 import os
@@ -277,6 +278,19 @@ def test_sizes_take_k_m_g():
                     expect_rc=1)
     assert "-off and -len apply to copies to or from a server" in result.stderr, result.describe()
 
+
+def test_ipv6_reaches_a_server_on_an_ipv6_address():
+    # guc -ipv6: "use ipv6 when available". gridcp always does; EPSV/EPRT carry the addresses.
+    server = start_gridftpd(listen={"control_interface": "::1"})
+    digest = make_file(server.fs("data/v6.bin"), SIZE, seed=75)
+    out = make_temp_dir("gridcp-ipv6-")
+    for extra in ([], ["-p", "2"]):
+        dest = os.path.join(out, f"v6{len(extra)}.bin")
+        result = gridcp(["-ipv6", "-dbg"] + extra + [server.url("data/v6.bin"), file_url(dest)],
+                        f"-ipv6 {extra}")
+        assert "[::1]" in server.url() and re.search(r"C: (EPSV|EPRT \|2\|::1\|)",
+                                                     result.stderr), result.describe()
+        assert_file_digest(dest, digest, f"-ipv6 {extra}\n{result.describe()}")
 
 if __name__ == "__main__":
     run_tests(globals())
