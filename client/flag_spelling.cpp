@@ -213,7 +213,7 @@ SpelledArguments spell_flags(const std::vector<std::string_view>& arguments) {
     const bool attached = equals != std::string_view::npos;
     const auto typed = word.substr(0, word.size() - body.size() + name.size());
     const auto flag = classify_flag_word(name);
-    if (two_dashes && flag.kind != FlagKind::Accepted) {
+    if (two_dashes && flag.kind == FlagKind::Unknown) {
       out.arguments.emplace_back(word);  // CLI11 names an unknown --word itself
       continue;
     }

@@ -34,8 +34,8 @@ struct SpelledArguments {
 // Checks every one-dash word against classify_flag_word and returns the arguments with each
 // accepted multi-letter flag given two dashes ("-vb" -> "--vb", "-tcp-bs=1M" -> "--tcp-bs=1M").
 // The word after a flag that takes a value is that value and passes unchanged, as does
-// everything after "--" (so a file named "-vb" can still be given) and "-" alone. Two-dash words
-// are gridcp's long options and are left to CLI11. The first unknown or refused word, a missing
+// everything after "--" (so a file named "-vb" can still be given) and "-" alone. Unknown
+// two-dash words are left to CLI11, which names them. The first unknown or refused word, a missing
 // value or a value given to a flag that takes none ends the scan with `error` set.
 SpelledArguments spell_flags(const std::vector<std::string_view>& arguments);
 

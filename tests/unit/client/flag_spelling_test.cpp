@@ -57,6 +57,7 @@ TEST_CASE("spell_flags refuses globus-url-copy flags gridcp lacks, by name, with
   CHECK(refusal({"-stripe"}).starts_with("option -stripe is not supported: no striped"));
   CHECK(refusal({"-sbs", "0"}).starts_with("option -sbs is not supported: "));
   CHECK(refusal({"-DP", "cat"}).starts_with("option -DP is not supported: "));
+  CHECK(refusal({"--stripe"}).starts_with("option --stripe is not supported: "));
 }
 
 TEST_CASE("spell_flags catches a missing or unwanted value", "[client][cli]") {
