@@ -11,7 +11,8 @@ are never split").
   * unknown one-dash words (-xyz, -foo, -vr) are "unknown option <word>", never CLI11's bundled
     short flags; -rp (a guc flag gridcp lacks) is refused whole, never read as -r -p;
   * -s/-ss/-ds: a server reached as 127.0.0.1 whose certificate says CN=localhost is refused
-    without them, reached with its subject, refused with a wrong subject;
+    without them, reached with its subject, refused with a wrong subject; -ss and -ds cover
+    only their own end, -s both (also in a third-party copy);
   * sizes take K/M/G: -tcp-bs 4M reaches the server as 4194304 bytes, -bs 4k with -p 2, and a
     bad size is refused naming its flag;
   * -ipv6 gets from a gridftpd listening on ::1 (EPSV in stream mode, EPRT with -p 2).
@@ -255,6 +256,15 @@ def test_subject_replaces_the_host_check():
     assert "is not for host 127.0.0.1" in result.stderr, result.describe()
     result = gridcp(["-ds", WRONG_DN, file_url(local), target], "-ds wrong", expect_rc=1)
     assert WRONG_DN in result.stderr, result.describe()
+
+    # Third-party: -s covers both servers, -ss only the source.
+    other = gsi_server()
+    gridcp(["-s", HOST_DN, url, by_address(other, "incoming/tp.bin")], "-s third-party")
+    assert_file_digest(other.fs("incoming/tp.bin"), server.digest, "-s third-party")
+    result = gridcp(["-ss", HOST_DN, url, by_address(other, "incoming/tp2.bin")],
+                    "-ss third-party", expect_rc=1)
+    assert f"127.0.0.1:{other.port}" in result.stderr, result.describe()
+    assert not os.path.exists(other.fs("incoming/tp2.bin")), result.describe()
 
 
 def test_sizes_take_k_m_g():
