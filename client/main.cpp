@@ -12,14 +12,17 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <boost/version.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <spdlog/version.h>
 #include <unistd.h>
 
 #include "client/copy/copy_engine.hpp"
 #include "client/copy/url_pair_list.hpp"
 #include "client/flag_spelling.hpp"
 #include "client/report/reporters.hpp"
+#include "client/size_argument.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/control/retr_options.hpp"
 #include "security/digest.hpp"
@@ -42,31 +45,40 @@ struct Flags {
   std::string list_url;              // -list
   std::string url_file;              // -f
   std::optional<unsigned> parallel;  // -p: MODE E whenever given, as globus-url-copy
-  std::string tcp_buffer_size;
-  std::uint64_t block_size = gridftp::client::kDefaultBlockSizeBytes;
-  std::optional<std::uint64_t> partial_offset;  // -off
-  std::optional<std::uint64_t> partial_length;  // -len
+  // Sizes stay text until parse_size_argument reads them (bytes, or with K, M, G).
+  std::string tcp_buffer_size;  // -tcp-bs
+  std::string block_size;       // -bs
+  std::string partial_offset;   // -off
+  std::string partial_length;   // -len
   bool verify_checksum = false;
   std::string checksum_algorithm = "MD5";
-  unsigned stall_timeout_seconds = 600;
-  bool no_dcau = false;              // -nodcau: DCAU N
-  bool data_safe = false;            // -dcsafe: PROT S
-  bool data_private = false;         // -dcpriv: PROT P
-  bool udp = false;                  // -udp: the UDPX data channel
-  bool udp_unauthenticated = false;  // UDPX without DCAU, keys nobody authenticated
-  std::string rate;                  // --rate, bit/s with k/M/G
-  std::string min_rate;              // --min-rate
-  std::string policy;                // --policy
-  unsigned concurrency = 1;          // -cc
-  bool pipelining = false;           // -pp
-  bool no_batch = false;             // -no-batch
-  bool sync = false;                 // -sync
+  unsigned stall_timeout_seconds = 600;  // -st; 0: no stall timeout
+  bool no_dcau = false;                  // -nodcau: DCAU N
+  bool data_safe = false;                // -dcsafe: PROT S
+  bool data_private = false;             // -dcpriv: PROT P
+  bool udp = false;                      // -udp: the UDPX data channel
+  bool udp_unauthenticated = false;      // UDPX without DCAU, keys nobody authenticated
+  std::string rate;                      // --rate, bit/s with k/M/G
+  std::string min_rate;                  // --min-rate
+  std::string policy;                    // --policy
+  unsigned concurrency = 1;              // -cc
+  bool pipelining = false;               // -pp
+  bool no_batch = false;                 // -no-batch
+  bool sync = false;                     // -sync
   unsigned sync_level = gridftp::client::kDefaultSyncLevel;
   bool restart = false;  // -rst
   unsigned restart_retries = 5;
   unsigned restart_interval_seconds = 0;
   unsigned restart_timeout_seconds = 0;
   bool continue_on_error = false;  // -c: always the case in gridcp
+  bool binary = false;             // -b: always the case in gridcp
+  bool ipv6 = false;               // -ipv6: always the case in gridcp
+  bool no_gridftp2 = false;        // -no-g2: gridcp sends no GridFTP v2 commands anyway
+  std::string subject;             // -s: expected GSI subject of both servers
+  std::string source_subject;      // -ss
+  std::string dest_subject;        // -ds
+  std::string credential;          // -cred: proxy file, as X509_USER_PROXY
+  bool versions = false;           // -versions
   bool delayed_passive = false;    // -dp
   bool fast = false;               // -fast
   std::string ftps_ca;             // --ftps-ca
@@ -98,7 +110,8 @@ void add_engine_flags(CLI::App& app, Flags& flags) {
   app.add_option("--rst-timeout", flags.restart_timeout_seconds,
                  "Stop retrying a file this many seconds after its first failure (0: never)");
   app.add_flag("-c,--continue-on-error", flags.continue_on_error,
-               "Accepted for compatibility: gridcp always goes on with the other files");
+               "Go on with the other files after a failed one, list the failures and exit 1 "
+               "(gridcp always does)");
   app.add_flag("--dp,--delayed-pasv", flags.delayed_passive,
                "Accepted for compatibility (delayed passive); gridcp sends a plain PASV");
   app.add_flag("--fast", flags.fast,
@@ -113,7 +126,8 @@ void add_flags(CLI::App& app, Flags& flags) {
                "nothing else there");
   app.add_flag("--no-progress", flags.no_progress,
                "No live progress display, even when stderr is a terminal");
-  app.add_flag("--vb", flags.verbose_bytes, "Print bytes and rate after each transfer");
+  app.add_flag("--vb,--verbose-perf", flags.verbose_bytes,
+               "Print bytes and rate after each transfer");
   app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
   app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
   app.add_flag("--cd,--create-dest", flags.create_dest, "Create missing destination directories");
@@ -127,20 +141,20 @@ void add_flags(CLI::App& app, Flags& flags) {
                  "TCP buffer size of the data connections, in bytes or with K, M, G: set on "
                  "gridcp's sockets and sent to each server (SBUF, or SITE RETRBUFSIZE)");
   app.add_option("--bs,--block-size", flags.block_size,
-                 "MODE E block size in bytes for the blocks gridcp sends (default 1048576)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
+                 "MODE E block size for the blocks gridcp sends, in bytes or with K, M, G "
+                 "(default 1M, at most 1G)");
   app.add_option("--off,--partial-offset", flags.partial_offset,
-                 "Transfer only from this byte offset (ERET/ESTO)");
+                 "Transfer only from this offset, in bytes or with K, M, G (ERET/ESTO)");
   app.add_option("--len,--partial-length", flags.partial_length,
-                 "Transfer only this many bytes (ERET/ESTO)");
+                 "Transfer only this many bytes, or with K, M, G (ERET/ESTO)");
   app.add_flag("--verify-checksum", flags.verify_checksum,
                "Compare source and destination checksums after each file");
   app.add_option("--checksum-alg", flags.checksum_algorithm,
                  "Checksum algorithm for -verify-checksum: MD5 (default), ADLER32, SHA1, SHA256, "
                  "SHA512, CRC32C");
   app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
-                 "Fail a transfer that makes no progress for this many seconds")
-      ->check(CLI::PositiveNumber);
+                 "Fail a transfer that makes no progress for this many seconds (default 600; "
+                 "0: never)");
   app.add_flag("--nodcau,--no-data-channel-authentication", flags.no_dcau,
                "gsiftp: no data channel authentication (DCAU N)");
   app.add_flag("--dcsafe,--data-channel-safe", flags.data_safe,
@@ -153,6 +167,23 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_flag("--udp-unauthenticated", flags.udp_unauthenticated,
                "-udp without data channel authentication (ftp://, -nodcau): keys from an "
                "unauthenticated exchange, open to a man in the middle; the server must allow it");
+  app.add_option("-s,--subject", flags.subject,
+                 "gsiftp: the certificate subject both servers must carry, instead of a "
+                 "certificate for the URL's host (a server behind a DNS alias)");
+  app.add_option("--ss,--source-subject", flags.source_subject,
+                 "gsiftp: the same for the source server only (overrides -s)");
+  app.add_option("--ds,--dest-subject", flags.dest_subject,
+                 "gsiftp: the same for the destination server only (overrides -s)");
+  app.add_option("--cred", flags.credential,
+                 "gsiftp: use this proxy file for both servers (as X509_USER_PROXY)");
+  app.add_flag("--versions", flags.versions,
+               "Print the versions of gridcp and the libraries it uses, and exit");
+  app.add_flag("-b,--binary", flags.binary, "Copy bytes unchanged (the default; always so)");
+  app.add_flag("--ipv6", flags.ipv6,
+               "Use IPv6 where the host has an address for it (gridcp always does; EPSV on "
+               "IPv6 control connections)");
+  app.add_flag("--no-g2,--nogridftp2", flags.no_gridftp2,
+               "No GridFTP v2 commands (gridcp sends none: no GET/PUT)");
   app.add_option("--ftps-ca", flags.ftps_ca,
                  "ftps://: trust the CAs in this PEM file, or in this directory of certificates "
                  "under OpenSSL's hashed names (openssl rehash), instead of the system's");
@@ -165,6 +196,58 @@ void add_flags(CLI::App& app, Flags& flags) {
       ->check(CLI::IsMember({"fixed", "high", "fair", "low"}));
   add_engine_flags(app, flags);
   app.add_option("urls", flags.urls, "source URL and destination URL");
+}
+
+// -st 0 turns the stall timeout off; the data steps take a bound, so "off" is ten years.
+constexpr std::chrono::hours kNoStallTimeout{24 * 365 * 10};
+
+// -versions: gridcp and the libraries it was built with, as globus-url-copy lists its modules.
+// (OpenSSL's version would need security/, the only place that includes OpenSSL.)
+void print_versions() {
+  std::cout << "gridcp: " << GRIDCP_VERSION << '\n'
+            << "Boost: " << BOOST_VERSION / 100000 << '.' << BOOST_VERSION / 100 % 1000 << '.'
+            << BOOST_VERSION % 100 << '\n'
+            << "spdlog: " << SPDLOG_VER_MAJOR << '.' << SPDLOG_VER_MINOR << '.' << SPDLOG_VER_PATCH
+            << '\n'
+            << "CLI11: " << CLI11_VERSION << '\n';
+}
+
+// Reads one size flag; `name` is how the error names it.
+bool read_size(const std::string& text, const char* name, std::optional<std::uint64_t>& out) {
+  if (text.empty()) return true;
+  out = gridftp::client::parse_size_argument(text);
+  if (!out) {
+    std::cerr << "gridcp: error: bad " << name << " '" << text
+              << "' (bytes, or with K, M or G: 4M)\n";
+  }
+  return out.has_value();
+}
+
+// -tcp-bs, -bs, -off and -len, each in bytes or with K, M or G as globus-url-copy takes them.
+bool read_sizes(const Flags& flags, gridftp::client::CopyOptions& options) {
+  std::optional<std::uint64_t> tcp_buffer;
+  std::optional<std::uint64_t> block;
+  if (!read_size(flags.tcp_buffer_size, "-tcp-bs", tcp_buffer) ||
+      !read_size(flags.block_size, "-bs", block) ||
+      !read_size(flags.partial_offset, "-off", options.transfer.range.offset) ||
+      !read_size(flags.partial_length, "-len", options.transfer.range.length)) {
+    return false;
+  }
+  // SO_SNDBUF and SO_RCVBUF take an int.
+  constexpr std::uint64_t kLargestSocketBuffer = 0x7fffffff;
+  if (tcp_buffer && (*tcp_buffer == 0 || *tcp_buffer > kLargestSocketBuffer)) {
+    std::cerr << "gridcp: error: bad -tcp-bs '" << flags.tcp_buffer_size
+              << "' (from 1 byte to 2G-1: a socket buffer size is an int)\n";
+    return false;
+  }
+  constexpr std::uint64_t kLargestBlock = std::uint64_t{1} << 30;
+  if (block && (*block == 0 || *block > kLargestBlock)) {
+    std::cerr << "gridcp: error: bad -bs '" << flags.block_size << "' (from 1 byte to 1G)\n";
+    return false;
+  }
+  if (tcp_buffer) options.session.tcp_buffer_bytes = static_cast<std::uint32_t>(*tcp_buffer);
+  if (block) options.transfer.block_size_bytes = *block;
+  return true;
 }
 
 // -dbg shows the dialogue ("debug: ..."); warnings ("gridcp: warning: ...") show unless -q.
@@ -213,6 +296,14 @@ bool uses_ftps(const std::vector<UrlPair>& pairs) {
   return std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
     return is_ftps(pair.source) || is_ftps(pair.dest);
   });
+}
+
+// gridcp copies file:// to file:// whole; globus-url-copy's -off/-len there would be lost.
+bool has_partial_local_copy(const Flags& flags, const std::vector<UrlPair>& pairs) {
+  const bool partial = !flags.partial_offset.empty() || !flags.partial_length.empty();
+  return partial && std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
+           return pair.source.starts_with("file:") && pair.dest.starts_with("file:");
+         });
 }
 
 // Third-party FTPS needs one server to take the TLS client role on the data connection (SSCN,
@@ -313,9 +404,13 @@ bool udpx_request(const Flags& flags, std::optional<gridftp::client::UdpxRequest
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> raw(argv, argv + argc);
-  auto normalized = gridftp::client::normalize_flag_spelling(raw);
+  auto spelled = gridftp::client::spell_flags(raw);
+  if (!spelled.error.empty()) {
+    std::cerr << "gridcp: error: " << spelled.error << '\n';
+    return 1;
+  }
   std::vector<char*> normalized_argv;
-  for (auto& argument : normalized) {
+  for (auto& argument : spelled.arguments) {
     normalized_argv.push_back(argument.data());
   }
   CLI::App app{
@@ -323,19 +418,24 @@ int main(int argc, char** argv) {
       "(globus-url-copy flags)",
       "gridcp"};
   app.footer(
-      "Long options also take globus-url-copy's one-dash spelling: -vb, -dbg, -list URL, "
-      "-cd, -tcp-bs N, -bs N, -st N, -off N, -len N, -verify-checksum, -checksum-alg A, "
-      "-nodcau, -dcsafe, -dcpriv, -cc N, -pp, -sync, -sync-level N, -rst, -rst-retries N, "
-      "-rst-interval N, -rst-timeout N, -dp, -fast. gsiftp:// uses the proxy in X509_USER_PROXY "
-      "(or "
-      "/tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, PROT P; -p N over "
+      "Every option also takes globus-url-copy's one-dash spelling (-vb, -tcp-bs 4M, -cc 4); "
+      "its other flags are refused by name with the reason, and an unknown one-dash word is "
+      "refused whole (-rp is never -r -p). gsiftp:// uses the proxy in -cred, X509_USER_PROXY "
+      "(or /tmp/x509up_u<uid>) and the CAs in X509_CERT_DIR. ftps:// (AUTH TLS, PROT P; -p N over "
       "TLS where the server has MODE E, else one stream) checks the server's certificate and "
       "name against OpenSSL's default CAs (SSL_CERT_FILE / SSL_CERT_DIR), or --ftps-ca's; "
       "--ftps-insecure checks nothing. Every FTPS data connection resumes the control "
       "connection's TLS session.");
+  app.set_help_flag("-h,--help,--usage", "Print this help and exit");
+  app.set_version_flag("--version", std::string("gridcp ") + GRIDCP_VERSION,
+                       "Print gridcp's version and exit");
   Flags flags;
   add_flags(app, flags);
   CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
+  if (flags.versions) {
+    print_versions();
+    return 0;
+  }
 
   std::vector<UrlPair> pairs;
   if (!collect_pairs(flags, pairs)) {
@@ -355,6 +455,11 @@ int main(int argc, char** argv) {
   }
   if (flags.ftps_insecure && !flags.quiet && (uses_ftps(pairs) || is_ftps(flags.list_url))) {
     std::cerr << "gridcp: warning: --ftps-insecure: the server's certificate is not checked\n";
+  }
+  if (has_partial_local_copy(flags, pairs)) {
+    std::cerr << "gridcp: error: -off and -len apply to copies to or from a server; file:// to "
+                 "file:// copies are whole files\n";
+    return 1;
   }
   if (has_ftps_third_party(pairs)) {
     std::cerr << "gridcp: error: ftps:// copies go between a server and local files; third-party "
@@ -381,20 +486,25 @@ int main(int argc, char** argv) {
   // guc -help: "-fast ... Use MODE E for all data transfers"; -p already means MODE E.
   options.transfer.parallelism =
       flags.parallel ? flags.parallel : (flags.fast ? std::optional<unsigned>(1) : std::nullopt);
-  options.transfer.block_size_bytes = flags.block_size;
-  options.transfer.range = {flags.partial_offset, flags.partial_length};
+  if (!read_sizes(flags, options)) {
+    return 1;
+  }
   options.create_dest = flags.create_dest;
   options.recursive = flags.recursive;
-  options.session.data_timeout = std::chrono::seconds(flags.stall_timeout_seconds);
+  options.session.data_timeout = flags.stall_timeout_seconds == 0
+                                     ? kNoStallTimeout
+                                     : std::chrono::seconds(flags.stall_timeout_seconds);
   options.session.ftps_trust = {flags.ftps_ca, !flags.ftps_insecure};
-  if (!flags.tcp_buffer_size.empty()) {
-    const auto bytes = gridftp::client::parse_buffer_size(flags.tcp_buffer_size);
-    if (!bytes) {
-      std::cerr << "gridcp: error: bad -tcp-bs '" << flags.tcp_buffer_size
-                << "' (bytes, or with K, M or G: 4M)\n";
+  options.session.source_subject =
+      flags.source_subject.empty() ? flags.subject : flags.source_subject;
+  options.session.dest_subject = flags.dest_subject.empty() ? flags.subject : flags.dest_subject;
+  if (!flags.credential.empty()) {
+    if (::access(flags.credential.c_str(), R_OK) != 0) {
+      std::cerr << "gridcp: error: cannot read -cred " << flags.credential << '\n';
       return 1;
     }
-    options.session.tcp_buffer_bytes = *bytes;
+    // GsiCredentials reads the proxy named here, as globus-url-copy's -cred does.
+    ::setenv("X509_USER_PROXY", flags.credential.c_str(), 1);
   }
   options.concurrency = flags.concurrency;
   options.pipelining = flags.pipelining;

@@ -1,9 +1,9 @@
 #include "client/auth/gsi_authentication.hpp"
 
+#include "client/auth/server_identity.hpp"
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "security/gsi_handshake.hpp"
-#include "security/host_name_check.hpp"
 
 namespace gridftp::client {
 
@@ -21,6 +21,8 @@ class GsiLoginCategory final : public std::error_category {
     switch (static_cast<GsiLoginErrc>(value)) {
       case GsiLoginErrc::WrongHost:
         return "the server's certificate does not name the host in the URL";
+      case GsiLoginErrc::WrongSubject:
+        return "the server's certificate is not the subject given with -ss, -ds or -s";
       case GsiLoginErrc::TooManyTokens:
         return "the GSI exchange did not finish";
       case GsiLoginErrc::MissingToken:
@@ -48,16 +50,17 @@ std::optional<std::string> reply_token(const ParsedReply& reply) {
   return std::string(decoded->begin(), decoded->end());
 }
 
-// Once the server's chain is known, before anything is delegated to it: does it name `host`?
-Result<void> check_server_host(const security::GsiHandshake& handshake, const std::string& host,
-                               bool& checked, std::string& detail) {
+// Once the server's chain is known, before anything is delegated to it: is it the server meant?
+Result<void> check_server_host(const security::GsiHandshake& handshake,
+                               const ExpectedServer& server, bool& checked, std::string& detail) {
   if (checked || handshake.peer_identity().empty()) {
     return {};
   }
   checked = true;
-  if (!security::certificate_names_host(handshake.peer_identity(), host)) {
-    detail = "certificate " + handshake.peer_identity() + " is not for host " + host;
-    return make_error(make_error_code(GsiLoginErrc::WrongHost));
+  if (!server_identity_matches(handshake.peer_identity(), server)) {
+    detail = server_identity_mismatch(handshake.peer_identity(), server);
+    return make_error(make_error_code(server.subject.empty() ? GsiLoginErrc::WrongHost
+                                                             : GsiLoginErrc::WrongSubject));
   }
   return {};
 }
@@ -75,7 +78,7 @@ std::error_code make_error_code(GsiLoginErrc e) {
 
 Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
                                              const GsiCredentials& credentials,
-                                             const std::string& host, std::string& detail) {
+                                             const ExpectedServer& server, std::string& detail) {
   auto auth = control.command("AUTH GSSAPI");
   if (!auth) {
     return make_error(auth.error());
@@ -103,7 +106,7 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
     if (!token) {
       return fail(token.error());
     }
-    if (auto named = check_server_host(*handshake, host, host_checked, detail); !named) {
+    if (auto named = check_server_host(*handshake, server, host_checked, detail); !named) {
       return fail(named.error());
     }
     if (token->empty() && handshake->complete()) {
@@ -127,7 +130,7 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
       if (!token || !handshake->complete() || !token->empty()) {
         return fail(token ? make_error_code(GsiLoginErrc::Unfinished) : token.error());
       }
-      if (auto named = check_server_host(*handshake, host, host_checked, detail); !named) {
+      if (auto named = check_server_host(*handshake, server, host_checked, detail); !named) {
         return fail(named.error());
       }
       return std::move(handshake->engine());

@@ -1,12 +1,14 @@
 // The GSI login exchange of a gsiftp:// control connection (docs/WIRE.md §5.1, RFC 2228): AUTH
 // GSSAPI, then ADAT tokens until 235, as initiator with delegation (the server needs the
-// delegated proxy for DCAU A). The server's certificate must name the URL's host (§5.4). Not
+// delegated proxy for DCAU A). The server's certificate must name the URL's host (§5.4), or be
+// the subject the user named (server_identity.hpp). Not
 // the USER/PASS that follows, nor the wrapping of later lines (gsi_control_channel).
 #pragma once
 
 #include <string>
 
 #include "client/auth/gsi_credentials.hpp"
+#include "client/auth/server_identity.hpp"
 #include "client/session/control_connection.hpp"
 #include "security/tls_engine.hpp"
 
@@ -14,6 +16,7 @@ namespace gridftp::client {
 
 enum class GsiLoginErrc {
   WrongHost = 1,  // the server's certificate does not name the host of the URL
+  WrongSubject,   // the server's certificate is not the subject the user named
   TooManyTokens,  // the ADAT exchange did not end within a sane number of rounds
   MissingToken,   // a 335 reply without "ADAT=<base64>"
   Unfinished,     // 235 came while our side of the exchange was not complete
@@ -29,7 +32,7 @@ std::error_code make_error_code(GsiLoginErrc e);
 // and the connection's errors.
 Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
                                              const GsiCredentials& credentials,
-                                             const std::string& host, std::string& detail);
+                                             const ExpectedServer& server, std::string& detail);
 
 }  // namespace gridftp::client
 

@@ -36,6 +36,10 @@ struct SessionOptions {
   std::uint32_t tcp_buffer_bytes = 0;
   // ftps://: which CAs vouch for the server (--ftps-ca), or no check at all (--ftps-insecure).
   security::FtpsTrust ftps_trust;
+  // gsiftp:// -ss and -ds (-s: both): the certificate subject the source's and the destination's
+  // server must carry instead of a certificate for the URL's host; empty: check the host.
+  std::string source_subject;
+  std::string dest_subject;
 };
 
 class GsiControlChannel;
@@ -56,7 +60,8 @@ class Session {
   // and an empty PASS, protected (docs/WIRE.md §1.2). Errors: connection errors, Errc::BadReply,
   // Errc::NotLoggedIn or rejected_reply_error() with the reply in control().last_failure(),
   // those of authenticate_gsi() with more in login_failure_detail().
-  Result<void> log_in(const Url& url);
+  // `expected_subject`, when not empty, replaces the URL's host in the GSI certificate check.
+  Result<void> log_in(const Url& url, const std::string& expected_subject = {});
   // Why the GSI exchange failed beyond its code (OpenSSL's reasons, a wrong host's DN).
   const std::string& login_failure_detail() const { return login_failure_detail_; }
 
@@ -141,7 +146,7 @@ class Session {
 
  private:
   Result<void> read_greeting();
-  Result<void> authenticate(const Url& url);
+  Result<void> authenticate(const Url& url, const std::string& expected_subject);
   Result<void> start_ftps(const Url& url);
   Result<void> login(const Url& url);
   Result<void> read_features();

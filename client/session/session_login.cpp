@@ -59,11 +59,11 @@ Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& i
   return session;
 }
 
-Result<void> Session::log_in(const Url& url) {
+Result<void> Session::log_in(const Url& url, const std::string& expected_subject) {
   if (auto greeted = read_greeting(); !greeted) {
     return greeted;
   }
-  if (auto authenticated = authenticate(url); !authenticated) {
+  if (auto authenticated = authenticate(url, expected_subject); !authenticated) {
     return authenticated;
   }
   if (auto logged_in = login(url); !logged_in) {
@@ -91,14 +91,15 @@ Result<void> Session::read_greeting() {
   return {};
 }
 
-Result<void> Session::authenticate(const Url& url) {
+Result<void> Session::authenticate(const Url& url, const std::string& expected_subject) {
   if (ftps_channel_ != nullptr) {
     return start_ftps(url);
   }
   if (!gsi_) {
     return {};
   }
-  auto engine = authenticate_gsi(*control_, *gsi_, url.host, login_failure_detail_);
+  auto engine = authenticate_gsi(*control_, *gsi_, ExpectedServer{url.host, expected_subject},
+                                 login_failure_detail_);
   if (!engine) {
     return make_error(engine.error());
   }

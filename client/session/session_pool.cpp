@@ -75,7 +75,8 @@ Result<Session*> SessionPool::session_for(const Url& url, Role role) {
     connect_detail_ = "cannot connect to " + url.origin();
     return make_error(session.error());
   }
-  if (auto logged_in = (*session)->log_in(url); !logged_in) {
+  const auto& subject = role == Role::Source ? options_.source_subject : options_.dest_subject;
+  if (auto logged_in = (*session)->log_in(url, subject); !logged_in) {
     // The session is dropped here, so its refusal must be copied out now.
     connect_detail_ = "cannot log in to " + url.origin();
     if (const auto& rejection = (*session)->control().last_failure(); !rejection.empty()) {
