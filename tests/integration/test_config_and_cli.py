@@ -10,9 +10,9 @@ import signal
 import socket
 import subprocess
 
-from gridftp_harness import (give_to_globus_user, MIB, RawControl, free_port, ftp_retr_bytes, gridftpd_binary,
-                             make_temp_dir, run_peer, run_tests, start_gridftpd, wait_until,
-                             write_config)
+from gridftp_harness import (free_port, ftp_retr_bytes, give_to_globus_user, gridftpd_binary,
+                             make_temp_dir, MIB, RawControl, run_peer, run_tests, start_gridftpd,
+                             wait_until, write_config)
 
 GLOBUS_STYLE_OPTIONS = ["-p", "-port", "-control-interface", "-data-interface", "-port-range",
                         "-aa", "-anonymous-user", "-restrict-paths", "-threads", "-d",

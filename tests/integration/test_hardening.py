@@ -12,9 +12,9 @@ import subprocess
 import threading
 import time
 
-from gridftp_harness import (give_to_globus_user, RawControl, assert_runs_as_account, ensure_globus_user,
-                             gridftpd_binary, make_temp_dir, make_world_traversable, run_tests,
-                             session_processes, start_gridftpd, wait_until)
+from gridftp_harness import (assert_runs_as_account, ensure_globus_user, give_to_globus_user,
+                             gridftpd_binary, make_temp_dir, make_world_traversable, RawControl,
+                             run_tests, session_processes, start_gridftpd, wait_until)
 
 
 def connect_until_refused(server, source: str, limit: int) -> list[RawControl]:
@@ -185,7 +185,7 @@ def test_symlink_swaps_raced_against_retr_and_stor_never_leave_the_root():
     with open(inside, "wb") as f:
         f.write(b"inside" * 1000)
     os.makedirs(os.path.join(incoming, "inside-dir"))
-    give_to_globus_user(incoming)  # the server runs as the test account (unprivileged_server_account)
+    give_to_globus_user(incoming)  # the server runs as the test account
     stop = threading.Event()
 
     def swap(link: str, targets: tuple[str, str]) -> None:

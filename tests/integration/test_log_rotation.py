@@ -13,9 +13,9 @@ import re
 import subprocess
 import time
 
-from gridftp_harness import (MIB, GridftpdServer, _read_greeting, _started_procs, free_port,
-                             gridftpd_binary, make_file, make_temp_dir, require_tool, run_tests,
-                             wait_until, write_config)
+from gridftp_harness import (_read_greeting, _started_procs, ensure_globus_user, free_port,
+                             give_to_globus_user, gridftpd_binary, GridftpdServer, make_file,
+                             make_temp_dir, MIB, require_tool, run_tests, wait_until, write_config)
 
 PACKAGED = os.path.join(os.path.dirname(__file__), "..", "..", "packaging", "gridftpd.logrotate")
 
@@ -44,11 +44,14 @@ def start_logging_to_files(work: str, server_log: str, transfer_log: str) -> Gri
     its output: it is ready once it greets)."""
     root = os.path.join(work, "root")
     os.makedirs(root)
+    # As root, anonymous sessions run as an unprivileged account, a process each, as a site's do.
+    anonymous = ensure_globus_user().pw_name
+    give_to_globus_user(root)
     for _attempt in range(3):
         port = free_port()
         config = write_config(os.path.join(work, "gridftpd.toml"), {
             "listen": {"control_interface": "127.0.0.1", "port": port},
-            "anonymous": {"enabled": True, "root": root},
+            "anonymous": {"enabled": True, "root": root, "account": anonymous},
             "logging": {"level": "info", "server_log": server_log, "transfer_log": transfer_log,
                         "transfer_log_format": "netlogger"}})
         proc = subprocess.Popen([gridftpd_binary(), "-c", config], stdin=subprocess.DEVNULL,
