@@ -422,18 +422,14 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
           "Globus's default; set the umask of the service to narrow it",
           s.origin, s.value));
     }
-  } else if (k == "blocksize") {
-    if (!parse_globus_number(s.value))
-      problems.push_back(fmt::format("blocksize ({}): '{}' is not a number", s.origin, s.value));
   }
 }
 
 }  // namespace
 
-OptionSupport support_for(std::string_view key) {
-  if (const auto* rule = rule_for(key)) return {rule->support, rule->why};
-  // Only a key outside option_table() gets here: the parsers never produce one.
-  return {Support::Refused, "not a globus-gridftp-server option"};
+std::optional<OptionSupport> support_for(std::string_view key) {
+  if (const auto* rule = rule_for(key)) return OptionSupport{rule->support, rule->why};
+  return std::nullopt;
 }
 
 TextFileReader real_text_files() {
@@ -490,8 +486,9 @@ std::vector<std::string> apply_globus_settings(std::span<const Setting> settings
   for (const auto& setting : settings) {
     const auto* rule = rule_for(setting.key);
     if (rule == nullptr) {
+      // The parsers only produce keys of option_table(), each of which has a rule.
       problems.push_back(
-          fmt::format("{} ({}): {}", setting.key, setting.origin, support_for(setting.key).why));
+          fmt::format("{} ({}): not a globus-gridftp-server option", setting.key, setting.origin));
       continue;
     }
     if (!rule->quiet_value.empty() && setting.value == rule->quiet_value) continue;
@@ -499,12 +496,12 @@ std::vector<std::string> apply_globus_settings(std::span<const Setting> settings
       problems.push_back(fmt::format("{} ({}): {}", setting.key, setting.origin, rule->why));
       continue;
     }
-    // log_unique is still applied (its directory names the one log) and warns for itself.
-    if (rule->support == Support::Warned && setting.key != "log_unique") {
-      warnings.push_back(fmt::format("{} ({}): {}", setting.key, setting.origin, rule->why));
-      continue;
-    }
+    const auto warned_before = warnings.size();
     apply_one(setting, config, process, out);
+    // A warned option whose value apply_one checked without a word of its own (log_unique
+    // writes its own) gets the rule's text.
+    if (rule->support == Support::Warned && warnings.size() == warned_before)
+      warnings.push_back(fmt::format("{} ({}): {}", setting.key, setting.origin, rule->why));
   }
   return problems;
 }
@@ -518,7 +515,7 @@ std::vector<std::string> apply_globus_settings(std::span<const Setting> settings
 std::string describe_globus_support() {
   std::string taken, noop, warned, refused;
   for (const auto& spec : option_table()) {
-    const auto support = support_for(spec.key);
+    const auto support = support_for(spec.key).value_or(OptionSupport{Support::Refused, "no rule"});
     std::string spelling = spec.long_flag.empty() ? "" : "-" + std::string(spec.long_flag);
     if (!spec.short_flag.empty())
       spelling += (spelling.empty() ? "-" : ", -") + std::string(spec.short_flag);

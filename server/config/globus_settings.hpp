@@ -40,8 +40,9 @@ struct OptionSupport {
   std::string_view why;  // what it does here, or why it is refused
 };
 
-// How gridftpd takes the option with config key `key`.
-OptionSupport support_for(std::string_view key);
+// How gridftpd takes the option with config key `key`: its explicit rule (every option of
+// option_table() has one), nullopt for a key that names no Globus option.
+std::optional<OptionSupport> support_for(std::string_view key);
 
 // Globus's -d / log_level: a name list ("ERROR,WARN,INFO"), a number (a level and those below
 // it: 1 ERROR, 2 WARN, 4 TRANSFER, 8 INFO, 16 DUMP, 255 ALL) or one of spdlog's level names.
