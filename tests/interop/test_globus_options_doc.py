@@ -2,14 +2,15 @@
 verdict and a reason, and gridftpd does what the row says: a refused option stops
 `gridftpd --check-config` with an error naming the option and giving a reason (never a bare
 "not supported"), a harmless one (no-op, warned) checks OK, and `gridftpd -help` lists each
-option in the section of its verdict with its reason.
+option in the section of its verdict with its reason. The message options (-banner-file,
+-login-msg, -login-msg-file) give the same 220 and 230 text as the real server.
 """
 
 import os
 import re
 
-from gridftp_harness import (gridftpd_binary, make_temp_dir, require_tool, run_peer, run_tests,
-                             write_config)
+from gridftp_harness import (RawControl, gridftpd_binary, make_temp_dir, require_tool, run_peer,
+                             run_tests, start_globus_server, start_gridftpd, write_config)
 
 DOC = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "GLOBUS.md")
 VERDICTS = {"same", "differs", "no-op", "warned", "refused"}
@@ -141,6 +142,36 @@ def test_gridftpd_help_lists_every_option_under_its_verdict_with_the_reason():
         assert verdict in HELP_SECTIONS[section][1], (
             f"{spellings}: docs say {verdict}, gridftpd -help lists it under "
             f"{HELP_SECTIONS[section][0]!r}")
+
+
+def message_lines(reply: tuple[int, str]) -> tuple[int, list[str]]:
+    """A reply's code and its text lines, each without a leading "DDD-" or "DDD "."""
+    code, text = reply
+    return code, [re.sub(r"^\d{3}[- ]", "", line) for line in text.split("\n")]
+
+
+def test_message_options_give_the_same_greeting_and_login_reply_as_globus():
+    work = make_temp_dir("globus-messages-")
+    banner = os.path.join(work, "banner.txt")
+    with open(banner, "w", encoding="utf-8") as f:
+        f.write("Site banner, line one\nline two\n")
+    login = os.path.join(work, "login.txt")
+    with open(login, "w", encoding="utf-8") as f:
+        f.write("Quota: 10 TB\n")
+    for options in (["-banner-file", banner, "-login-msg", "welcome aboard"],
+                    ["-banner", "hi there", "-login-msg-file", login]):
+        replies = {}
+        for name, start in (("globus", start_globus_server), ("gridftpd", start_gridftpd)):
+            server = start(extra_args=options)
+            try:
+                ctl = RawControl(server.host, server.port)
+                replies[name] = [message_lines(ctl.greeting), message_lines(ctl.cmd("USER anonymous"))]
+                replies[name].append(message_lines(ctl.cmd("PASS x")))
+                ctl.close()
+            finally:
+                server.stop()
+        assert replies["gridftpd"] == replies["globus"], (options, replies)
+        assert replies["gridftpd"][2][0] == 230 and len(replies["gridftpd"][2][1]) >= 3, replies
 
 
 if __name__ == "__main__":
