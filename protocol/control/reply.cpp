@@ -1,5 +1,6 @@
 #include "protocol/control/reply.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace gridftp::protocol::control {
@@ -21,6 +22,22 @@ std::string without_line_breaks(const std::string& text) {
 }
 
 }  // namespace
+
+Reply make_message_reply(int code, std::vector<std::string> head, std::string_view message) {
+  Reply reply{code, std::move(head)};
+  if (!message.empty() && message.back() == '\n') message.remove_suffix(1);
+  std::size_t start = 0;
+  while (!message.empty() && start <= message.size()) {
+    const auto end = std::min(message.find('\n', start), message.size());
+    auto line = message.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    reply.lines.emplace_back(line);
+    start = end + 1;
+  }
+  if (reply.lines.empty()) reply.lines.emplace_back();
+  if (reply.lines.size() > 1) reply.lines.emplace_back("End.");
+  return reply;
+}
 
 std::string format_reply(const Reply& reply) {
   const int value = reply.code < 0 ? 0 : reply.code % 1000;

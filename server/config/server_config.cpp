@@ -124,6 +124,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   TableReader server(section(root, "server", problems), "server", problems);
   server.read_integer("threads", c.server.threads);
   server.read_string("banner", c.server.banner);
+  server.read_string("login_message", c.server.login_message);
   server.read_bool("create_missing_roots", c.server.create_missing_roots);
   server.read_string("restrict_paths", c.server.restrict_paths);
   server.read_string_list("disabled_commands", c.server.disabled_commands);
@@ -317,6 +318,7 @@ std::string format_config(const ServerConfig& c) {
   root.insert("server",
               toml::table{{"threads", n(c.server.threads)},
                           {"banner", c.server.banner},
+                          {"login_message", c.server.login_message},
                           {"create_missing_roots", c.server.create_missing_roots},
                           {"restrict_paths", c.server.restrict_paths},
                           {"use_home_dirs", c.server.use_home_dirs},

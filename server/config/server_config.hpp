@@ -28,7 +28,9 @@ struct ListenConfig {
 
 struct ServerSection {
   unsigned threads = 0;
-  std::string banner = "gridftpd ready.";
+  std::string banner = "gridftpd ready.";  // a line break starts another line of the 220
+  // Lines added to the 230 reply of every login (Globus's login_msg); empty: none.
+  std::string login_message;
   bool create_missing_roots = true;
   // Globus's restrict_paths (docs/GLOBUS.md §3): "R/data,RW/data/incoming,N/data/private";
   // empty: no restriction beyond roots, writable areas and the kernel.

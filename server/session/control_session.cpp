@@ -72,7 +72,8 @@ transport::awaitable<void> ControlSession::run() {
     data_channel_.set_expected_peer(transport::unmapped(peer.address()));
   }
   log_->info("{} session start peer={}", tag(), peer_address_);
-  send(rc::kServiceReady, services_.config.server.banner);
+  send(
+      protocol::control::make_message_reply(rc::kServiceReady, {}, services_.config.server.banner));
   touch_idle();
   asio::co_spawn(socket_.get_executor(), watch_idle(), asio::detached);
   co_await read_commands();
@@ -236,6 +237,11 @@ void ControlSession::queue_raw(std::string bytes) {
 }
 
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
+
+void ControlSession::send_logged_in() {
+  send(protocol::control::make_message_reply(rc::kLoggedIn, {"User " + user_->name + " logged in."},
+                                             services_.config.server.login_message));
+}
 
 void ControlSession::send_error(std::error_code ec) {
   send(protocol::control::reply_for_error(ec));

@@ -138,6 +138,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void send(protocol::control::Reply reply);
   void send(int code, std::string text);
   void send_error(std::error_code ec);
+  // 230 for user_, with the site's login message (Globus's login_msg) when there is one.
+  void send_logged_in();
   // Starts the writer when queue() or close_after_drain() says none is running.
   void start_drain_if_needed(bool needed);
   transport::awaitable<void> drain_replies();

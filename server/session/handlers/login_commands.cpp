@@ -104,7 +104,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   phase_ = LoginPhase::LoggedIn;
   touch_idle();
   log_->info("{} login user={}", tag(), user_->name);
-  send(rc::kLoggedIn, "User " + user_->name + " logged in.");
+  send_logged_in();
 }
 
 // A refused password waits login_failure_delay_ms before its 530, so guessing costs time, and

@@ -233,7 +233,7 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
   phase_ = LoginPhase::LoggedIn;
   touch_idle();
   log_->info("{} login user={} dn=\"{}\"", tag(), user_->name, security_.peer_dn);
-  send(rc::kLoggedIn, "User " + user_->name + " logged in.");
+  send_logged_in();
 }
 
 Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {

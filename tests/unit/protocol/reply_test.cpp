@@ -126,3 +126,15 @@ TEST_CASE("format_reply never writes a non-digit code byte for out-of-range code
   }
   CHECK(wire.substr(3) == " t\r\n");
 }
+
+TEST_CASE("A site message becomes a multi-line reply ending in End.", "[control][reply]") {
+  using gridftp::protocol::control::make_message_reply;
+  CHECK(format_reply(make_message_reply(220, {}, "gridftpd ready.")) == "220 gridftpd ready.\r\n");
+  CHECK(format_reply(make_message_reply(220, {}, "")) == "220 \r\n");
+  CHECK(format_reply(make_message_reply(220, {}, "line one\r\nline two\n")) ==
+        "220-line one\r\nline two\r\n220 End.\r\n");
+  CHECK(format_reply(make_message_reply(230, {"User u logged in."}, "")) ==
+        "230 User u logged in.\r\n");
+  CHECK(format_reply(make_message_reply(230, {"User u logged in."}, "welcome")) ==
+        "230-User u logged in.\r\nwelcome\r\n230 End.\r\n");
+}

@@ -117,7 +117,121 @@ TEST_CASE("The help list names every Globus option once", "[globus][config]") {
   const auto text = describe_globus_support();
   for (const auto& spec : option_table()) {
     INFO(spec.key);
-    CHECK(text.find(support_for(spec.key).why) != std::string::npos);
+    const auto support = support_for(spec.key);
+    REQUIRE(support);
+    CHECK(text.find(support->why) != std::string::npos);
   }
   CHECK(text.find("-restrict-paths, -rp") != std::string::npos);
+}
+
+TEST_CASE("Every Globus option has an explicit rule with a reason", "[globus][config]") {
+  for (const auto& spec : option_table()) {
+    INFO(spec.key);
+    const auto support = support_for(spec.key);
+    REQUIRE(support);
+    CHECK_FALSE(support->why.empty());
+  }
+  CHECK_FALSE(support_for("no_such_option"));
+}
+
+TEST_CASE("Harmless options are accepted with a warning naming them", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  const auto problems = apply_globus_settings(
+      words({"-cas", "-bs", "256k", "-ipc-port", "4000", "-stripe-count", "2", "-file-timeout",
+             "30", "-offline-msg", "down", "-log-filemode", "0640"}),
+      config, process, warnings);
+  CHECK(problems.empty());
+  REQUIRE(warnings.size() == 7);
+  CHECK(warnings[0].starts_with("cas (command line): ignored"));
+  CHECK(warnings[1].find("1 MiB") != std::string::npos);
+  CHECK(warnings[2].starts_with("ipc_port"));
+  CHECK(warnings[6].starts_with("log_filemode"));
+}
+
+TEST_CASE("A flag left as gridftpd behaves anyway is accepted quietly", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  const auto problems = apply_globus_settings(
+      words({"-no-single", "-no-encrypt-data", "-no-allow-root", "-no-sync-writes", "-no-cas",
+             "-dsi", "file", "-no-connections-disabled", "-perms", "0644"}),
+      config, process, warnings);
+  CHECK(problems.empty());
+  CHECK(warnings.empty());
+}
+
+TEST_CASE("Refused options say why and what to use instead", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  const auto problems =
+      apply_globus_settings(words({"-allow-from", "10.", "-encrypt-data", "-perms", "0600",
+                                   "-auth-level", "4", "-process-user", "nobody"}),
+                            config, process);
+  REQUIRE(problems.size() == 5);
+  CHECK(problems[0].find("allow_from (command line): ") == 0);
+  CHECK(problems[0].find("firewall") != std::string::npos);
+  CHECK(problems[1].find("PROT P") != std::string::npos);
+  CHECK(problems[2].find("0644") != std::string::npos);
+  CHECK(problems[3].find("no setuid") != std::string::npos);
+  CHECK(problems[4].find("grid-mapfile") != std::string::npos);
+}
+
+TEST_CASE("Message files become the banner and the login message", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  const TextFileReader files = [](const std::string& path,
+                                  std::string& why) -> std::optional<std::string> {
+    if (path == "/etc/banner") return "line one\nline two\n";
+    why = "cannot read " + path;
+    return std::nullopt;
+  };
+  auto problems =
+      apply_globus_settings(words({"-banner-file", "/etc/banner", "-login-msg", "welcome"}), config,
+                            process, warnings, files);
+  CHECK(problems.empty());
+  CHECK(config.server.banner == "line one\nline two\n");
+  CHECK(config.server.login_message == "welcome");
+  problems = apply_globus_settings(words({"-login-msg-file", "/etc/missing"}), config, process,
+                                   warnings, files);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == "login_msg_file (command line): cannot read /etc/missing");
+  CHECK(config.server.login_message == "welcome");
+}
+
+TEST_CASE("log_unique names the one log unless -l did", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  auto problems =
+      apply_globus_settings(words({"-L", "/var/log/gridftp/"}), config, process, warnings);
+  CHECK(problems.empty());
+  CHECK(config.logging.server_log == "/var/log/gridftp/gridftp.log");
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("one server log") != std::string::npos);
+
+  ServerConfig other;
+  warnings.clear();
+  problems = apply_globus_settings(words({"-l", "/var/log/g.log", "-L", "/var/log/gridftp/"}),
+                                   other, process, warnings);
+  CHECK(problems.empty());
+  CHECK(other.logging.server_log == "/var/log/g.log");
+  REQUIRE(warnings.size() == 1);
+}
+
+TEST_CASE("log_module takes stdio, warns for syslog, refuses others", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  CHECK(apply_globus_settings(words({"-log-module", "stdio:buffer=0"}), config, process, warnings)
+            .empty());
+  CHECK(warnings.empty());
+  CHECK(apply_globus_settings(words({"-log-module", "syslog"}), config, process, warnings).empty());
+  CHECK(warnings.size() == 1);
+  const auto problems =
+      apply_globus_settings(words({"-log-module", "netlogger"}), config, process, warnings);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("stdio and syslog") != std::string::npos);
 }
