@@ -150,6 +150,7 @@ bool write_pidfile(const std::string& path) {
 struct AssembledConfig {
   ServerConfig config;
   std::vector<std::string> problems;  // empty when the config may be used
+  std::vector<std::string> warnings;  // Globus options taken with a difference worth saying
 };
 
 // The config from every layer, in Globus's order: the embedded defaults or the config file (and
@@ -169,7 +170,7 @@ AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line
   out.config = std::move(layers.config);
   auto settings = std::move(layers.settings);
   settings.insert(settings.end(), command_line.begin(), command_line.end());
-  out.problems = globus::apply_globus_settings(settings, out.config, process);
+  out.problems = globus::apply_globus_settings(settings, out.config, process, out.warnings);
   if (!out.problems.empty()) return out;
   out.problems = globus::apply_globus_environment(out.config, globus::process_environment(), notes);
   if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
@@ -255,6 +256,7 @@ int main(int argc, char** argv) {
   auto assembled = assemble_config(*command_line, process, notes);
   if (const int rc = print_problems(assembled.problems); rc != 0) return rc;
   ServerConfig config = std::move(assembled.config);
+  const auto warnings = std::move(assembled.warnings);
   if (cli.print_config) {
     std::cout << format_config(config);
     return 0;
@@ -278,6 +280,7 @@ int main(int argc, char** argv) {
     ftps = std::move(*loaded);
   }
   if (cli.check_config) {
+    for (const auto& warning : warnings) std::cerr << "gridftpd: warning: " << warning << "\n";
     std::cout << "gridftpd: configuration OK\n";
     return 0;
   }
@@ -369,6 +372,7 @@ int main(int argc, char** argv) {
   }
   if (background) background->ready();
   for (const auto& note : notes) control_log->info("{}", note);
+  for (const auto& warning : warnings) control_log->warn("{}", warning);
   // SIGHUP: the log files opened again at their paths (logrotate renamed them away: the
   // package's postrotate sends it), then the config read again from the same files, command
   // line and environment, checked as at start-up; a config with problems is refused and the
@@ -403,6 +407,7 @@ int main(int argc, char** argv) {
         control_log->error("SIGHUP: config not reloaded, the running one is kept: {}", problem);
       return;
     }
+    for (const auto& warning : again.warnings) control_log->warn("SIGHUP: {}", warning);
     reloaded.config = std::move(again.config);
     server->apply_reload(std::move(reloaded));
   };
