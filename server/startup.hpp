@@ -21,7 +21,7 @@ ConfigLoad load_config_file(const std::filesystem::path& path);
 // The config before the command line: the -c file if it is gridftpd TOML; else Globus's defaults
 // when the start is Globus-style (a Globus-format -c file, a -C directory, or `globus_start`: a
 // Globus option on the command line or Globus's variables in the environment), else the built-in
-// demo config (docs/GLOBUS.md §6); then, lowest first, the Globus-format files of the -C directory
+// demo config (docs/GLOBUS.md §7); then, lowest first, the Globus-format files of the -C directory
 // (alphabetical) and a Globus-format -c file, as settings with their `$NAME value` environment
 // lines (docs/GLOBUS.md §2). Problems name the file and line.
 struct StartupLayers {

@@ -1,5 +1,5 @@
 // Whether gridftpd was started the way a site starts globus-gridftp-server, and the defaults such
-// a start begins from (docs/GLOBUS.md §6). A Globus-style start gets Globus's defaults, not
+// a start begins from (docs/GLOBUS.md §7). A Globus-style start gets Globus's defaults, not
 // gridftpd's built-in demo config: a site that swaps the binary must not find anonymous logins,
 // FTPS or a loopback-only listener it never asked for. Pure.
 #pragma once

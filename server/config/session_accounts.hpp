@@ -3,7 +3,7 @@
 // would stand between a client and the whole file system. Anonymous sessions run as
 // [anonymous] account (Globus's -anonymous-user), local password-file users as [accounts]
 // account (vsftpd's guest_username), GSI users as their gridmap account; each in a process of its
-// own that becomes that account after login (docs/GLOBUS.md §6). Pure: accounts come in through
+// own that becomes that account after login (docs/GLOBUS.md §7). Pure: accounts come in through
 // a lookup.
 #pragma once
 

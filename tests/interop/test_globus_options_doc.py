@@ -45,6 +45,8 @@ def doc_rows() -> list[tuple[set[str], str, str]]:
     with open(DOC, encoding="utf-8") as f:
         text = f.read()
     section = text[text.index("## 6."):]
+    if "\n## " in section[1:]:
+        section = section[:section.index("\n## ", 1)]
     rows = []
     for line in section.splitlines():
         match = DOC_ROW.match(line)

@@ -1,4 +1,4 @@
-// What makes a start Globus-style (docs/GLOBUS.md §6): an option beyond -help/-version/-c/-C on
+// What makes a start Globus-style (docs/GLOBUS.md §7): an option beyond -help/-version/-c/-C on
 // the command line, or a variable a Globus site sets in the environment.
 #include "server/config/globus_start.hpp"
 
