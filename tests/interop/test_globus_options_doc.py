@@ -73,11 +73,11 @@ def config_key(spellings: list[str]) -> str:
 
 def check_config_args(work: str) -> list[str]:
     """A config that passes --check-config as any user: no GSI, anonymous logins under a root
-    of their own, port 0."""
+    of their own (run as nobody under root), port 0."""
     path = write_config(os.path.join(work, "base.toml"), {
         "listen": {"control_interface": "127.0.0.1", "port": 0},
         "gsi": {"enabled": False},
-        "anonymous": {"enabled": True, "root": os.path.join(work, "root")},
+        "anonymous": {"enabled": True, "root": os.path.join(work, "root"), "account": "nobody"},
     })
     return [gridftpd_binary(), "--check-config", "-c", path]
 
