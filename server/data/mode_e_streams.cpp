@@ -158,6 +158,13 @@ transport::awaitable<Result<std::size_t>> send_piece(
 
 }  // namespace
 
+transport::awaitable<Result<void>> with_figures(DataStreamPtr stream,
+                                                transport::awaitable<Result<void>> transfer) {
+  auto outcome = co_await std::move(transfer);
+  stream->figures = transport::read_socket_figures(*stream->socket);
+  co_return outcome;
+}
+
 transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,
                                                std::shared_ptr<SenderShared> shared,
                                                std::optional<std::uint64_t> eof_count,

@@ -21,6 +21,7 @@
 #include "server/data/data_channel.hpp"
 #include "server/data/data_security.hpp"
 #include "server/storage/upload.hpp"
+#include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
 
@@ -36,6 +37,8 @@ struct DataStream {
   // (a cached connection keeps it: DCAU/PROT changes drop the cache).
   transport::DataLink link = {};
   bool link_ready = false;
+  // Read on `executor` once the stream's transfer ended (with_figures), for the transfer log.
+  transport::SocketFigures figures = {};
 };
 using DataStreamPtr = std::shared_ptr<DataStream>;
 
@@ -73,6 +76,11 @@ struct StreamLimits {
   std::chrono::seconds stall_timeout{120};
   std::shared_ptr<const DataSecurity> security = {};  // null: DCAU N
 };
+
+// Runs `transfer` (a stream's send_stream or receive_stream, on the stream's executor), then
+// reads the stream's socket figures there, before the transfer's task group sees it end.
+transport::awaitable<Result<void>> with_figures(DataStreamPtr stream,
+                                                transport::awaitable<Result<void>> transfer);
 
 // `eof_count` set: this stream sends EOF|EOD with that count instead of a plain EOD.
 transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource source,

@@ -26,6 +26,7 @@
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
+#include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
 
@@ -163,7 +164,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> run_transfer(TransferJob job);
   // Records one finished data connection for the transfer log: its TLS, and its kernel buffer
   // sizes when SBUF asked for a size (so the log shows what reached the socket).
-  void note_data_connection(const transport::DataLink& link, tcp::socket& socket);
+  void note_data_connection(const transport::DataLink& link,
+                            const transport::SocketFigures& figures);
   transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket,
                                                bool we_connected);
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).

@@ -114,10 +114,11 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
         i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
     data_streams_[i]->executor = stream_executor(i);
     group.spawn(data_streams_[i]->executor,
-                send_stream(data_streams_[i], source, shared, eof_count, limits, on_failure));
+                with_figures(data_streams_[i], send_stream(data_streams_[i], source, shared,
+                                                           eof_count, limits, on_failure)));
   }
   auto outcome = co_await group.wait();
-  for (const auto& stream : data_streams_) note_data_connection(stream->link, *stream->socket);
+  for (const auto& stream : data_streams_) note_data_connection(stream->link, stream->figures);
   if (outcome && !abort_requested_) {
     // Idle at EOD: reusable by the next RETR.
     stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Sending);
@@ -197,7 +198,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
     stream->executor = stream->socket->get_executor();
-    group.spawn(stream->executor, receive_stream(stream, job.upload, shared, limits, on_failure));
+    group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
+                                                                      limits, on_failure)));
   }
   while (acceptor->is_open() && !shared->is_complete()) {
     auto socket = data_channel_.new_stream_socket();
@@ -214,12 +216,13 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     accept_deadline->expires_after(timeout);
     stream->socket->set_option(tcp::no_delay(true), ec);
     data_streams_.push_back(stream);
-    group.spawn(stream->executor, receive_stream(stream, job.upload, shared, limits, on_failure));
+    group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
+                                                                      limits, on_failure)));
   }
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;
-  for (const auto& stream : data_streams_) note_data_connection(stream->link, *stream->socket);
+  for (const auto& stream : data_streams_) note_data_connection(stream->link, stream->figures);
   stream_cache_.set_streams_used(data_streams_.size());
   stop_markers(*markers);
   if (stream_acceptor_) {

@@ -157,13 +157,13 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
                          job.batch_sink->first_unsent();
       received = make_error(error_code_for(Condition::TransferFailed));
     }
-    note_data_connection(link, socket);
+    note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
   if (job.upload) {
     auto received =
         co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
-    note_data_connection(link, socket);
+    note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
   Result<void> sent;
@@ -180,31 +180,21 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     boost::system::error_code ec;
     co_await link.finish(socket, ec);
   }
-  note_data_connection(link, socket);
+  note_data_connection(link, transport::read_socket_figures(socket));
   co_return sent;
 }
 
-void ControlSession::note_data_connection(const transport::DataLink& link, tcp::socket& socket) {
+void ControlSession::note_data_connection(const transport::DataLink& link,
+                                          const transport::SocketFigures& figures) {
   transfer_links_.push_back(link.describe());
-  if (data_channel_.socket_buffer() != 0) {
-    transfer_buffers_.push_back(transport::describe_socket_buffers(socket));
-  }
-  const int fd = socket.native_handle();
-  if (transfer_peer_.empty()) {
-    transfer_peer_ = transport::peer_address_text(socket);
+  if (data_channel_.socket_buffer() != 0) transfer_buffers_.push_back(figures.buffers);
+  if (transfer_peer_.empty() && !figures.peer.empty()) {
+    transfer_peer_ = figures.peer;
     // The figures Linux reports (twice what was set), as Globus logs them.
-    int bytes = 0;
-    socklen_t size = sizeof(bytes);
-    if (::getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, &size) == 0 && bytes > 0)
-      transfer_send_buffer_ = static_cast<std::uint32_t>(bytes);
-    size = sizeof(bytes);
-    if (::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, &size) == 0 && bytes > 0)
-      transfer_receive_buffer_ = static_cast<std::uint32_t>(bytes);
+    transfer_send_buffer_ = figures.send_buffer;
+    transfer_receive_buffer_ = figures.receive_buffer;
   }
-  tcp_info info{};
-  socklen_t info_size = sizeof(info);
-  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &info_size) == 0)
-    transfer_retransmits_.push_back(info.tcpi_total_retrans);
+  if (figures.retransmits) transfer_retransmits_.push_back(*figures.retransmits);
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
