@@ -22,7 +22,7 @@ if [[ ${1:-} == stop ]]; then
   exit 0
 fi
 
-scripts/install-deps.sh
+scripts/install-deps.sh --demo
 scripts/build.sh release gridftpd gridcp
 stop_previous
 
