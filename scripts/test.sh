@@ -6,8 +6,8 @@
 #   - interop tests with the real peers (globus-url-copy, globus-gridftp-server, lftp, curl,
 #     Python ftplib, vsftpd) on the release build,
 #   - the Debian package built from that release build, installed, smoke-tested and purged,
-#   - the README's quick start as root and as an unprivileged user, and the shipped monitoring
-#     rules and dashboard.
+#   - the README's quick start as root and as an unprivileged user, the shipped monitoring
+#     rules and dashboard, and the bash completions.
 # Exits non-zero if anything fails; prints each stage's time at the end (docs/TESTING.md).
 #
 # Time on a 2-core machine (docs/TESTING.md, "How long it takes"): compiles go through ccache
@@ -98,6 +98,14 @@ stage "interop with the real peers (release)" \
 # The Debian package, made from that release build: dpkg -i, the unit verified, the man pages
 # rendered, a smoke transfer through the installed server, dpkg --purge.
 stage "Debian package" tests/package/test_package.sh
+
+# What a newcomer and a site's operators meet first: README's quick start run as written, as
+# root and as an unprivileged user; the shipped alert rules (promtool) and dashboard, whose
+# queries must name metrics the server exports; the bash completions against the programs' own
+# options.
+stage "README quick start (root and unprivileged)" tests/package/test_quickstart.sh build/release
+stage "monitoring rules and dashboard" tests/package/test_monitoring.sh build/release
+stage "bash completion" tests/package/test_completion.sh build/release
 
 total=$((SECONDS - run_started))
 echo
