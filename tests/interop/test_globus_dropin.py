@@ -22,14 +22,12 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 
-from gridftp_harness import (MIB, RawControl, _drain, _read_greeting, _started_procs,
-                             EstablishedPortWatch, assert_file_digest, descendants,
-                             ensure_globus_user, free_port,
-                             give_to_globus_user, gridftpd_binary, make_file, make_temp_dir,
-                             make_tree_readable, make_world_traversable, require_tool, run_peer,
-                             run_tests, shared_test_pki, wait_until)
+from gridftp_harness import (_started_procs, assert_file_digest, descendants, ensure_globus_user,
+                             EstablishedPortWatch, free_port, give_to_globus_user, gridftpd_binary,
+                             make_file, make_temp_dir, make_tree_readable, make_world_traversable,
+                             MIB, RawControl, require_tool, run_peer, run_tests, shared_test_pki,
+                             start_until_greeting, wait_until)
 
 SIZE = 5 * MIB + 7
 BIG_SIZE = 256 * MIB  # long enough for ss to catch the data connections
@@ -48,25 +46,10 @@ def start_with_globus_command_line(binary: str, env: dict[str, str],
                                    extra: list[str] | None = None):
     """`binary -p PORT -control-interface 127.0.0.1 -d error -disable-usage-stats [extra]`, the
     same words for either server; returns (process, port) once it greets."""
-    for _attempt in range(3):
-        port = free_port()
-        argv = [binary, "-p", str(port), "-control-interface", "127.0.0.1", "-d", "error",
-                "-disable-usage-stats"] + (extra or [])
-        lines: list[str] = []
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, env=env)
-        _started_procs.append(proc)
-        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            greeting = _read_greeting("127.0.0.1", port)
-            if greeting and greeting.startswith("220"):
-                return proc, port
-            time.sleep(0.05)
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=10)
-    raise AssertionError(f"{binary} did not greet with {argv}\n" + "\n".join(lines[-40:]))
+    proc, port, _argv, _lines = start_until_greeting(
+        lambda port: [binary, "-p", str(port), "-control-interface", "127.0.0.1", "-d", "error",
+                      "-disable-usage-stats"] + (extra or []), env)
+    return proc, port
 
 
 def site_environment(pki, **variables: str) -> dict[str, str]:

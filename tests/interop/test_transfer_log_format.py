@@ -14,14 +14,11 @@ import ftplib
 import os
 import re
 import signal
-import subprocess
-import threading
-import time
 
-from gridftp_harness import (MIB, GLOBUS_USER, GlobusServer, _drain, _read_greeting,
-                             _started_procs, ensure_globus_user, free_port, give_to_globus_user,
-                             gridftpd_binary, make_file, make_temp_dir, make_world_traversable,
-                             run_peer, run_tests, start_globus_server, wait_until)
+from gridftp_harness import (ensure_globus_user, give_to_globus_user, GLOBUS_USER, GlobusServer,
+                             gridftpd_binary, make_file, make_temp_dir, make_world_traversable, MIB,
+                             run_peer, run_tests, start_globus_server, start_until_greeting,
+                             wait_until)
 
 GUC = "globus-url-copy"
 SIZE = MIB + 17
@@ -45,26 +42,11 @@ def start_gridftpd_as_globus(root: str, transfer_log: str,
     os.makedirs(os.path.join(root, "incoming"), exist_ok=True)
     make_world_traversable(root)
     give_to_globus_user(os.path.join(root, "incoming"))
-    for _attempt in range(3):
-        port = free_port()
-        argv = [gridftpd_binary()] + globus_words(port, transfer_log, extra)
-        lines: list[str] = []
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
-        _started_procs.append(proc)
-        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            greeting = _read_greeting("127.0.0.1", port)
-            if greeting and greeting.startswith("220"):
-                server = GlobusServer(proc, "127.0.0.1", port, root, argv, lines)
-                server.kind = "gridftpd"
-                return server
-            time.sleep(0.05)
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=10)
-    raise AssertionError(f"gridftpd did not greet with {argv}\n" + "\n".join(lines[-40:]))
+    proc, port, argv, lines = start_until_greeting(
+        lambda port: [gridftpd_binary()] + globus_words(port, transfer_log, extra))
+    server = GlobusServer(proc, "127.0.0.1", port, root, argv, lines)
+    server.kind = "gridftpd"
+    return server
 
 
 def read_lines(path: str) -> list[str]:

@@ -777,6 +777,30 @@ def _read_greeting(host: str, port: int, launcher: list[str] | None = None) -> s
         return None
 
 
+def start_until_greeting(make_argv, env: dict[str, str] | None = None, attempts: int = 3):
+    """Starts `make_argv(port)` on a free port and waits (30 s) for 127.0.0.1:port to greet with
+    220; a start that ends or stays silent is tried again on another port. Returns
+    (process, port, argv, output lines)."""
+    for _attempt in range(attempts):
+        port = free_port()
+        argv = make_argv(port)
+        lines: list[str] = []
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=env)
+        _started_procs.append(proc)
+        threading.Thread(target=_drain, args=(proc.stdout, lines), daemon=True).start()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            greeting = _read_greeting("127.0.0.1", port)
+            if greeting and greeting.startswith("220"):
+                return proc, port, argv, lines
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=10)
+    raise AssertionError(f"{argv[0]} did not greet with {argv}\n" + "\n".join(lines[-40:]))
+
+
 def start_globus_server(root: str | None = None, host: str = "127.0.0.1",
                         extra_args: list[str] | None = None,
                         gsi: TestPki | None = None,
