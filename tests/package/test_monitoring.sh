@@ -56,8 +56,10 @@ for i, e in enumerate(exprs):
     e = e.replace("$__rate_interval", "5m").replace("$instance", ".*")
     print(f"      - record: dashboard:query_{i}\n        expr: {json.dumps(e)}")
 PY
-promtool check rules "$work/dashboard-rules.yml" > /dev/null \
-  || die "a dashboard query does not parse (promtool check rules $work/dashboard-rules.yml)"
+# The rules file is removed on exit, so promtool's own words are what the failure shows.
+promtool check rules "$work/dashboard-rules.yml" > "$work/promtool.out" 2>&1 \
+  || die "a dashboard query does not parse as PromQL:
+$(cat "$work/promtool.out")"
 
 # The metric names the server exports, one a line (histograms with their _bucket/_sum/_count
 # sample names).
