@@ -99,6 +99,11 @@ stage "interop with the real peers (release)" \
 # rendered, a smoke transfer through the installed server, dpkg --purge.
 stage "Debian package" tests/package/test_package.sh
 
+# The shipped Prometheus rules and Grafana dashboard against a scrape of the release server, and
+# the bash completion scripts against the release binaries' options (seconds each).
+stage "monitoring rules and dashboard" tests/package/test_monitoring.sh build/release
+stage "bash completion" tests/package/test_completion.sh build/release
+
 total=$((SECONDS - run_started))
 echo
 echo "== stage times (the whole run, set-up included: ${total}s)"
