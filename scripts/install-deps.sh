@@ -18,7 +18,7 @@ test_packages=(
   python3-matplotlib python3-fusepy openssl
   globus-gridftp-server-progs globus-proxy-utils globus-gsi-cert-utils-progs
   lftp vsftpd iperf3 tmux procps iproute2 prometheus
-  file man-db systemd logrotate jq
+  file man-db systemd logrotate jq python3-yaml
 )
 
 case ${1:-} in
