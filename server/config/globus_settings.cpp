@@ -45,7 +45,8 @@ constexpr std::array kRules = std::to_array<Rule>({
     // Modes of operation
     {"inetd", Support::Applied,
      "serve the one connection on stdin (inetd, xinetd, systemd sockets); logs go to -l only"},
-    {"daemon", Support::NoOp, "gridftpd always runs as a daemon"},
+    {"daemon", Support::NoOp,
+     "serving a listening port is already the mode (not -i); it stays in the foreground unless -S"},
     {"detach", Support::Applied, "run in the background once listening"},
     {"ssh", Support::Refused,
      "sshftp:// (a control channel over ssh, login left to sshd) is not supported: use "
@@ -220,7 +221,9 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"config_dir", Support::Applied, "directory of Globus-format config files"},
     {"config_base_path", Support::Refused,
      "gridftpd takes relative paths from the directory it was started in: give full paths"},
-    {"debug", Support::Applied, "one process, logging to stderr"},
+    {"debug", Support::Applied,
+     "no process per session (as -no-fork), logging unchanged; as root, refused where sessions "
+     "would stay root"},
     {"pidfile", Support::Applied, "file that gets the server's PID once listening"},
 });
 
