@@ -97,6 +97,12 @@ def test_logrotate_with_the_packaged_file_loses_no_line():
     assert rotated.returncode == 0, f"logrotate failed:\n{rotated.stdout}{rotated.stderr}"
     wait_until(lambda: any("SIGHUP: log files reopened" in line for line in lines_of(server_log)),
                30, f"the reopen noted in a new {server_log}")
+    # Sessions run as the anonymous account, forked by the fork server, which holds the log files
+    # it opened; the reload starts a new one that opens the new files, and only sessions it forks
+    # write there.
+    wait_until(lambda: any("fork server" in line and "started" in line
+                           for line in lines_of(server_log)),
+               30, f"the new fork server noted in {server_log}")
     get(server, "two.bin")
     wait_until(lambda: len(lines_of(transfer_log)) == 1, 30, "the second transfer's line")
     server.assert_alive("after the rotation")
