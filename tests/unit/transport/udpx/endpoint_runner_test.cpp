@@ -276,9 +276,11 @@ TEST_CASE("A receiver with slow storage slows the sender instead of losing datag
   CHECK(stats.storage_cap < 30e6);
   // Receiving cost (duplicates) under 1 %. What is sent twice is what overflowed before the
   // first storage report reached the sender and the pace settled: 10-25 % here, where the same
-  // transfer without the cap resends more than half of the file.
+  // transfer without the cap resends more than half of the file. The bound sits between the
+  // two: on a 2-core machine running another suite beside this one (ctest -j 2 under ASan) the
+  // capped transfer resent 37 % once, since the endpoints run on real threads.
   CHECK(static_cast<double>(receiver.stats().duplicates) < 0.01 * data_packets);
-  CHECK(static_cast<double>(stats.retransmissions) < 0.35 * data_packets);
+  CHECK(static_cast<double>(stats.retransmissions) < 0.45 * data_packets);
   // Reported, not asserted (no timings in tests): acceptance 3 of the UDPX issue wants no
   // stall over 1 s, which this figure shows on the machine that ran it.
   const double stall_ms =
