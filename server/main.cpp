@@ -159,8 +159,10 @@ struct AssembledConfig {
 AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line,
                                 globus::ProcessOptions& process, std::vector<std::string>& notes) {
   AssembledConfig out;
+  // A view: it reads the environment when asked, so it also sees what `$NAME value` lines set.
+  const auto environment = globus::process_environment();
   const bool globus_start = globus::command_line_names_globus(command_line) ||
-                            globus::environment_names_globus(globus::process_environment());
+                            globus::environment_names_globus(environment);
   auto layers = load_startup_layers(process.config_file, process.config_dir, globus_start);
   if (!layers.problems.empty()) {
     out.problems = std::move(layers.problems);
@@ -172,7 +174,7 @@ AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line
   settings.insert(settings.end(), command_line.begin(), command_line.end());
   out.problems = globus::apply_globus_settings(settings, out.config, process, out.warnings);
   if (!out.problems.empty()) return out;
-  out.problems = globus::apply_globus_environment(out.config, globus::process_environment(), notes);
+  out.problems = globus::apply_globus_environment(out.config, environment, notes);
   if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
     // Globus's anonymous users see the real "/", writable where the kernel lets their account.
     out.config.anonymous.root = "/";

@@ -152,18 +152,17 @@ std::vector<std::string> prepare_roots(const ServerConfig& config) {
     const auto normalized = protocol::control::resolve_virtual_path("/", area);
     if (!normalized || *normalized == "/") continue;
     const auto path = config.anonymous.root / normalized->substr(1);
-    const bool created = std::filesystem::create_directories(path, ec);
+    std::filesystem::create_directories(path, ec);
     if (ec) {
       problems.push_back(fmt::format("cannot create writable area {}: {}", area, ec.message()));
       continue;
     }
-    // A writable area the anonymous account could not write is of no use: one made here, or
-    // one root still owns (made by an earlier start as root), goes to the account. One the
-    // operator gave to somebody else keeps its owner.
+    // A writable area the anonymous account could not write is of no use: one root owns (made
+    // here, or by an earlier start as root) goes to the account. One the operator gave to
+    // somebody else keeps its owner.
     struct stat status {};
     const bool roots = ::stat(path.c_str(), &status) == 0 && status.st_uid == 0;
-    if ((created || roots) && owner != nullptr &&
-        ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
+    if (roots && owner != nullptr && ::chown(path.c_str(), owner->pw_uid, owner->pw_gid) != 0)
       problems.push_back(fmt::format("cannot give writable area {} to {}: {}", area,
                                      config.anonymous.account, std::strerror(errno)));
   }

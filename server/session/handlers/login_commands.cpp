@@ -75,16 +75,12 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   // guest_username, never root (server/config/session_accounts.hpp).
   const auto& run_as =
       context->anonymous ? services_.config.anonymous.account : services_.config.accounts.account;
-  if (run_as.empty() && ::geteuid() == 0) {
-    log_->error("{} login refused user={}: no account to run the session as", tag(), context->name);
-    services_.registry.logout(context->name);
-    counted_login_ = false;
-    send(rc::kNotLoggedIn, "Login failed: this server has no account to run the session as.");
-    co_return;
-  }
-  if (!run_as.empty() && ::geteuid() == 0) {
-    if (auto became = become_account(run_as); !became) {
-      log_->error("{} cannot become account {}: {}", tag(), run_as, became.error().message());
+  if (::geteuid() == 0) {
+    auto became = run_as.empty() ? make_error(error_code_for(Condition::LoginFailed))
+                                 : become_account(run_as);
+    if (!became) {
+      log_->error("{} login refused user={}: cannot run the session as account '{}': {}", tag(),
+                  context->name, run_as, became.error().message());
       services_.registry.logout(context->name);
       counted_login_ = false;
       send(rc::kNotLoggedIn, "Login failed: cannot switch to the session's account.");
