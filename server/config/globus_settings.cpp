@@ -161,12 +161,11 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"stripe_blocksize_locked", Support::Warned, kNoStripes, "0"},
     {"stripe_layout_locked", Support::Warned, kNoStripes, "0"},
     // Disk
-    {"blocksize", Support::Warned,
-     "ignored: gridftpd reads and sends MODE E blocks of 1 MiB (Globus: 256 KiB)"},
-    {"sync_writes", Support::Refused,
-     "gridftpd does not flush to disk before each restart marker; without this the restart "
-     "point could be lost in a crash, so it refuses rather than pretend",
-     "0"},
+    {"blocksize", Support::Applied,
+     "MODE E block size sent and file read unit ([storage] block_bytes; 4 KiB to 64 MiB)"},
+    {"sync_writes", Support::Applied,
+     "[storage] durable: each 111 names only synced bytes, and the final 226 waits until the "
+     "file and its name are on stable storage"},
     {"perms", Support::Applied,
      "0644 only: gridftpd creates files 0644 less the umask, Globus's default; other modes are "
      "refused"},
@@ -369,6 +368,10 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
     c.server.home_dir = s.value;
   } else if (k == "banner") {
     c.server.banner = s.value;
+  } else if (k == "blocksize") {
+    read_number(s, c.storage.block_bytes, 4096, 64U << 20, problems);
+  } else if (k == "sync_writes") {
+    c.storage.durable = on;
   } else if (k == "control_idle_timeout") {
     read_number(s, c.timeouts.idle_seconds, 1, 1u << 30, problems);
   } else if (k == "control_preauth_timeout") {

@@ -198,6 +198,12 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   metrics.read_integer("port", c.metrics.port);
   metrics.report_unknown_keys();
 
+  TableReader storage(section(root, "storage", problems), "storage", problems);
+  storage.read_bool("durable", c.storage.durable);
+  storage.read_integer("block_bytes", c.storage.block_bytes);
+  storage.read_string_list("checksums", c.storage.checksums);
+  storage.report_unknown_keys();
+
   TableReader logging(section(root, "logging", problems), "logging", problems);
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
@@ -208,7 +214,8 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
 
 const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
                                                    "anonymous", "accounts", "gsi",    "tls",
-                                                   "logging",   "udpx",     "metrics"};
+                                                   "logging",   "udpx",     "metrics",
+                                                   "storage"};
 
 }  // namespace
 
@@ -285,6 +292,20 @@ std::vector<std::string> validate(const ServerConfig& c) {
         fmt::format("logging.level '{}' is not one of trace, debug, info, warn, "
                     "error, critical, off",
                     c.logging.level));
+  }
+  constexpr std::uint64_t kMaxBlockBytes = 64U << 20;
+  if (c.storage.block_bytes < 4096 || c.storage.block_bytes > kMaxBlockBytes) {
+    problems.push_back(fmt::format("storage.block_bytes {} is not between 4096 and {}",
+                                   c.storage.block_bytes, kMaxBlockBytes));
+  }
+  static const std::set<std::string, std::less<>> kChecksums{"ADLER32", "MD5",    "SHA1",
+                                                             "SHA256",  "SHA512", "CRC32C"};
+  for (const auto& name : c.storage.checksums) {
+    if (!kChecksums.contains(name)) {
+      problems.push_back(fmt::format(
+          "storage.checksums: '{}' is not one of ADLER32, MD5, SHA1, SHA256, SHA512, CRC32C",
+          name));
+    }
   }
   if (c.logging.transfer_log_format != "json" && c.logging.transfer_log_format != "netlogger") {
     problems.push_back(fmt::format("logging.transfer_log_format '{}' is not one of json, netlogger",
@@ -369,6 +390,9 @@ std::string format_config(const ServerConfig& c) {
   root.insert("metrics", toml::table{{"enabled", c.metrics.enabled},
                                      {"address", c.metrics.address},
                                      {"port", n(c.metrics.port)}});
+  root.insert("storage", toml::table{{"durable", c.storage.durable},
+                                     {"block_bytes", n(c.storage.block_bytes)},
+                                     {"checksums", string_array(c.storage.checksums)}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();

@@ -143,6 +143,19 @@ struct MetricsConfig {
   std::uint16_t port = 9464;
 };
 
+// How uploads reach the disk and what is kept with a file (docs/STORAGE.md).
+struct StorageConfig {
+  // The final reply of an upload waits until the file's data and its name are on stable storage,
+  // and each 111 restart marker names only ranges already there (Globus's -sync-writes, plus
+  // the durable final reply). Off by default, as Globus: it costs an fdatasync of every file.
+  bool durable = false;
+  // MODE E blocks this server sends, and the unit it reads a file in (Globus's -bs).
+  std::uint64_t block_bytes = 1U << 20;
+  // Digests computed while a file is received (CKSM names: ADLER32, MD5, SHA1, SHA256, SHA512,
+  // CRC32C) and stored with it, so CKSM answers without reading the file again.
+  std::vector<std::string> checksums{"ADLER32"};
+};
+
 struct ServerConfig {
   ListenConfig listen;
   ServerSection server;
@@ -155,6 +168,7 @@ struct ServerConfig {
   LoggingConfig logging;
   UdpxConfig udpx;
   MetricsConfig metrics;
+  StorageConfig storage;
 };
 
 // Outcome of loading: the config, or every problem found, each naming the key and its line.
