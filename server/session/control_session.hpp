@@ -183,6 +183,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> send_markers(std::function<protocol::restart::ByteRangeSet()> received,
                                           std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
+  // MODE E blocks sent ([storage] block_bytes, Globus's -bs).
+  std::size_t block_bytes() const {
+    return static_cast<std::size_t>(services_.config.storage.block_bytes);
+  }
   // One 111 marker of `ranges`, received before the call; for a durable `upload` only after
   // they are on stable storage (a failed sync sends none: the marker would promise too much).
   transport::awaitable<void> send_kept_ranges(protocol::restart::ByteRangeSet ranges,

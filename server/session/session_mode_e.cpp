@@ -19,10 +19,6 @@ using transport::use_awaitable;
 
 namespace {
 
-// Blocks of 1 MiB keep the per-block header cost negligible and match globus-url-copy's own
-// sending block size (its -bs default).
-constexpr std::size_t kBlockBytes = 1 << 20;
-
 std::int64_t now_tenths() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -109,7 +105,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
       text ? BlockSource::text(text) : BlockSource::file(job.source->get(), job.offset);
   const std::uint64_t total = text ? text->size() : job.length;
   auto plan = protocol::mode_e::BlockPlanner::for_restart(
-      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}), kBlockBytes);
+      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}),
+      services_.config.storage.block_bytes);
   if (!plan) co_return make_error(plan.error());
   auto shared = std::make_shared<SenderShared>(std::move(*plan));
   shared->bytes = &progress_.bytes;
@@ -118,7 +115,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const auto on_failure = [self] {
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
-  const StreamLimits limits{kBlockBytes, timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security};
   transport::TaskGroup group(socket_.get_executor());
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
@@ -231,7 +228,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     boost::system::error_code ignored;
     acceptor->close(ignored);
   });
-  const StreamLimits limits{kBlockBytes, timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security};
   Result<void> outcome_override;
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {

@@ -265,7 +265,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.tcp_buffer = data_channel_.socket_buffer() != 0 ? data_channel_.socket_buffer()
                       : received                         ? transfer_receive_buffer_
                                                          : transfer_send_buffer_;
-  record.block_size = StreamLimits{}.block_bytes;  // MODE E's blocks; stream mode has none
+  record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   record.retransmits = transfer_retransmits_;
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);

@@ -17,6 +17,7 @@
 
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/storage/directory_sync.hpp"
 
 namespace gridftp::server::storage {
 namespace {
@@ -246,6 +247,8 @@ Result<void> PosixStorage::make_directory(std::string_view path) const {
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
   if (::mkdirat(parent->get(), name_of(path).c_str(), 0755) != 0) return make_error(last_errno());
+  // A durable upload into the new directory is kept only if the directory's own name is.
+  if (durable_uploads_) return sync_directory(parent->get());
   return {};
 }
 

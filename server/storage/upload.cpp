@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "server/storage/directory_sync.hpp"
+
 namespace gridftp::server::storage {
 
 Upload::Upload(UniqueFd file, UniqueFd directory, std::string temp_name, std::string final_name,
@@ -71,19 +73,6 @@ Result<void> Upload::sync_data() const {
   }
   return {};
 }
-
-namespace {
-
-// A directory's entries reach stable storage only with an fsync of the directory itself; the
-// upload holds it as O_PATH, which fsync refuses, so a readable descriptor is opened for it.
-Result<void> sync_directory(int directory) {
-  const UniqueFd readable(::openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!readable.valid() || ::fsync(readable.get()) != 0)
-    return make_error(std::error_code(errno, std::generic_category()));
-  return {};
-}
-
-}  // namespace
 
 Result<void> Upload::commit() {
   finished_ = true;
