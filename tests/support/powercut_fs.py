@@ -36,7 +36,8 @@ after every change: writes, written (bytes), fsyncs, fdatasyncs, fsyncdirs, unsy
 (bytes written since their file's last sync), unsynced_dirs (directories whose names differ
 from their durable ones), synced (for each file synced at least once, by the path of its last
 sync: the [start, end) ranges of written bytes that sync made durable), cut, and events (the
-last namespace changes and syncs, in order, for failure messages). Tests wait on those counters, not on the clock.
+last namespace changes and syncs, in order, for failure messages). Tests wait on those
+counters, not on the clock.
 """
 
 from __future__ import annotations
@@ -114,21 +115,22 @@ class VolatileDisk:
         self.counters = {"writes": 0, "written": 0, "fsyncs": 0, "fdatasyncs": 0,
                          "fsyncdirs": 0}
         self.events: list[str] = []
-        self._load(backing, None)
+        self._load(backing)
 
     # Loading BACKING as both states -------------------------------------------------------
-    def _load(self, path: str, parent: Inode | None) -> Inode:
+    def _load(self, path: str) -> Inode:
         info = os.lstat(path)
         if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
             raise SystemExit(f"{FSNAME}: {path} is neither a file nor a directory; "
                              "only those are modelled")
         inode = self._new_inode(info.st_mode, info.st_uid, info.st_gid)
-        inode.atime, inode.mtime, inode.ctime = info.st_atime_ns, info.st_mtime_ns, info.st_ctime_ns
+        inode.atime, inode.mtime = info.st_atime_ns, info.st_mtime_ns
+        inode.ctime = info.st_ctime_ns
         self.durable_is_dir[inode.number] = inode.is_dir
         if inode.is_dir:
             self.backing_dir_ino[inode.number] = info.st_ino
             for name in sorted(os.listdir(path)):
-                child = self._load(os.path.join(path, name), inode)
+                child = self._load(os.path.join(path, name))
                 inode.entries[name] = child.number
                 child.names += 1
             self.durable_entries[inode.number] = dict(inode.entries)
@@ -136,6 +138,7 @@ class VolatileDisk:
             os.link(path, self._store_path(inode.number))
             with open(path, "rb") as f:
                 inode.data = bytearray(f.read())
+            inode.written = inode.synced = [(0, len(inode.data))]
         return inode
 
     def _new_inode(self, mode: int, uid: int, gid: int) -> Inode:
@@ -172,7 +175,7 @@ class VolatileDisk:
             raise _error(errno.ENOTDIR)
         return parent, name
 
-    def _forget_if_unused(self, inode: Inode) -> None:
+    def forget_if_unused(self, inode: Inode) -> None:
         if inode.names == 0 and inode.handles == 0 and inode.number != ROOT:
             self.inodes.pop(inode.number, None)
 
@@ -202,7 +205,7 @@ class VolatileDisk:
         inode = self.inodes[parent.entries.pop(name)]
         inode.names -= 1
         inode.ctime = parent.mtime = parent.ctime = time.time_ns()
-        self._forget_if_unused(inode)
+        self.forget_if_unused(inode)
 
     def unlink(self, path: str) -> None:
         parent, name = self.parent_of(path)
@@ -443,7 +446,7 @@ def _serve(backing: str, mountpoint: str, control_dir: str) -> None:
             inode = self.handles.pop(fh, None)
             if inode is not None:
                 inode.handles -= 1
-                self.disk._forget_if_unused(inode)
+                self.disk.forget_if_unused(inode)
 
         # Metadata ---------------------------------------------------------------------------
         def getattr(self, path, fh=None):
