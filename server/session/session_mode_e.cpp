@@ -30,12 +30,24 @@ std::int64_t now_tenths() {
          100;
 }
 
+// Disk syncs run on the blocking pool: an fdatasync can take seconds. Plain coroutine functions
+// handed to co_spawn, as elsewhere: GCC 12 mishandles a capturing lambda passed by value into a
+// coroutine (its shared_ptr was released twice, closing the upload's file early).
+transport::awaitable<Result<void>> sync_upload_data(std::shared_ptr<storage::Upload> upload) {
+  co_return upload->sync_data();
+}
+
+transport::awaitable<Result<void>> commit_upload_here(std::shared_ptr<storage::Upload> upload) {
+  co_return upload->commit();
+}
+
 }  // namespace
 
 // The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
 struct ControlSession::MarkerTimer {
   explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
   asio::steady_timer timer;
+  std::shared_ptr<storage::Upload> upload;
   bool done = false;
 };
 
@@ -130,9 +142,11 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
 }
 
 std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
-    std::function<protocol::restart::ByteRangeSet()> received) {
+    std::function<protocol::restart::ByteRangeSet()> received,
+    std::shared_ptr<storage::Upload> upload) {
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
   auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
+  markers->upload = std::move(upload);
   asio::co_spawn(socket_.get_executor(), send_markers(std::move(received), markers),
                  asio::detached);
   return markers;
@@ -153,8 +167,33 @@ transport::awaitable<void> ControlSession::send_markers(
     co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
     if (markers->done) break;
     send_perf_marker();
-    send_range_marker(received());
+    auto ranges = received();
+    if (!markers->upload || !markers->upload->durable()) {
+      send_range_marker(ranges);
+      continue;
+    }
+    const auto synced = co_await asio::co_spawn(services_.blocking_pool,
+                                                sync_upload_data(markers->upload), use_awaitable);
+    // The transfer's own last marker and final reply may have gone out meanwhile.
+    if (synced && !markers->done) send_range_marker(ranges);
   }
+}
+
+transport::awaitable<void> ControlSession::send_kept_ranges(
+    protocol::restart::ByteRangeSet ranges, std::shared_ptr<storage::Upload> upload) {
+  if (upload && upload->durable()) {
+    const auto synced =
+        co_await asio::co_spawn(services_.blocking_pool, sync_upload_data(upload), use_awaitable);
+    if (!synced) co_return;
+  }
+  send_range_marker(ranges);
+}
+
+transport::awaitable<Result<void>> ControlSession::commit_upload(
+    std::shared_ptr<storage::Upload> upload) {
+  if (!upload->durable()) co_return upload->commit();
+  co_return co_await asio::co_spawn(services_.blocking_pool, commit_upload_here(upload),
+                                    use_awaitable);
 }
 
 transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
@@ -182,7 +221,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
 
-  const auto markers = start_markers([shared] { return shared->received_ranges(); });
+  const auto markers = start_markers([shared] { return shared->received_ranges(); }, job.upload);
 
   // The listener stays open until EOF accounting completes (GFD.20: a stream may still be on its
   // way); a sender that stops connecting for data_seconds ends it.
@@ -240,7 +279,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     data_streams_.clear();
   }
   send_perf_marker();
-  send_range_marker(shared->received_ranges());
+  co_await send_kept_ranges(shared->received_ranges(), job.upload);
   co_return outcome;
 }
 

@@ -299,6 +299,13 @@ std::string partial_name_for(std::string_view name) {
 
 Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode,
                                           std::uint64_t offset, bool keep_partial_on_abort) const {
+  auto upload = open_upload(path, mode, offset, keep_partial_on_abort);
+  if (upload && durable_uploads_) upload->make_durable();
+  return upload;
+}
+
+Result<Upload> PosixStorage::open_upload(std::string_view path, UploadMode mode,
+                                         std::uint64_t offset, bool keep_partial_on_abort) const {
   // The parent that was checked is the one written in: no second lookup a symlink swap could
   // redirect.
   auto parent = open_writable_parent(path);

@@ -71,12 +71,19 @@ class PosixStorage {
   // begin_upload() first removes partial uploads in its directory not written for `age`.
   void expire_partials_after(std::chrono::seconds age) { partial_expiry_ = age; }
   std::chrono::seconds partial_expiry() const { return partial_expiry_; }
+  // Uploads begun from now on commit durably (Upload::make_durable): [storage] durable, or the
+  // session's SITE DURABLE.
+  void set_durable_uploads(bool durable) { durable_uploads_ = durable; }
+  bool durable_uploads() const { return durable_uploads_; }
 
   bool is_writable_area(std::string_view path) const;
   // Errors: PermissionDenied when `path` may not be created, changed or removed.
   Result<void> check_writable(std::string_view path) const;
 
  private:
+  Result<Upload> open_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
+                             bool keep_partial_on_abort) const;
+
   PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas,
                protocol::control::PathRules rules, std::string root_prefix)
       : resolver_(std::move(resolver)),
@@ -106,6 +113,7 @@ class PosixStorage {
   protocol::control::PathRules rules_;
   std::string root_prefix_;                 // the root's real path, "" for "/"
   std::chrono::seconds partial_expiry_{0};  // 0: partial uploads are kept
+  bool durable_uploads_ = false;
 };
 
 }  // namespace gridftp::server::storage

@@ -28,7 +28,8 @@ Upload::Upload(Upload&& other) noexcept
       start_offset_(other.start_offset_),
       keep_partial_on_abort_(other.keep_partial_on_abort_),
       remove_on_abort_(other.remove_on_abort_),
-      finished_(std::exchange(other.finished_, true)) {}
+      finished_(std::exchange(other.finished_, true)),
+      durable_(other.durable_) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
   if (this == &other) return *this;
@@ -41,6 +42,7 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   keep_partial_on_abort_ = other.keep_partial_on_abort_;
   remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
+  durable_ = other.durable_;
   return *this;
 }
 
@@ -63,15 +65,42 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
   return {};
 }
 
+Result<void> Upload::sync_data() const {
+  while (::fdatasync(file_.get()) != 0) {
+    if (errno != EINTR) return make_error(std::error_code(errno, std::generic_category()));
+  }
+  return {};
+}
+
+namespace {
+
+// A directory's entries reach stable storage only with an fsync of the directory itself; the
+// upload holds it as O_PATH, which fsync refuses, so a readable descriptor is opened for it.
+Result<void> sync_directory(int directory) {
+  const UniqueFd readable(::openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!readable.valid() || ::fsync(readable.get()) != 0)
+    return make_error(std::error_code(errno, std::generic_category()));
+  return {};
+}
+
+}  // namespace
+
 Result<void> Upload::commit() {
   finished_ = true;
-  if (temp_name_.empty()) return {};
-  if (::renameat(directory_.get(), temp_name_.c_str(), directory_.get(), final_name_.c_str()) !=
-      0) {
+  if (durable_) {
+    if (auto synced = sync_data(); !synced) {
+      abort();
+      return synced;
+    }
+  }
+  if (!temp_name_.empty() && ::renameat(directory_.get(), temp_name_.c_str(), directory_.get(),
+                                        final_name_.c_str()) != 0) {
     const std::error_code ec(errno, std::generic_category());
     ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
     return make_error(ec);
   }
+  // In place too: the upload may have created the name.
+  if (durable_) return sync_directory(directory_.get());
   return {};
 }
 

@@ -139,6 +139,7 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
   }
   storage->expire_partials_after(
       std::chrono::seconds(services_.config.server.partial_expiry_seconds));
+  storage->set_durable_uploads(services_.config.storage.durable);
   return storage;
 }
 
