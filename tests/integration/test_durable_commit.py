@@ -96,8 +96,10 @@ def missing_syncs(name: str, status: dict) -> str:
     missing = []
     if not any(event in data_syncs for event in seen):
         missing.append(f"no fsync or fdatasync of {temp} (its data)")
-    if "fsyncdir /" not in seen[renamed + 1:]:
-        missing.append(f"no fsync of the directory / after `{seen[renamed]}` (its name)")
+    directory = os.path.dirname(path)
+    if f"fsyncdir {directory}" not in seen[renamed + 1:]:
+        missing.append(f"no fsync of the directory {directory} after `{seen[renamed]}` "
+                       f"(its name)")
     return "; ".join(missing) or "every sync it needed, yet the bytes differ"
 
 
@@ -156,14 +158,22 @@ def test_without_durable_commit_a_power_cut_takes_the_uploads():
         f"nothing was synced, yet the disk kept {sorted(os.listdir(backing))}")
 
 
+def assert_durable_state(ftp: ftplib.FTP, durable: bool, what: str) -> None:
+    """SITE DURABLE without an argument answers 200 and says whether the session is durable."""
+    reply = ftp.sendcmd("SITE DURABLE")
+    says_durable = reply.startswith("200") and "not durable" not in reply.lower()
+    assert reply.startswith("200") and says_durable == durable, (
+        f"SITE DURABLE {what}: {reply!r}, expected it to say {'' if durable else 'not '}durable")
+
+
 def test_site_durable_on_makes_one_session_durable():
     """On a server configured off, a session that says SITE DURABLE ON (200) keeps its upload
     through the cut. What others did shows the model's two failures: an upload by another
     session before it lost its bytes but not its name (the durable session's fsync of the
     directory made every name there durable, not their data: plain.bin comes back empty, a
     partial file passed off as complete), and an upload after SITE DURABLE OFF (200) is gone
-    (nothing synced its name). SITE DURABLE with a bad or no argument gets a 5xx and changes
-    nothing."""
+    (nothing synced its name). SITE DURABLE with a bad argument gets a 5xx and changes nothing;
+    without one it says (200) which the session is."""
     root, backing, disk = powercut_root()
     server = start_gridftpd(root)
     plain, durable, after_off = (os.urandom(size) for size in (MIB + 1, 3 * MIB + 7, MIB))
@@ -172,15 +182,16 @@ def test_site_durable_on_makes_one_session_durable():
     with server.ftp() as ftp:
         expect_ftp_error(lambda: ftp.sendcmd("SITE DURABLE MAYBE"), "5",
                          "SITE DURABLE with a bad argument")
-        expect_ftp_error(lambda: ftp.sendcmd("SITE DURABLE"), "5",
-                         "SITE DURABLE without an argument")
+        assert_durable_state(ftp, False, "before SITE DURABLE ON")
         synced_before = disk.status()["fsyncdirs"]
         reply = ftp.sendcmd("SITE DURABLE ON")
         assert reply.startswith("200"), f"SITE DURABLE ON: {reply!r}"
+        assert_durable_state(ftp, True, "after SITE DURABLE ON")
         stor(ftp, "durable.bin", durable)
         assert disk.status()["fsyncdirs"] > synced_before, "SITE DURABLE ON synced no directory"
         reply = ftp.sendcmd("SITE DURABLE OFF")
         assert reply.startswith("200"), f"SITE DURABLE OFF: {reply!r}"
+        assert_durable_state(ftp, False, "after SITE DURABLE OFF")
         synced_before = disk.status()
         stor(ftp, "after-off.bin", after_off)
         after = disk.status()
