@@ -6,7 +6,7 @@ file; names synced by fsync of their directory.
 
 Asserted: with durable commit on, every upload that got its 226 (stream mode and MODE E with
 four streams) is on the disk after the cut under its name with exactly the bytes sent, and no
-hidden `.gridftpd-part.*` upload is what remains; with it off, the server syncs nothing and the
+hidden `.gridftpd-part.*` upload is what remains, also below directories the upload made (MKD); with it off, the server syncs nothing and the
 cut takes every upload, although each got its 226 and read back whole before the cut; a session
 that says SITE DURABLE ON on a server configured off keeps its upload, SITE DURABLE OFF and a
 bad argument get their replies; and with it on, every 111 restart marker names only bytes the
@@ -138,6 +138,31 @@ def test_durable_uploads_survive_a_power_cut():
     assert_kept(backing, digests, status, "durable commit on")
     assert hidden(backing) == [], f"hidden upload files after the cut: {hidden(backing)}"
     assert sorted(os.listdir(backing)) == sorted(digests), sorted(os.listdir(backing))
+
+
+def test_a_durable_upload_into_directories_it_made_survives_a_power_cut():
+    """Durable commit on, gridcp -cd puts a file two directories below incoming/, making both
+    (MKD): the 226 promises the file, so after a power cut it is there whole, which needs the
+    new directories' names synced in their parents too, not only the file's name in its own."""
+    root, backing, disk = powercut_root()
+    server = start_gridftpd(root, storage={"durable": True})
+    local = os.path.join(make_temp_dir("durable-src-"), "deep.bin")
+    digest = make_file(local, 2 * MIB + 9)
+    run_peer([gridcp_binary(), "-cd", file_url(local), server.url("incoming/made/below/deep.bin")],
+             timeout=120, what="gridcp -cd put")
+    status = disk.power_cut()
+    server.stop()
+    path = os.path.join(backing, "made", "below", "deep.bin")
+    kept = sorted(os.path.relpath(os.path.join(d, n), backing)
+                  for d, dirs, files in os.walk(backing) for n in dirs + files)
+    seen = status["events"]
+    unsynced = [f"no fsync of {os.path.dirname(e[len('mkdir '):])} after `{e}`"
+                for i, e in enumerate(seen) if e.startswith("mkdir ")
+                and f"fsyncdir {os.path.dirname(e[len('mkdir '):])}" not in seen[i + 1:]]
+    assert os.path.isfile(path) and sha256_file(path) == digest, (
+        f"made/below/deep.bin got its 226 and is not on the disk whole after the power cut: "
+        f"{'; '.join(unsynced) or missing_syncs('made/below/deep.bin', status)}; the disk kept "
+        f"{kept} and saw, in order:\n{events(status)}")
 
 
 def test_without_durable_commit_a_power_cut_takes_the_uploads():
