@@ -277,6 +277,15 @@ class StreamReceiver {
   transport::awaitable<Result<std::span<char>>> next_window() {
     const auto remaining = decoder_.payload_remaining();
     if (remaining == 0) {
+      // Between blocks a full run goes to the writer. With no byte waiting on the socket the
+      // read would wait anyway: everything read is written and recorded first, so the next 111
+      // marker names it (a paused sender, or one waiting for markers, sees them move).
+      boost::system::error_code ec;
+      if (stream_.socket->available(ec) == 0) {
+        if (auto stored = co_await store_all(); !stored) co_return make_error(stored.error());
+      } else if (run_bytes_ == kRunBytes) {
+        if (auto handed = co_await hand_off(); !handed) co_return make_error(handed.error());
+      }
       const auto needed = decoder_.header_bytes_needed();
       co_return std::span<char>(header_).subspan(header_.size() - needed);
     }
