@@ -516,7 +516,8 @@ def report(machine: dict, cells: list[Cell], records: list[dict], ceilings: list
              f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memory_gib']} GiB, "
              f"kernel {machine['kernel']}, tcp {machine['tcp_congestion_control']}. Files in "
              f"{machine['dir']}: {fs.get('fstype')} on {fs.get('source')} (mounted at "
-             f"{fs.get('target')}, rotational {fs.get('rotational', '?')}).",
+             f"{fs.get('target')}, rotational {fs.get('rotational', '?')}). Binaries: "
+             + ", ".join(f"{name} {path}" for name, path in machine["binaries"].items()) + ".",
              "",
              "Servers on 127.0.0.1, anonymous ftp:// as gftest, a process per session: gridftpd "
              "(`[anonymous] account = \"gftest\"`, `[storage] durable = false`, checksums = "
