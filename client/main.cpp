@@ -2,6 +2,7 @@
 // file only turns argv into CopyEngine options and calls, and picks the exit status; per-file
 // output comes from the reporters (client/report/).
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -403,6 +404,9 @@ bool udpx_request(const Flags& flags, std::optional<gridftp::client::UdpxRequest
 }  // namespace
 
 int main(int argc, char** argv) {
+  // sendfile(2) has no MSG_NOSIGNAL: a data peer that hangs up must fail the send (EPIPE, and
+  // a -rst retry), not kill gridcp.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string_view> raw(argv, argv + argc);
   auto spelled = gridftp::client::spell_flags(raw);
   if (!spelled.error.empty()) {
