@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "server/storage/stored_checksums.hpp"
+
 namespace gridftp::server::storage {
 
 Upload::Upload(UniqueFd file, UniqueFd directory, std::string temp_name, std::string final_name,
@@ -28,7 +30,8 @@ Upload::Upload(Upload&& other) noexcept
       start_offset_(other.start_offset_),
       keep_partial_on_abort_(other.keep_partial_on_abort_),
       remove_on_abort_(other.remove_on_abort_),
-      finished_(std::exchange(other.finished_, true)) {}
+      finished_(std::exchange(other.finished_, true)),
+      checksums_(std::move(other.checksums_)) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
   if (this == &other) return *this;
@@ -41,6 +44,7 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   keep_partial_on_abort_ = other.keep_partial_on_abort_;
   remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
+  checksums_ = std::move(other.checksums_);
   return *this;
 }
 
@@ -50,6 +54,7 @@ Upload::~Upload() {
 
 Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes) {
   std::uint64_t position = start_offset_ + offset;
+  const auto block = bytes;
   while (!bytes.empty()) {
     const auto written =
         ::pwrite(file_.get(), bytes.data(), bytes.size(), static_cast<off_t>(position));
@@ -60,19 +65,36 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
     bytes = bytes.subspan(static_cast<std::size_t>(written));
     position += static_cast<std::uint64_t>(written);
   }
+  // After the write, so only bytes that reached the file count; still on the writing thread, so
+  // parallel streams checksum their blocks in parallel.
+  if (checksums_) checksums_->record(start_offset_ + offset, block);
   return {};
 }
 
 Result<void> Upload::commit() {
   finished_ = true;
-  if (temp_name_.empty()) return {};
-  if (::renameat(directory_.get(), temp_name_.c_str(), directory_.get(), final_name_.c_str()) !=
-      0) {
+  if (!temp_name_.empty() && ::renameat(directory_.get(), temp_name_.c_str(), directory_.get(),
+                                        final_name_.c_str()) != 0) {
     const std::error_code ec(errno, std::generic_category());
     ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
     return make_error(ec);
   }
+  store_checksums();
   return {};
+}
+
+void Upload::store_checksums() {
+  if (!checksums_) return;
+  // The size and mtime the file has now, with every write done, are what the values are keyed
+  // to: the file as it stands under its final name.
+  const auto version = file_version_of(file_.get());
+  if (!version) return;
+  for (const auto& value : checksums_->finish(version->size_bytes)) {
+    // Not stored (no user xattrs here, a full disk): CKSM reads the file instead, as it would
+    // have without this.
+    (void)store_checksum(file_.get(), value.algorithm, *version, value.hex);
+  }
+  checksums_.reset();
 }
 
 void Upload::abort() {
