@@ -5,6 +5,7 @@
 #include "security/gsi_handshake.hpp"
 #include "security/x509_identity.hpp"
 #include "transport/error_conversion.hpp"
+#include "transport/file_send.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -92,6 +93,19 @@ transport::awaitable<Result<void>> DataSocket::write_once(std::string_view bytes
   co_return Result<void>{};
 }
 
+transport::awaitable<Result<std::size_t>> DataSocket::send_file_once(std::span<const char> header,
+                                                                     int fd, std::uint64_t offset,
+                                                                     std::size_t count) {
+  boost::system::error_code ec;
+  co_await transport::async_send_all(socket_, header, true, ec);
+  std::size_t sent = 0;
+  if (!ec) sent = co_await transport::async_send_file(socket_, fd, offset, count, ec);
+  if (sent == 0 && transport::is_sendfile_unsupported(ec))
+    co_return make_error(std::make_error_code(std::errc::operation_not_supported));
+  if (ec) co_return make_error(transport::to_error_code(ec));
+  co_return sent;
+}
+
 transport::awaitable<Result<void>> DataSocket::finish_tls() {
   boost::system::error_code ec;
   co_await link_.finish(socket_, ec);
@@ -105,6 +119,12 @@ Result<std::size_t> DataSocket::read_some(std::span<char> buffer, Clock::duratio
 
 Result<void> DataSocket::write_all(std::string_view bytes, Clock::duration timeout) {
   return run_with_timeout(io_, socket_, write_once(bytes), timeout);
+}
+
+Result<std::size_t> DataSocket::send_file_range(std::span<const char> header, int fd,
+                                                std::uint64_t offset, std::size_t count,
+                                                Clock::duration timeout) {
+  return run_with_timeout(io_, socket_, send_file_once(header, fd, offset, count), timeout);
 }
 
 Result<void> DataSocket::end_sending(Clock::duration timeout) {

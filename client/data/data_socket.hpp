@@ -62,6 +62,15 @@ class DataSocket {
   Result<std::size_t> read_some(std::span<char> buffer, Clock::duration timeout);
   // Errors: socket errors, std::errc::timed_out.
   Result<void> write_all(std::string_view bytes, Clock::duration timeout);
+  // A clear link only (is_clear()): `header` with MSG_MORE, then `count` bytes of file `fd` from
+  // `offset` with sendfile(2), no copy through gridcp's memory, as gridftpd sends its blocks.
+  // Returns the file bytes sent, fewer than `count` when the file ended. The header has gone out
+  // even on std::errc::operation_not_supported (the file cannot be spliced): the caller then
+  // owes the payload, read and written.
+  // Errors: socket errors, std::errc::timed_out.
+  Result<std::size_t> send_file_range(std::span<const char> header, int fd, std::uint64_t offset,
+                                      std::size_t count, Clock::duration timeout);
+  bool is_clear() const { return link_.is_clear(); }
   // The end of what we send: FTPS ends its TLS with close_notify before the FIN (RFC 4217
   // §9: a receiver can then tell a complete upload from a cut one); GSI data channels do not
   // (Globus sends none either). Errors: socket errors, std::errc::timed_out.
@@ -72,6 +81,8 @@ class DataSocket {
  private:
   transport::awaitable<Result<std::size_t>> read_once(std::span<char> buffer);
   transport::awaitable<Result<void>> write_once(std::string_view bytes);
+  transport::awaitable<Result<std::size_t>> send_file_once(std::span<const char> header, int fd,
+                                                           std::uint64_t offset, std::size_t count);
   transport::awaitable<Result<void>> finish_tls();
 
   transport::asio::io_context& io_;

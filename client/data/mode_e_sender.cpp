@@ -97,16 +97,7 @@ Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer)
     if (!block) {
       return {};
     }
-    const auto length = static_cast<std::size_t>(block->length);
-    auto payload = std::span(buffer).subspan(mode_e::kHeaderBytes, length);
-    if (auto read = source_.read_at(plan_.local_offset + block->offset, payload); !read) {
-      return read;
-    }
-    const auto header = mode_e::encode_header({0, block->length, block->offset});
-    std::memcpy(buffer.data(), header.data(), header.size());
-    if (auto sent = stream.data.write_all(
-            std::string_view(buffer.data(), mode_e::kHeaderBytes + length), plan_.stall_timeout);
-        !sent) {
+    if (auto sent = send_block(stream, *block, buffer); !sent) {
       return sent;
     }
     if (plan_.progress != nullptr) {
@@ -115,6 +106,40 @@ Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer)
     std::lock_guard lock(mutex_);
     bytes_sent_ += block->length;
   }
+}
+
+Result<void> ModeESender::send_block(Stream& stream, const mode_e::Block& block,
+                                     std::vector<char>& buffer) {
+  const auto length = static_cast<std::size_t>(block.length);
+  const auto offset = plan_.local_offset + block.offset;
+  const auto header = mode_e::encode_header({0, block.length, block.offset});
+  std::memcpy(buffer.data(), header.data(), header.size());
+  // A regular file on a clear link goes with sendfile, no copy through our memory.
+  if (stream.data.is_clear() && source_.splice_descriptor() >= 0 && !stream.staged) {
+    auto sent = stream.data.send_file_range(std::span(buffer).first(mode_e::kHeaderBytes),
+                                            source_.splice_descriptor(), offset, length,
+                                            plan_.stall_timeout);
+    if (sent && *sent < length) {
+      return make_error(std::make_error_code(std::errc::io_error));  // the file shrank
+    }
+    if (sent || sent.error() != std::errc::operation_not_supported) {
+      return sent ? Result<void>{} : make_error(sent.error());
+    }
+    // The header went out; the payload follows read and written, as for every later block.
+    stream.staged = true;
+    auto payload = std::span(buffer).subspan(mode_e::kHeaderBytes, length);
+    if (auto read = source_.read_at(offset, payload); !read) {
+      return read;
+    }
+    return stream.data.write_all(std::string_view(payload.data(), payload.size()),
+                                 plan_.stall_timeout);
+  }
+  auto payload = std::span(buffer).subspan(mode_e::kHeaderBytes, length);
+  if (auto read = source_.read_at(offset, payload); !read) {
+    return read;
+  }
+  return stream.data.write_all(std::string_view(buffer.data(), mode_e::kHeaderBytes + length),
+                               plan_.stall_timeout);
 }
 
 void ModeESender::stream_done(std::error_code error) {

@@ -64,10 +64,14 @@ class ModeESender {
     transport::asio::io_context io;
     DataSocket data{io};
     std::thread thread;
+    bool staged = false;  // the file could not be spliced: payload is read and written
   };
 
   void send_loop(Stream& stream, bool sends_eof);
   Result<void> send_blocks(Stream& stream, std::vector<char>& buffer);
+  // One block: header and payload (sendfile on clear links). Errors: the read's, the socket's.
+  Result<void> send_block(Stream& stream, const protocol::mode_e::Block& block,
+                          std::vector<char>& buffer);
   void stream_done(std::error_code error);
   void join_all();
 

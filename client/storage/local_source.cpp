@@ -26,11 +26,11 @@ Result<LocalSource> LocalSource::open(const std::string& path) {
     ::close(fd);
     return make_error(std::error_code(error, std::generic_category()));
   }
-  return LocalSource(fd, static_cast<std::uint64_t>(info.st_size));
+  return LocalSource(fd, static_cast<std::uint64_t>(info.st_size), S_ISREG(info.st_mode));
 }
 
 LocalSource::LocalSource(LocalSource&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), size_bytes_(other.size_bytes_) {}
+    : fd_(std::exchange(other.fd_, -1)), size_bytes_(other.size_bytes_), regular_(other.regular_) {}
 
 LocalSource::~LocalSource() {
   if (fd_ >= 0) {

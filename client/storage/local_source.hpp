@@ -27,11 +27,15 @@ class LocalSource {
   // first (it shrank under us).
   Result<void> read_at(std::uint64_t offset, std::span<char> buffer) const;
   std::uint64_t size_bytes() const { return size_bytes_; }
+  // The descriptor, for sendfile(2) of a regular file; -1 for anything else (a pipe, a device).
+  int splice_descriptor() const { return regular_ ? fd_ : -1; }
 
  private:
-  LocalSource(int fd, std::uint64_t size_bytes) : fd_(fd), size_bytes_(size_bytes) {}
+  LocalSource(int fd, std::uint64_t size_bytes, bool regular)
+      : fd_(fd), size_bytes_(size_bytes), regular_(regular) {}
   int fd_;
   std::uint64_t size_bytes_;
+  bool regular_;
 };
 
 }  // namespace gridftp::client

@@ -54,7 +54,7 @@ Reply site_help_reply() {
   return Reply{reply_code::kHelp,
                {
                    "The following SITE commands are recognized:",
-                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK    UDPX    PARTIALS",
+                   "    HELP    CLIENTINFO    WHOAMI    SETNETSTACK    UDPX    PARTIALS    DURABLE",
                    "End",
                }};
 }

@@ -55,6 +55,9 @@ class BlockDecoder {
   std::size_t header_bytes_needed() const {
     return payload_remaining_ > 0 ? 0 : kHeaderBytes - header_have_;
   }
+  // The file offset of the next payload byte (meaningful while payload_remaining() > 0), so a
+  // reader can tell before reading it whether a block continues the bytes it holds.
+  std::uint64_t payload_offset() const { return payload_offset_; }
 
   // True after a CLOSE header was reported.
   bool is_closed() const { return closed_; }

@@ -212,10 +212,9 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.report_unknown_keys();
 }
 
-const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits", "timeouts",
-                                                   "anonymous", "accounts", "gsi",    "tls",
-                                                   "logging",   "udpx",     "metrics",
-                                                   "storage"};
+const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits",  "timeouts",
+                                                   "anonymous", "accounts", "gsi",     "tls",
+                                                   "logging",   "udpx",     "metrics", "storage"};
 
 }  // namespace
 

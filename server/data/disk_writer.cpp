@@ -1,5 +1,7 @@
 #include "server/data/disk_writer.hpp"
 
+#include <utility>
+
 #include "protocol/core/errors.hpp"
 
 namespace gridftp::server {
@@ -16,9 +18,21 @@ transport::awaitable<Result<void>> DiskWriter::write_at(storage::Upload& upload,
                                                         std::uint64_t offset,
                                                         std::span<const char> bytes,
                                                         const transport::Deadline& watch) {
+  start(co_await transport::asio::this_coro::executor, upload, offset, bytes);
+  co_return co_await finish(watch);
+}
+
+void DiskWriter::start(const transport::asio::any_io_executor& owner, storage::Upload& upload,
+                       std::uint64_t offset, std::span<const char> bytes) {
   if (!thread_) thread_.emplace(1);
-  auto written = co_await transport::asio::co_spawn(*thread_, write_here(&upload, offset, bytes),
-                                                    transport::use_awaitable);
+  in_flight_.emplace(owner);
+  in_flight_->spawn(thread_->get_executor(), write_here(&upload, offset, bytes));
+}
+
+transport::awaitable<Result<void>> DiskWriter::finish(const transport::Deadline& watch) {
+  if (!in_flight_) co_return Result<void>{};
+  auto written = co_await in_flight_->wait();
+  in_flight_.reset();
   if (written && watch.expired()) co_return make_error(error_code_for(Condition::DiskStalled));
   co_return written;
 }

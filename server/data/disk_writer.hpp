@@ -5,6 +5,10 @@
 // write on its own thread the disk holds only that thread: other sessions go on, this one still
 // answers STAT and ABOR, and the stall watch still runs. One writer per data connection, so MODE E
 // streams write in parallel as before.
+//
+// A receiver keeps one write in flight while it reads the next buffer (start, then finish before
+// the buffer is used again): the copy from the socket and the copy into the page cache run on
+// two cores at once, and each hand-off carries a whole block or buffer, not one read.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +19,7 @@
 #include "server/storage/upload.hpp"
 #include "transport/asio.hpp"
 #include "transport/deadline.hpp"
+#include "transport/task_group.hpp"
 
 namespace gridftp::server {
 
@@ -32,8 +37,18 @@ class DiskWriter {
                                               std::span<const char> bytes,
                                               const transport::Deadline& watch);
 
+  // Starts upload.write_at(offset, bytes) on the writer's thread and returns at once; `owner` is
+  // the caller's executor, where finish() is awaited. `bytes` and `upload` must stay valid
+  // until finish() returns. At most one write in flight: call finish() before the next start().
+  void start(const transport::asio::any_io_executor& owner, storage::Upload& upload,
+             std::uint64_t offset, std::span<const char> bytes);
+  // Waits for the started write (at once when none is); its outcome as write_at's.
+  transport::awaitable<Result<void>> finish(const transport::Deadline& watch);
+  bool busy() const { return in_flight_.has_value(); }
+
  private:
   std::optional<transport::asio::thread_pool> thread_;
+  std::optional<transport::TaskGroup> in_flight_;
 };
 
 }  // namespace gridftp::server

@@ -1,6 +1,8 @@
 #include "server/data/mode_e_streams.hpp"
 
 #include <array>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "protocol/core/errors.hpp"
@@ -218,47 +220,166 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
 
 namespace {
 
-// Where the next read goes. Payload should land cache-line aligned, as the kernel's copy to user
-// memory slows sharply otherwise: inside a payload, read to the buffer's start (taking the next
-// header too); between blocks, read so that the header ends, and the payload begins, at byte 64.
-std::span<char> read_window(const mode_e::BlockDecoder& decoder, transport::AlignedBuffer& buffer) {
-  constexpr std::size_t kPayloadAlignment = 64;
-  if (const auto remaining = decoder.payload_remaining(); remaining > 0) {
-    return buffer.span().first(static_cast<std::size_t>(
-        std::min<std::uint64_t>(remaining + mode_e::kHeaderBytes, buffer.size())));
-  }
-  return buffer.span().subspan(kPayloadAlignment - decoder.header_bytes_needed());
-}
+// One connection's receiving side. Payload is read straight into a page-aligned buffer, a block
+// at a time (headers are read on their own, 17 bytes, so no read crosses into the next block),
+// and blocks that continue each other (one stream's consecutive blocks, e.g. Globus's 256 KiB
+// ones at -p 1) join one run. A run goes to the DiskWriter as one pwrite while the next one is
+// read into the other buffer; it is recorded as received (111 markers, EOD accounting) only once
+// written.
+class StreamReceiver {
+ public:
+  static constexpr std::size_t kRunBytes = 1 << 20;
 
-// Feeds `input` to the decoder until it needs more or this connection's EOD arrives; bytes after
-// the EOD belong to the next transfer and are kept in `stream.pending`. Payload goes to disk
-// through `writer`, off the data loop.
-transport::awaitable<Result<bool>> consume(std::span<const char> input,
-                                           mode_e::BlockDecoder& decoder, DataStream& stream,
-                                           storage::Upload& upload, ReceiverShared& shared,
-                                           DiskWriter& writer, const transport::Deadline& watch) {
-  using Kind = mode_e::DecoderEvent::Kind;
-  mode_e::DecoderEvent event;
-  do {
-    auto consumed = decoder.next(input, event);
-    if (!consumed) co_return make_error(consumed.error());
-    input = input.subspan(*consumed);
-    if (event.kind == Kind::Data) {
-      const auto written = co_await writer.write_at(upload, event.offset, event.payload, watch);
-      if (!written) co_return make_error(written.error());
-      if (auto ok = shared.on_data(event.offset, event.payload.size()); !ok)
-        co_return make_error(ok.error());
-      if (shared.bytes != nullptr) *shared.bytes += event.payload.size();
-    } else if (event.kind == Kind::Eof) {
-      if (auto ok = shared.on_eof(event.eod_count); !ok) co_return make_error(ok.error());
-    } else if (event.kind == Kind::Eod) {
-      stream.pending.assign(input.begin(), input.end());
-      if (auto ok = shared.on_eod(); !ok) co_return make_error(ok.error());
-      co_return true;
+  StreamReceiver(DataStream& stream, storage::Upload& upload, ReceiverShared& shared,
+                 transport::Deadline& watch, transport::asio::any_io_executor executor)
+      : stream_(stream),
+        upload_(upload),
+        shared_(shared),
+        watch_(watch),
+        executor_(std::move(executor)) {}
+
+  // Reads and stores until this connection's EOD. Whatever was read is written even when the
+  // connection fails, so a restart can go on from there.
+  transport::awaitable<Result<void>> run(std::chrono::seconds stall_timeout) {
+    Result<bool> at_eod = false;
+    if (!stream_.pending.empty()) {
+      const std::string early = std::exchange(stream_.pending, {});
+      at_eod = co_await consume(early);
     }
-  } while (event.kind != Kind::NeedMore);
-  co_return false;
-}
+    while (at_eod && !*at_eod) {
+      const auto into = co_await next_window();
+      if (!into) {
+        at_eod = make_error(into.error());
+        break;
+      }
+      watch_.expires_after(stall_timeout);
+      boost::system::error_code ec;
+      const auto got = co_await stream_.link.read_some(*stream_.socket, *into, ec);
+      if (ec) {
+        // A close before this connection's EOD loses whatever the sender still meant to send.
+        at_eod = make_error(data_socket_error(ec, watch_));
+        break;
+      }
+      at_eod = co_await consume(into->first(got));
+    }
+    if (!at_eod) {
+      co_await store_all();
+      co_return make_error(at_eod.error());
+    }
+    co_return Result<void>{};
+  }
+
+ private:
+  std::span<char> run_buffer() { return buffers_[current_].span(); }
+
+  // Where the next read goes: the rest of the current block's payload (after the run, when it
+  // continues it; else in a fresh run), or the next header.
+  transport::awaitable<Result<std::span<char>>> next_window() {
+    const auto remaining = decoder_.payload_remaining();
+    if (remaining == 0) {
+      const auto needed = decoder_.header_bytes_needed();
+      co_return std::span<char>(header_).subspan(header_.size() - needed);
+    }
+    const bool continues = run_bytes_ > 0 && decoder_.payload_offset() == run_offset_ + run_bytes_;
+    if ((run_bytes_ > 0 && !continues) || run_bytes_ == kRunBytes) {
+      if (auto handed = co_await hand_off(); !handed) co_return make_error(handed.error());
+    }
+    const auto space = kRunBytes - run_bytes_;
+    co_return run_buffer().subspan(
+        run_bytes_, static_cast<std::size_t>(std::min<std::uint64_t>(remaining, space)));
+  }
+
+  // Feeds bytes to the decoder until it needs more or this connection's EOD arrives; bytes after
+  // the EOD belong to the next transfer and are kept in `stream.pending`.
+  transport::awaitable<Result<bool>> consume(std::span<const char> input) {
+    using Kind = mode_e::DecoderEvent::Kind;
+    mode_e::DecoderEvent event;
+    do {
+      auto consumed = decoder_.next(input, event);
+      if (!consumed) co_return make_error(consumed.error());
+      input = input.subspan(*consumed);
+      if (event.kind == Kind::Data) {
+        if (auto kept = co_await keep(event.offset, event.payload); !kept)
+          co_return make_error(kept.error());
+      } else if (event.kind == Kind::Eof) {
+        if (auto ok = shared_.on_eof(event.eod_count); !ok) co_return make_error(ok.error());
+      } else if (event.kind == Kind::Eod) {
+        if (auto stored = co_await store_all(); !stored) co_return make_error(stored.error());
+        stream_.pending.assign(input.begin(), input.end());
+        if (auto ok = shared_.on_eod(); !ok) co_return make_error(ok.error());
+        co_return true;
+      }
+    } while (event.kind != Kind::NeedMore);
+    co_return false;
+  }
+
+  // Payload read into the run buffer extends the run; bytes from elsewhere (what arrived with
+  // the handshake) are written at once.
+  transport::awaitable<Result<void>> keep(std::uint64_t offset, std::span<const char> payload) {
+    if (payload.data() == run_buffer().data() + run_bytes_) {
+      if (run_bytes_ == 0) run_offset_ = offset;
+      run_bytes_ += payload.size();
+      co_return Result<void>{};
+    }
+    if (auto stored = co_await store_all(); !stored) co_return stored;
+    if (auto written = co_await writer_.write_at(upload_, offset, payload, watch_); !written)
+      co_return written;
+    co_return record(offset, payload.size());
+  }
+
+  Result<void> record(std::uint64_t offset, std::uint64_t length) {
+    if (auto ok = shared_.on_data(offset, length); !ok) return ok;
+    if (shared_.bytes != nullptr) *shared_.bytes += length;
+    return {};
+  }
+
+  // Waits for the write in flight and records it.
+  transport::awaitable<Result<void>> finish_write() {
+    if (!in_flight_) co_return Result<void>{};
+    const auto written = co_await writer_.finish(watch_);
+    const auto range = *std::exchange(in_flight_, std::nullopt);
+    if (!written) co_return written;
+    co_return record(range.first, range.second);
+  }
+
+  // The run goes to the writer (after the previous write), and reading goes on in the other
+  // buffer.
+  transport::awaitable<Result<void>> hand_off() {
+    if (auto finished = co_await finish_write(); !finished) co_return finished;
+    if (run_bytes_ == 0) co_return Result<void>{};
+    writer_.start(executor_, upload_, run_offset_, run_buffer().first(run_bytes_));
+    in_flight_.emplace(run_offset_, run_bytes_);
+    current_ ^= 1;
+    run_bytes_ = 0;
+    co_return Result<void>{};
+  }
+
+  // Everything read is written and recorded.
+  transport::awaitable<Result<void>> store_all() {
+    if (auto handed = co_await hand_off(); !handed) {
+      co_await finish_write();
+      co_return handed;
+    }
+    co_return co_await finish_write();
+  }
+
+  DataStream& stream_;
+  storage::Upload& upload_;
+  ReceiverShared& shared_;
+  transport::Deadline& watch_;
+  transport::asio::any_io_executor executor_;
+  mode_e::BlockDecoder decoder_;
+  std::array<char, mode_e::kHeaderBytes> header_{};
+  std::array<transport::AlignedBuffer, 2> buffers_{transport::AlignedBuffer(kRunBytes),
+                                                   transport::AlignedBuffer(kRunBytes)};
+  std::size_t current_ = 0;
+  std::uint64_t run_offset_ = 0;
+  std::size_t run_bytes_ = 0;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> in_flight_;  // offset, length
+  // Declared after the buffers, so destroyed first: its thread is joined, ending a write still
+  // running, before the bytes it writes are freed.
+  DiskWriter writer_;
+};
 
 }  // namespace
 
@@ -268,35 +389,17 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
                                                   StreamLimits limits,
                                                   StreamFailureHook on_failure) {
   const auto& socket = stream->socket;
-  auto deadline = close_on_stall(co_await asio::this_coro::executor, *socket, limits.stall_timeout);
-  DiskWriter writer;
-  transport::AlignedBuffer buffer(limits.block_bytes + 64);
-  mode_e::BlockDecoder decoder;
-  Result<bool> at_eod = false;
-  if (auto ready = co_await prepare_link(*stream, limits, *deadline, false); !ready)
-    at_eod = make_error(ready.error());
+  const auto executor = co_await asio::this_coro::executor;
+  auto deadline = close_on_stall(executor, *socket, limits.stall_timeout);
+  Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, false);
   stream->pending += stream->link.take_pending();  // PROT C: raw bytes that followed the handshake
-  if (at_eod && !stream->pending.empty()) {
-    const std::string early = std::exchange(stream->pending, {});
-    at_eod = co_await consume(early, decoder, *stream, *upload, *shared, writer, *deadline);
-  }
-  while (at_eod && !*at_eod) {
-    deadline->expires_after(limits.stall_timeout);
-    boost::system::error_code ec;
-    const auto into = read_window(decoder, buffer);
-    const auto got = co_await stream->link.read_some(*socket, into, ec);
-    if (ec) {
-      // A close before this connection's EOD loses whatever the sender still meant to send.
-      at_eod = make_error(data_socket_error(ec, *deadline));
-      break;
-    }
-    at_eod =
-        co_await consume(into.first(got), decoder, *stream, *upload, *shared, writer, *deadline);
+  if (outcome) {
+    StreamReceiver receiver(*stream, *upload, *shared, *deadline, executor);
+    outcome = co_await receiver.run(limits.stall_timeout);
   }
   deadline->stop();
-  if (!at_eod && on_failure) on_failure();
-  if (!at_eod) co_return make_error(at_eod.error());
-  co_return Result<void>{};
+  if (!outcome && on_failure) on_failure();
+  co_return outcome;
 }
 
 }  // namespace gridftp::server

@@ -1,6 +1,7 @@
 #include "server/data/stream_transfer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <vector>
 
@@ -134,16 +135,26 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
                                                 std::chrono::seconds stall_timeout,
                                                 TransferProgress& progress) {
   auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  DiskWriter writer;
-  transport::AlignedBuffer buffer(kChunkBytes);
-  std::string converted;
+  // Two buffers: one is written (on the writer's thread) while the other fills, and a
+  // hand-off carries a megabyte, not one read (a TLS link's reads are a few records each).
+  std::array<transport::AlignedBuffer, 2> buffers{transport::AlignedBuffer(kChunkBytes),
+                                                  transport::AlignedBuffer(kChunkBytes)};
+  std::array<std::string, 2> converted;
+  std::size_t current = 0;
+  std::uint64_t in_flight = 0;  // bytes of the write still running (counted once on disk)
+  DiskWriter writer;            // after the buffers: destroyed (joined) before them
   protocol::control::NetworkAsciiDecoder decoder;
   std::uint64_t file_offset = 0;
   Result<void> outcome;
   bool at_eof = false;
+  const auto finish_write = [&]() -> transport::awaitable<Result<void>> {
+    auto written = co_await writer.finish(*deadline);
+    // Counted once on disk, so a restart marker never names bytes still in a buffer.
+    if (written) progress.bytes += std::exchange(in_flight, 0);
+    co_return written;
+  };
   while (outcome && !at_eof) {
-    // Reads fill the buffer before it goes to the writer's thread: one hand-off per megabyte,
-    // not per read (a TLS link's reads are a few records each).
+    auto& buffer = buffers[current];
     std::size_t filled = 0;
     while (filled < buffer.size()) {
       deadline->expires_after(stall_timeout);
@@ -159,27 +170,29 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
       }
       filled += got;
     }
-    if (filled == 0) continue;
-    std::span<const char> data(buffer.data(), filled);
-    if (ascii) {
-      converted.clear();
-      decoder.decode(data, converted);
-      data = converted;
-    }
     // What was read so far is written even when the connection failed: a restart goes on
     // from there.
-    if (auto written = co_await writer.write_at(upload, file_offset, data, *deadline); !written) {
+    if (auto written = co_await finish_write(); !written) {
       outcome = make_error(written.error());
       break;
     }
+    if (filled == 0) continue;
+    std::span<const char> data(buffer.data(), filled);
+    if (ascii) {
+      converted[current].clear();
+      decoder.decode(data, converted[current]);
+      data = converted[current];
+    }
+    writer.start(socket.get_executor(), upload, file_offset, data);
+    in_flight = filled;
     file_offset += data.size();
-    // Counted once on disk, so a restart marker never names bytes still in the buffer.
-    progress.bytes += filled;
+    current ^= 1;
   }
+  if (auto written = co_await finish_write(); outcome && !written) outcome = written;
   if (outcome && ascii) {
-    converted.clear();
-    decoder.finish(converted);
-    outcome = co_await writer.write_at(upload, file_offset, converted, *deadline);
+    converted[0].clear();
+    decoder.finish(converted[0]);
+    outcome = co_await writer.write_at(upload, file_offset, converted[0], *deadline);
   }
   deadline->stop();
   co_return outcome;

@@ -59,6 +59,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void on_set_net_stack(const std::string& stack);
   void on_site_udpx(const std::string& argument);
   void on_site_partials(const std::string& argument);
+  void on_site_durable(const std::string& argument);
   transport::awaitable<void> on_type(const std::string& argument);
   transport::awaitable<void> on_mode(const std::string& argument);
   transport::awaitable<void> on_stru(const std::string& argument);
@@ -174,12 +175,24 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // A receiving transfer's 112 and 111 markers: one at the start, then every marker_seconds
   // (TREV) until stop_markers, `received` giving the ranges held so far.
   struct MarkerTimer;  // session_mode_e.cpp
+  // A durable `upload`'s 111 markers name only ranges its fdatasync has kept (docs/STORAGE.md).
   std::shared_ptr<MarkerTimer> start_markers(
-      std::function<protocol::restart::ByteRangeSet()> received);
+      std::function<protocol::restart::ByteRangeSet()> received,
+      std::shared_ptr<storage::Upload> upload);
   void stop_markers(MarkerTimer& markers);
   transport::awaitable<void> send_markers(std::function<protocol::restart::ByteRangeSet()> received,
                                           std::shared_ptr<MarkerTimer> markers);
   void send_perf_marker();
+  // MODE E blocks sent ([storage] block_bytes, Globus's -bs).
+  std::size_t block_bytes() const {
+    return static_cast<std::size_t>(services_.config.storage.block_bytes);
+  }
+  // One 111 marker of `ranges`, received before the call; for a durable `upload` only after
+  // they are on stable storage (a failed sync sends none: the marker would promise too much).
+  transport::awaitable<void> send_kept_ranges(protocol::restart::ByteRangeSet ranges,
+                                              std::shared_ptr<storage::Upload> upload);
+  // Upload::commit, off the session strand when durable: an fdatasync can take seconds.
+  transport::awaitable<Result<void>> commit_upload(std::shared_ptr<storage::Upload> upload);
   // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
   void close_data_streams();
   bool can_reuse_streams(bool sending) const;

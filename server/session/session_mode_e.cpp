@@ -19,15 +19,22 @@ using transport::use_awaitable;
 
 namespace {
 
-// Blocks of 1 MiB keep the per-block header cost negligible and match globus-url-copy's own
-// sending block size (its -bs default).
-constexpr std::size_t kBlockBytes = 1 << 20;
-
 std::int64_t now_tenths() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
              .count() /
          100;
+}
+
+// Disk syncs run on the blocking pool: an fdatasync can take seconds. Plain coroutine functions
+// handed to co_spawn, as elsewhere: GCC 12 mishandles a capturing lambda passed by value into a
+// coroutine (its shared_ptr was released twice, closing the upload's file early).
+transport::awaitable<Result<void>> sync_upload_data(std::shared_ptr<storage::Upload> upload) {
+  co_return upload->sync_data();
+}
+
+transport::awaitable<Result<void>> commit_upload_here(std::shared_ptr<storage::Upload> upload) {
+  co_return upload->commit();
 }
 
 }  // namespace
@@ -36,6 +43,7 @@ std::int64_t now_tenths() {
 struct ControlSession::MarkerTimer {
   explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
   asio::steady_timer timer;
+  std::shared_ptr<storage::Upload> upload;
   bool done = false;
 };
 
@@ -97,7 +105,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
       text ? BlockSource::text(text) : BlockSource::file(job.source->get(), job.offset);
   const std::uint64_t total = text ? text->size() : job.length;
   auto plan = protocol::mode_e::BlockPlanner::for_restart(
-      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}), kBlockBytes);
+      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}),
+      services_.config.storage.block_bytes);
   if (!plan) co_return make_error(plan.error());
   auto shared = std::make_shared<SenderShared>(std::move(*plan));
   shared->bytes = &progress_.bytes;
@@ -106,7 +115,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const auto on_failure = [self] {
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
-  const StreamLimits limits{kBlockBytes, timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security};
   transport::TaskGroup group(socket_.get_executor());
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
@@ -130,9 +139,11 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
 }
 
 std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
-    std::function<protocol::restart::ByteRangeSet()> received) {
+    std::function<protocol::restart::ByteRangeSet()> received,
+    std::shared_ptr<storage::Upload> upload) {
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
   auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
+  markers->upload = std::move(upload);
   asio::co_spawn(socket_.get_executor(), send_markers(std::move(received), markers),
                  asio::detached);
   return markers;
@@ -153,8 +164,33 @@ transport::awaitable<void> ControlSession::send_markers(
     co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
     if (markers->done) break;
     send_perf_marker();
-    send_range_marker(received());
+    auto ranges = received();
+    if (!markers->upload || !markers->upload->durable()) {
+      send_range_marker(ranges);
+      continue;
+    }
+    const auto synced = co_await asio::co_spawn(services_.blocking_pool,
+                                                sync_upload_data(markers->upload), use_awaitable);
+    // The transfer's own last marker and final reply may have gone out meanwhile.
+    if (synced && !markers->done) send_range_marker(ranges);
   }
+}
+
+transport::awaitable<void> ControlSession::send_kept_ranges(
+    protocol::restart::ByteRangeSet ranges, std::shared_ptr<storage::Upload> upload) {
+  if (upload && upload->durable()) {
+    const auto synced =
+        co_await asio::co_spawn(services_.blocking_pool, sync_upload_data(upload), use_awaitable);
+    if (!synced) co_return;
+  }
+  send_range_marker(ranges);
+}
+
+transport::awaitable<Result<void>> ControlSession::commit_upload(
+    std::shared_ptr<storage::Upload> upload) {
+  if (!upload->durable()) co_return upload->commit();
+  co_return co_await asio::co_spawn(services_.blocking_pool, commit_upload_here(upload),
+                                    use_awaitable);
 }
 
 transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
@@ -182,7 +218,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
 
-  const auto markers = start_markers([shared] { return shared->received_ranges(); });
+  const auto markers = start_markers([shared] { return shared->received_ranges(); }, job.upload);
 
   // The listener stays open until EOF accounting completes (GFD.20: a stream may still be on its
   // way); a sender that stops connecting for data_seconds ends it.
@@ -192,7 +228,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     boost::system::error_code ignored;
     acceptor->close(ignored);
   });
-  const StreamLimits limits{kBlockBytes, timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security};
   Result<void> outcome_override;
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {
@@ -240,7 +276,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     data_streams_.clear();
   }
   send_perf_marker();
-  send_range_marker(shared->received_ranges());
+  co_await send_kept_ranges(shared->received_ranges(), job.upload);
   co_return outcome;
 }
 

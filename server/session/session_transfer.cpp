@@ -106,7 +106,7 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
       return ranges;
     };
     if (job.upload && settings_.restart_markers && !settings_.ascii && job.command == "STOR") {
-      markers = start_markers(held);
+      markers = start_markers(held, job.upload);
     }
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
@@ -124,10 +124,10 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     if (outcome && job.upload) outcome = check_upload_complete(job);
     if (markers) {
       stop_markers(*markers);
-      if (!outcome) send_range_marker(held());  // what a restart can count on
+      if (!outcome) co_await send_kept_ranges(held(), job.upload);  // what a restart can count on
     }
   }
-  if (outcome && job.upload) outcome = job.upload->commit();
+  if (outcome && job.upload) outcome = co_await commit_upload(job.upload);
   if (!outcome && job.upload) job.upload->abort();
   if (!outcome && abort_requested_)
     outcome = make_error(error_code_for(Condition::TransferAborted));
@@ -265,7 +265,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.tcp_buffer = data_channel_.socket_buffer() != 0 ? data_channel_.socket_buffer()
                       : received                         ? transfer_receive_buffer_
                                                          : transfer_send_buffer_;
-  record.block_size = StreamLimits{}.block_bytes;  // MODE E's blocks; stream mode has none
+  record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   record.retransmits = transfer_retransmits_;
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);

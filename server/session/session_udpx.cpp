@@ -148,13 +148,13 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     ranges.insert(present);
     return ranges;
   };
-  const auto markers = written ? start_markers(held) : nullptr;
+  const auto markers = written ? start_markers(held, job.upload) : nullptr;
   auto report =
       co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
   if (markers) {
     stop_markers(*markers);
     send_perf_marker();
-    send_range_marker(held());
+    co_await send_kept_ranges(held(), job.upload);
   }
   progress_.bytes = report.figures.bytes;
   transfer_links_.push_back(

@@ -18,6 +18,7 @@
 
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "server/storage/directory_sync.hpp"
 #include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server::storage {
@@ -248,6 +249,8 @@ Result<void> PosixStorage::make_directory(std::string_view path) const {
   auto parent = open_writable_parent(path);
   if (!parent) return make_error(parent.error());
   if (::mkdirat(parent->get(), name_of(path).c_str(), 0755) != 0) return make_error(last_errno());
+  // A durable upload into the new directory is kept only if the directory's own name is.
+  if (durable_uploads_) return sync_directory(parent->get());
   return {};
 }
 
@@ -303,6 +306,7 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
                                           std::uint64_t offset, bool keep_partial_on_abort) const {
   auto upload = open_upload(path, mode, offset, keep_partial_on_abort);
   if (!upload) return upload;
+  if (durable_uploads_) upload->make_durable();
   // Values stored for what the file held before are void from the first byte written: an
   // in-place rewrite could keep both size and mtime (docs/ARCHITECTURE.md, "Checksums on the fly").
   clear_stored_checksums(upload->fd());

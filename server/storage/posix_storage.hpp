@@ -77,6 +77,10 @@ class PosixStorage {
   // begin_upload() first removes partial uploads in its directory not written for `age`.
   void expire_partials_after(std::chrono::seconds age) { partial_expiry_ = age; }
   std::chrono::seconds partial_expiry() const { return partial_expiry_; }
+  // Uploads begun from now on commit durably (Upload::make_durable): [storage] durable, or the
+  // session's SITE DURABLE.
+  void set_durable_uploads(bool durable) { durable_uploads_ = durable; }
+  bool durable_uploads() const { return durable_uploads_; }
 
   bool is_writable_area(std::string_view path) const;
   // Errors: PermissionDenied when `path` may not be created, changed or removed.
@@ -89,7 +93,8 @@ class PosixStorage {
         writable_areas_(std::move(writable_areas)),
         rules_(std::move(rules)),
         root_prefix_(std::move(root_prefix)) {}
-  // begin_upload() without what every upload gets afterwards (checksums, stale values removed).
+  // begin_upload() without what every upload gets afterwards (durability, checksums, stale
+  // checksum values removed).
   Result<Upload> open_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
                              bool keep_partial_on_abort) const;
   // The restrictions' verdict on the real location of `fd` (a virtual path's real place), or of
@@ -115,6 +120,7 @@ class PosixStorage {
   protocol::control::PathRules rules_;
   std::string root_prefix_;                 // the root's real path, "" for "/"
   std::chrono::seconds partial_expiry_{0};  // 0: partial uploads are kept
+  bool durable_uploads_ = false;
   std::vector<security::DigestAlgorithm> upload_checksums_;
 };
 

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "server/storage/directory_sync.hpp"
 #include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server::storage {
@@ -31,7 +32,8 @@ Upload::Upload(Upload&& other) noexcept
       keep_partial_on_abort_(other.keep_partial_on_abort_),
       remove_on_abort_(other.remove_on_abort_),
       finished_(std::exchange(other.finished_, true)),
-      checksums_(std::move(other.checksums_)) {}
+      checksums_(std::move(other.checksums_)),
+      durable_(other.durable_) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
   if (this == &other) return *this;
@@ -45,6 +47,7 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
   checksums_ = std::move(other.checksums_);
+  durable_ = other.durable_;
   return *this;
 }
 
@@ -71,8 +74,21 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
   return {};
 }
 
+Result<void> Upload::sync_data() const {
+  while (::fdatasync(file_.get()) != 0) {
+    if (errno != EINTR) return make_error(std::error_code(errno, std::generic_category()));
+  }
+  return {};
+}
+
 Result<void> Upload::commit() {
   finished_ = true;
+  if (durable_) {
+    if (auto synced = sync_data(); !synced) {
+      abort();
+      return synced;
+    }
+  }
   if (!temp_name_.empty() && ::renameat(directory_.get(), temp_name_.c_str(), directory_.get(),
                                         final_name_.c_str()) != 0) {
     const std::error_code ec(errno, std::generic_category());
@@ -80,6 +96,8 @@ Result<void> Upload::commit() {
     return make_error(ec);
   }
   store_checksums();
+  // In place too: the upload may have created the name.
+  if (durable_) return sync_directory(directory_.get());
   return {};
 }
 

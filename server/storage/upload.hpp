@@ -33,9 +33,19 @@ class Upload {
   // Writes at `offset` relative to the upload's start (REST/APPE offset already applied).
   // Safe to call from several threads at once for different offsets (MODE E streams).
   Result<void> write_at(std::uint64_t offset, std::span<const char> bytes);
-  // Renames a replacing upload into place, then stores the checksums computed on the way when
-  // they cover the whole file (stored_checksums; best effort, never an error).
+  // Makes the upload visible under its final name. A durable upload (make_durable()) first
+  // syncs the file's data, then renames, then syncs the directory, so the name never points at
+  // data a power cut could still take away, and a reply sent after commit() means the file
+  // survives one (docs/STORAGE.md).
+  // Then stores the checksums computed on the way when they cover the whole file
+  // (stored_checksums; best effort, never an error).
+  // Errors: errno of the fdatasync, rename or directory fsync.
   Result<void> commit();
+  // The bytes written so far reach stable storage (fdatasync). For restart markers that name
+  // only what a crash keeps. Errors: errno of the fdatasync.
+  Result<void> sync_data() const;
+  void make_durable() { durable_ = true; }
+  bool durable() const { return durable_; }
   // Removes the temporary file unless it is kept for a restart; in-place uploads keep what arrived.
   void abort();
 
@@ -61,6 +71,7 @@ class Upload {
   bool keep_partial_on_abort_ = false;
   bool remove_on_abort_ = false;
   bool finished_ = false;
+  bool durable_ = false;
   std::unique_ptr<UploadChecksums> checksums_;  // null: none computed
 
   void store_checksums();

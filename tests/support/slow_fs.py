@@ -19,34 +19,20 @@ and reads what happened in CONTROL_DIR/status.json, rewritten (by rename) after 
     written  bytes written so far;  waiting  writes held in a stall now;  failed  writes failed.
 Tests wait on those counters, not on the clock: "a write is held" is waiting >= 1.
 
-Only the daemon needs fusepy (Debian's python3-fusepy, imported as `fusepy`); it runs under
-/usr/bin/python3, where Debian installs it, whatever interpreter runs the tests. The helper
-class uses the standard library only.
+How the daemon is run, steered and stopped, and which interpreter runs it, is shared with
+powercut_fs.py: fuse_mount.py. The helper class uses the standard library only.
 """
 
 from __future__ import annotations
 
-import atexit
 import errno as errno_module
 import json
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
 
-CONTROL = "control.json"
-STATUS = "status.json"
-DAEMON_PYTHON = "/usr/bin/python3"
-
-
-def _write_json(directory: str, name: str, value: dict) -> None:
-    """Replaces directory/name in one rename, so a reader never sees half a file."""
-    temp = os.path.join(directory, f".{name}.{os.getpid()}.{threading.get_ident()}")
-    with open(temp, "w", encoding="utf-8") as f:
-        json.dump(value, f)
-    os.rename(temp, os.path.join(directory, name))
+from fuse_mount import CONTROL, STATUS, FuseDaemon, import_fusepy, write_json
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,10 +40,7 @@ def _write_json(directory: str, name: str, value: dict) -> None:
 # --------------------------------------------------------------------------------------------
 
 def _serve(backing: str, mountpoint: str, control_dir: str) -> None:
-    try:
-        from fusepy import FUSE, FuseOSError, Operations
-    except ImportError:  # fusepy from pip names its module fuse
-        from fuse import FUSE, FuseOSError, Operations
+    FUSE, FuseOSError, Operations, _ = import_fusepy()
 
     class SlowFs(Operations):
         use_ns = True
@@ -87,7 +70,7 @@ def _serve(backing: str, mountpoint: str, control_dir: str) -> None:
 
         def publish(self) -> None:
             # Called with self.lock held (or before any thread runs).
-            _write_json(control_dir, STATUS, self.status)
+            write_json(control_dir, STATUS, self.status)
 
         def count(self, field: str, delta: int) -> None:
             with self.lock:
@@ -226,88 +209,26 @@ def _serve(backing: str, mountpoint: str, control_dir: str) -> None:
 # The test side
 # --------------------------------------------------------------------------------------------
 
-_running: list["SlowDisk"] = []
+class SlowDisk(FuseDaemon):
+    """The FUSE daemon above, mounted at `mountpoint` over `backing` (both must exist), with
+    `faults` from the start. stop() (also run at exit) lifts every fault, then unmounts and
+    ends the daemon, only by the PID it started."""
 
-
-def _mounted(path: str) -> bool:
-    path = os.path.realpath(path)
-    with open("/proc/self/mountinfo", encoding="utf-8") as f:
-        return any(line.split()[4] == path and "slow_fs" in line for line in f)
-
-
-class SlowDisk:
-    """The FUSE daemon above, mounted at `mountpoint` over `backing` (both must exist).
-    stop() (also run at exit) lifts every fault, then unmounts and ends the daemon, only by
-    the PID it started."""
+    fsname = "slow_fs"
+    empty_status = {"written": 0, "waiting": 0, "failed": 0}
 
     def __init__(self, backing: str, mountpoint: str, control_dir: str, **faults):
-        self.backing, self.mountpoint, self.control_dir = backing, mountpoint, control_dir
-        self.set(**faults)
-        self.proc = subprocess.Popen(
-            [DAEMON_PYTHON, os.path.abspath(__file__), backing, mountpoint, control_dir],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        _running.append(self)
-        deadline = time.monotonic() + 30
-        while not _mounted(mountpoint):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                output = self._stop_daemon()
-                raise AssertionError(
-                    f"slow_fs did not mount {mountpoint} (exit status {self.proc.returncode}; "
-                    f"is python3-fusepy installed for {DAEMON_PYTHON}? scripts/install-deps.sh "
-                    f"installs it):\n{output}")
-            time.sleep(0.05)
+        write_json(control_dir, CONTROL, faults)
+        super().__init__(__file__, backing, mountpoint, control_dir)
 
     def set(self, **faults) -> None:
         """Replaces the faults: rate=, stall=, fail_beyond=, errno= (see the module text)."""
-        _write_json(self.control_dir, CONTROL, faults)
+        self.control(**faults)
 
-    def status(self) -> dict:
-        try:
-            with open(os.path.join(self.control_dir, STATUS), encoding="utf-8") as f:
-                return json.load(f)
-        except FileNotFoundError:
-            return {"written": 0, "waiting": 0, "failed": 0}
-
-    def wait_for(self, predicate, what: str, timeout: float = 60) -> dict:
-        """Polls status() until predicate(status) holds; the deadline only catches hangs."""
-        deadline = time.monotonic() + timeout
-        while True:
-            status = self.status()
-            if predicate(status):
-                return status
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; "
-                                     f"slow_fs status {status}")
-            time.sleep(0.02)
-
-    def _stop_daemon(self) -> str:
+    def stop(self) -> str:
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)  # fuse_main unmounts on SIGTERM
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        # A daemon that died leaves a dead mount behind ("transport endpoint is not connected").
-        if _mounted(self.mountpoint):
-            subprocess.run(["umount", "-l", self.mountpoint], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return self.proc.stdout.read().decode(errors="replace") if self.proc.stdout else ""
-
-    def stop(self) -> None:
-        if self not in _running:
-            return
-        _running.remove(self)
-        self.set()  # a writer held in a stall goes on, so nothing waits on a dead mount
-        self._stop_daemon()
-
-
-def _stop_all() -> None:
-    while _running:
-        _running[-1].stop()
-
-
-atexit.register(_stop_all)
+            self.set()  # a writer held in a stall goes on, so nothing waits on a dead mount
+        return super().stop()
 
 
 if __name__ == "__main__":

@@ -111,12 +111,29 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
+  } else if (name == "DURABLE" && storage_) {
+    on_site_durable(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "PARTIALS" && storage_) {
     on_site_partials(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
     send(rc::kSyntaxError, "Command not supported.");
   }
   co_return;
+}
+
+// SITE DURABLE ON|OFF: this session's next uploads commit durably or not, whatever
+// [storage] durable says (docs/STORAGE.md). Without an argument: which it is now.
+void ControlSession::on_site_durable(const std::string& argument) {
+  const auto word = protocol::ascii_upper(argument);
+  if (word == "ON" || word == "OFF") {
+    storage_->set_durable_uploads(word == "ON");
+  } else if (!word.empty()) {
+    send(rc::kParameterSyntaxError, "SITE DURABLE ON or SITE DURABLE OFF.");
+    return;
+  }
+  send(rc::kCommandOk, storage_->durable_uploads()
+                           ? "Durable: the final reply of an upload waits for stable storage."
+                           : "Not durable: uploads are answered once written to the page cache.");
 }
 
 // SITE PARTIALS [dir]: the partial uploads kept for a restart in a directory (the current one

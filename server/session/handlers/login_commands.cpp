@@ -140,6 +140,7 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
   }
   storage->expire_partials_after(
       std::chrono::seconds(services_.config.server.partial_expiry_seconds));
+  storage->set_durable_uploads(services_.config.storage.durable);
   std::vector<security::DigestAlgorithm> checksums;
   for (const auto& name : services_.config.storage.checksums) {
     // The names were validated with the config; one that does not parse is simply not computed.
