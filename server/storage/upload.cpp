@@ -32,8 +32,8 @@ Upload::Upload(Upload&& other) noexcept
       keep_partial_on_abort_(other.keep_partial_on_abort_),
       remove_on_abort_(other.remove_on_abort_),
       finished_(std::exchange(other.finished_, true)),
-      checksums_(std::move(other.checksums_)),
-      durable_(other.durable_) {}
+      durable_(other.durable_),
+      checksums_(std::move(other.checksums_)) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
   if (this == &other) return *this;
@@ -46,8 +46,8 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   keep_partial_on_abort_ = other.keep_partial_on_abort_;
   remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
-  checksums_ = std::move(other.checksums_);
   durable_ = other.durable_;
+  checksums_ = std::move(other.checksums_);
   return *this;
 }
 

@@ -187,10 +187,12 @@ TEST_CASE("A MODE E restart's upload stores nothing", "[storage][upload]") {
   ScratchRoot scratch;
   if (!scratch.keeps_xattrs()) return;
   const auto storage = scratch.storage();
-  auto failed = storage.begin_upload("/incoming/r.bin", UploadMode::Replace, 0, true);
-  REQUIRE(failed.has_value());
-  REQUIRE(failed->write_at(0, bytes_of("Wiki")).has_value());
-  failed->abort();  // kept for a restart
+  {
+    auto failed = storage.begin_upload("/incoming/r.bin", UploadMode::Replace, 0, true);
+    REQUIRE(failed.has_value());
+    REQUIRE(failed->write_at(0, bytes_of("Wiki")).has_value());
+    failed->abort();  // kept for a restart; its lock goes with it at the end of the block
+  }
   auto restart = storage.begin_upload("/incoming/r.bin", UploadMode::ContinuePartial, 0, true);
   REQUIRE(restart.has_value());
   REQUIRE(restart->write_at(4, bytes_of("pedia")).has_value());
