@@ -8,8 +8,11 @@ namespace gridftp::server {
 namespace {
 
 transport::awaitable<Result<void>> write_here(storage::Upload* upload, std::uint64_t offset,
-                                              std::span<const char> bytes) {
-  co_return upload->write_at(offset, bytes);
+                                              std::span<const char> bytes,
+                                              DiskWriter::WrittenHook written) {
+  auto outcome = upload->write_at(offset, bytes);
+  if (outcome && written) written(offset, bytes.size());
+  co_return outcome;
 }
 
 }  // namespace
@@ -23,10 +26,11 @@ transport::awaitable<Result<void>> DiskWriter::write_at(storage::Upload& upload,
 }
 
 void DiskWriter::start(const transport::asio::any_io_executor& owner, storage::Upload& upload,
-                       std::uint64_t offset, std::span<const char> bytes) {
+                       std::uint64_t offset, std::span<const char> bytes, WrittenHook written) {
   if (!thread_) thread_.emplace(1);
   in_flight_.emplace(owner);
-  in_flight_->spawn(thread_->get_executor(), write_here(&upload, offset, bytes));
+  in_flight_->spawn(thread_->get_executor(),
+                    write_here(&upload, offset, bytes, std::move(written)));
 }
 
 transport::awaitable<Result<void>> DiskWriter::finish(const transport::Deadline& watch) {

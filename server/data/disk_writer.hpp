@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 
@@ -40,8 +41,11 @@ class DiskWriter {
   // Starts upload.write_at(offset, bytes) on the writer's thread and returns at once; `owner` is
   // the caller's executor, where finish() is awaited. `bytes` and `upload` must stay valid
   // until finish() returns. At most one write in flight: call finish() before the next start().
+  // `written`, if set, is called on the writer's thread as soon as the write succeeded, so the
+  // bytes count as received (restart markers) without waiting for the caller's next turn.
+  using WrittenHook = std::function<void(std::uint64_t offset, std::size_t length)>;
   void start(const transport::asio::any_io_executor& owner, storage::Upload& upload,
-             std::uint64_t offset, std::span<const char> bytes);
+             std::uint64_t offset, std::span<const char> bytes, WrittenHook written = {});
   // Waits for the started write (at once when none is); its outcome as write_at's.
   transport::awaitable<Result<void>> finish(const transport::Deadline& watch);
   bool busy() const { return in_flight_.has_value(); }

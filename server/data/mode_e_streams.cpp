@@ -277,6 +277,13 @@ class StreamReceiver {
   transport::awaitable<Result<std::span<char>>> next_window() {
     const auto remaining = decoder_.payload_remaining();
     if (remaining == 0) {
+      // Between blocks a full run goes to the writer; so does any run when no byte waits on
+      // the socket (the read would wait anyway): a paused sender's last bytes, or those of one
+      // waiting for 111 markers, reach the disk and the next marker.
+      boost::system::error_code ec;
+      if (run_bytes_ == kRunBytes || stream_.socket->available(ec) == 0) {
+        if (auto handed = co_await hand_off(); !handed) co_return make_error(handed.error());
+      }
       const auto needed = decoder_.header_bytes_needed();
       co_return std::span<char>(header_).subspan(header_.size() - needed);
     }
@@ -333,22 +340,18 @@ class StreamReceiver {
     return {};
   }
 
-  // Waits for the write in flight and records it.
-  transport::awaitable<Result<void>> finish_write() {
-    if (!in_flight_) co_return Result<void>{};
-    const auto written = co_await writer_.finish(watch_);
-    const auto range = *std::exchange(in_flight_, std::nullopt);
-    if (!written) co_return written;
-    co_return record(range.first, range.second);
-  }
+  // Waits for the write in flight (recorded by the writer's thread as it succeeded).
+  transport::awaitable<Result<void>> finish_write() { co_return co_await writer_.finish(watch_); }
 
   // The run goes to the writer (after the previous write), and reading goes on in the other
   // buffer.
   transport::awaitable<Result<void>> hand_off() {
     if (auto finished = co_await finish_write(); !finished) co_return finished;
     if (run_bytes_ == 0) co_return Result<void>{};
-    writer_.start(executor_, upload_, run_offset_, run_buffer().first(run_bytes_));
-    in_flight_.emplace(run_offset_, run_bytes_);
+    writer_.start(executor_, upload_, run_offset_, run_buffer().first(run_bytes_),
+                  [this](std::uint64_t offset, std::size_t length) {
+                    if (auto ok = record(offset, length); !ok) record_failure_ = ok.error();
+                  });
     current_ ^= 1;
     run_bytes_ = 0;
     co_return Result<void>{};
@@ -356,11 +359,12 @@ class StreamReceiver {
 
   // Everything read is written and recorded.
   transport::awaitable<Result<void>> store_all() {
-    if (auto handed = co_await hand_off(); !handed) {
-      co_await finish_write();
-      co_return handed;
-    }
-    co_return co_await finish_write();
+    auto handed = co_await hand_off();
+    auto finished = co_await finish_write();
+    if (!handed) co_return handed;
+    if (!finished) co_return finished;
+    if (record_failure_) co_return make_error(record_failure_);
+    co_return Result<void>{};
   }
 
   DataStream& stream_;
@@ -375,7 +379,9 @@ class StreamReceiver {
   std::size_t current_ = 0;
   std::uint64_t run_offset_ = 0;
   std::size_t run_bytes_ = 0;
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> in_flight_;  // offset, length
+  // Set on the writer's thread when recording a written run failed (data after this
+  // connection's EOD count closed), read after finish_write() joined it.
+  std::error_code record_failure_;
   // Declared after the buffers, so destroyed first: its thread is joined, ending a write still
   // running, before the bytes it writes are freed.
   DiskWriter writer_;

@@ -68,6 +68,14 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
     bytes = bytes.subspan(static_cast<std::size_t>(written));
     position += static_cast<std::uint64_t>(written);
   }
+  // Durable: the disk starts on these pages now, not at the final fdatasync, so the wait for
+  // stable storage overlaps the transfer instead of following it (docs/STORAGE.md §2). Only
+  // a hint: the fdatasync in commit() is what the 226 relies on.
+  if (durable_) {
+    const auto first = start_offset_ + offset;
+    ::sync_file_range(file_.get(), static_cast<off_t>(first), static_cast<off_t>(position - first),
+                      SYNC_FILE_RANGE_WRITE);
+  }
   // After the write, so only bytes that reached the file count; still on the writing thread, so
   // parallel streams checksum their blocks in parallel.
   if (checksums_) checksums_->record(start_offset_ + offset, block);
