@@ -44,14 +44,6 @@ std::string to_hex(std::span<const unsigned char> bytes) {
   return hex;
 }
 
-// Big-endian bytes, so "%08x" and to_hex agree: Globus prints adler32 as 8 zero-padded digits.
-std::string hex32(std::uint32_t value) {
-  const std::array<unsigned char, 4> bytes{
-      static_cast<unsigned char>(value >> 24), static_cast<unsigned char>(value >> 16),
-      static_cast<unsigned char>(value >> 8), static_cast<unsigned char>(value)};
-  return to_hex(bytes);
-}
-
 Result<EvpMdCtxPtr> start_evp(const char* name) {
   const EvpMdPtr md(EVP_MD_fetch(nullptr, name, nullptr));
   if (!md) return make_error(openssl_error());
@@ -76,6 +68,14 @@ std::string_view digest_algorithm_name(DigestAlgorithm algorithm) {
     if (entry.algorithm == algorithm) return entry.name;
   }
   return "UNKNOWN";
+}
+
+std::string checksum32_hex(std::uint32_t value) {
+  // Big-endian bytes, so "%08x" and to_hex agree: Globus prints adler32 as 8 zero-padded digits.
+  const std::array<unsigned char, 4> bytes{
+      static_cast<unsigned char>(value >> 24), static_cast<unsigned char>(value >> 16),
+      static_cast<unsigned char>(value >> 8), static_cast<unsigned char>(value)};
+  return to_hex(bytes);
 }
 
 Result<Digest> Digest::create(DigestAlgorithm algorithm) {
@@ -122,8 +122,9 @@ Result<std::string> Digest::hex_final() {
   if (finished_) return make_error(make_error_code(protocol::Errc::BadSequence));
   finished_ = true;
   if (failed_) return make_error(failed_);
-  if (const auto* adler = std::get_if<protocol::Adler32>(&state_)) return hex32(adler->value());
-  if (const auto* crc = std::get_if<protocol::Crc32c>(&state_)) return hex32(crc->value());
+  if (const auto* adler = std::get_if<protocol::Adler32>(&state_))
+    return checksum32_hex(adler->value());
+  if (const auto* crc = std::get_if<protocol::Crc32c>(&state_)) return checksum32_hex(crc->value());
   auto& context = std::get<EvpMdCtxPtr>(state_);
   std::array<unsigned char, EVP_MAX_MD_SIZE> bytes{};
   unsigned int size = 0;

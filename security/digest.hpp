@@ -3,6 +3,7 @@
 // file range is the caller's job.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ Result<DigestAlgorithm> parse_digest_algorithm(std::string_view name);
 
 // The canonical upper-case name, as in FEAT's "CKSM MD5:10;ADLER32:10;...".
 std::string_view digest_algorithm_name(DigestAlgorithm algorithm);
+
+// An ADLER32 or CRC32C value as CKSM prints it: 8 lower-case, zero-padded hex digits.
+std::string checksum32_hex(std::uint32_t value);
 
 class Digest {
  public:

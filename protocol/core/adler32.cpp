@@ -1,14 +1,23 @@
 #include "protocol/core/adler32.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 
 namespace gridftp::protocol {
 namespace {
 
 constexpr std::uint32_t kModulus = 65521;
-// RFC 1950 / zlib: the most bytes that can be summed before sum_b can overflow 32 bits.
-constexpr std::size_t kMaxBytesBeforeModulo = 5552;
+
+// The bytes are summed as kLanes columns: column[j] adds every kLanes-th byte and weighted[j]
+// adds column[j] once per row, which is the row-by-row shape GCC vectorizes at -O2 (16 lanes of
+// 32 bits: four SSE2 vectors). From the two, one row-major pass's a and b follow exactly:
+//   a += sum(column);  b += n * a + kLanes * sum(weighted) - sum(j * column[j]).
+// About 3x the eight-bytes-a-step loop it replaced (docs/ARCHITECTURE.md, "Checksums on the fly").
+constexpr std::size_t kLanes = 16;
+// weighted[j] <= 255 * rows * (rows + 1) / 2 must fit 32 bits: rows <= 5803. 1024 rows (16 KiB)
+// keeps the remainder taken per chunk rare without coming near that bound.
+constexpr std::size_t kRowsPerChunk = 1024;
 
 }  // namespace
 
@@ -20,27 +29,52 @@ void Adler32::update(std::span<const char> bytes) {
 }
 
 void Adler32::update(const unsigned char* data, std::size_t size) {
-  auto a = sum_a_;
-  auto b = sum_b_;
-  while (size > 0) {
-    auto chunk = std::min(size, kMaxBytesBeforeModulo);
-    size -= chunk;
-    // Eight bytes per step with a fixed trip count, so the compiler unrolls it.
-    for (; chunk >= 8; chunk -= 8, data += 8) {
-      for (std::size_t i = 0; i < 8; ++i) {
-        a += data[i];
-        b += a;
+  std::uint64_t a = sum_a_;
+  std::uint64_t b = sum_b_;
+  while (size >= kLanes) {
+    const std::size_t rows = std::min(size / kLanes, kRowsPerChunk);
+    std::array<std::uint32_t, kLanes> column{};
+    std::array<std::uint32_t, kLanes> weighted{};
+    for (std::size_t row = 0; row < rows; ++row, data += kLanes) {
+      for (std::size_t j = 0; j < kLanes; ++j) {
+        column[j] += data[j];
+        weighted[j] += column[j];
       }
     }
-    for (; chunk > 0; --chunk, ++data) {
-      a += *data;
-      b += a;
+    const std::uint64_t chunk_bytes = rows * kLanes;
+    std::uint64_t column_sum = 0;
+    std::uint64_t weighted_sum = 0;
+    std::uint64_t position_weight = 0;
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      column_sum += column[j];
+      weighted_sum += weighted[j];
+      position_weight += j * std::uint64_t{column[j]};
     }
-    a %= kModulus;
-    b %= kModulus;
+    // Every term fits 64 bits: a < 65521 before, chunk_bytes <= 16 KiB, weighted_sum < 2^36.
+    b = (b + chunk_bytes * a + kLanes * weighted_sum - position_weight) % kModulus;
+    a = (a + column_sum) % kModulus;
+    size -= chunk_bytes;
   }
-  sum_a_ = a;
-  sum_b_ = b;
+  for (; size > 0; --size, ++data) {
+    a += *data;
+    b += a;
+  }
+  sum_a_ = static_cast<std::uint32_t>(a % kModulus);
+  sum_b_ = static_cast<std::uint32_t>(b % kModulus);
+}
+
+std::uint32_t adler32_combine(std::uint32_t first, std::uint32_t second,
+                              std::uint64_t second_length) {
+  // zlib's adler32_combine: appending B's n bytes to A adds n * a_A to b (less the 1 that B's
+  // own a started from, counted n times), and B's sums less their starting values.
+  const std::uint64_t n = second_length % kModulus;
+  const std::uint64_t first_a = first & 0xFFFFU;
+  const std::uint64_t first_b = first >> 16;
+  const std::uint64_t second_a = second & 0xFFFFU;
+  const std::uint64_t second_b = second >> 16;
+  const std::uint64_t a = (first_a + second_a + kModulus - 1) % kModulus;
+  const std::uint64_t b = (first_b + second_b + n * first_a + kModulus - n) % kModulus;
+  return static_cast<std::uint32_t>((b << 16) | a);
 }
 
 }  // namespace gridftp::protocol

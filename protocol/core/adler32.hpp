@@ -22,4 +22,9 @@ class Adler32 {
   std::uint32_t sum_b_ = 0;
 };
 
+// The Adler-32 of A followed by B, from A's value, B's value and B's length (zlib's
+// adler32_combine), so blocks checksummed apart, in any order, give the whole file's value.
+std::uint32_t adler32_combine(std::uint32_t first, std::uint32_t second,
+                              std::uint64_t second_length);
+
 }  // namespace gridftp::protocol

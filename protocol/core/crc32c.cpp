@@ -30,6 +30,46 @@ constexpr Table make_tables() {
 
 constexpr Table kTables = make_tables();
 
+// Polynomials over GF(2) modulo the CRC polynomial, in the reflected bit order: bit 31 is x^0.
+constexpr std::uint32_t kXPowerZero = 0x80000000U;
+
+// a * b modulo the polynomial (zlib's multmodp).
+constexpr std::uint32_t multiply_modulo(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t product = 0;
+  for (std::uint32_t bit = kXPowerZero; bit != 0 && a != 0; bit >>= 1) {
+    if ((a & bit) != 0) {
+      product ^= b;
+      a ^= bit;
+    }
+    b = (b & 1U) != 0 ? (b >> 1) ^ kReflectedPolynomial : b >> 1;
+  }
+  return product;
+}
+
+// powers[k] = x^(2^k) modulo the polynomial, k up to 66: bit i of a 64-bit byte count is
+// x^(2^(i + 3)) bits.
+using PowerTable = std::array<std::uint32_t, 67>;
+
+constexpr PowerTable make_powers() {
+  PowerTable powers{};
+  powers[0] = kXPowerZero >> 1;  // x^1
+  for (std::size_t k = 1; k < powers.size(); ++k)
+    powers[k] = multiply_modulo(powers[k - 1], powers[k - 1]);
+  return powers;
+}
+
+constexpr PowerTable kPowers = make_powers();
+
+// x^(8 * bytes) modulo the polynomial: what a CRC is multiplied by to carry it past `bytes`
+// zero bytes.
+std::uint32_t shift_for_bytes(std::uint64_t bytes) {
+  std::uint32_t power = kXPowerZero;
+  for (std::size_t k = 3; bytes != 0; bytes >>= 1, ++k) {
+    if ((bytes & 1U) != 0) power = multiply_modulo(kPowers[k], power);
+  }
+  return power;
+}
+
 // Little-endian load, written out so it is right on any host byte order.
 std::uint32_t load_le32(const unsigned char* p) {
   return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
@@ -57,6 +97,12 @@ void Crc32c::update(const unsigned char* data, std::size_t size) {
   }
   for (; size > 0; --size, ++data) crc = (crc >> 8) ^ kTables[0][(crc ^ *data) & 0xFFU];
   state_ = crc;
+}
+
+std::uint32_t crc32c_combine(std::uint32_t first, std::uint32_t second,
+                             std::uint64_t second_length) {
+  // The pre- and post-inversions cancel in the combination, as in zlib's crc32_combine.
+  return multiply_modulo(shift_for_bytes(second_length), first) ^ second;
 }
 
 }  // namespace gridftp::protocol

@@ -21,4 +21,9 @@ class Crc32c {
   std::uint32_t state_ = 0xFFFFFFFFU;
 };
 
+// The CRC-32C of A followed by B, from A's value, B's value and B's length (zlib's
+// crc32_combine for this polynomial): A's CRC is carried through len(B) zero bytes, O(log len).
+std::uint32_t crc32c_combine(std::uint32_t first, std::uint32_t second,
+                             std::uint64_t second_length);
+
 }  // namespace gridftp::protocol

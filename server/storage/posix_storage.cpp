@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/storage/directory_sync.hpp"
+#include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server::storage {
 namespace {
@@ -303,7 +305,17 @@ std::string partial_name_for(std::string_view name) {
 Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode,
                                           std::uint64_t offset, bool keep_partial_on_abort) const {
   auto upload = open_upload(path, mode, offset, keep_partial_on_abort);
-  if (upload && durable_uploads_) upload->make_durable();
+  if (!upload) return upload;
+  if (durable_uploads_) upload->make_durable();
+  // Values stored for what the file held before are void from the first byte written: an
+  // in-place rewrite could keep both size and mtime (docs/ARCHITECTURE.md, "Checksums on the fly").
+  clear_stored_checksums(upload->fd());
+  // An upload that starts past 0 (APPE, REST, ESTO at an offset) or fills in a restart's gaps
+  // cannot see the whole file; checksumming its blocks would only be thrown away at commit.
+  if (!upload_checksums_.empty() && upload->start_offset() == 0 &&
+      mode != UploadMode::ContinuePartial) {
+    upload->compute_checksums(std::make_unique<UploadChecksums>(upload_checksums_));
+  }
   return upload;
 }
 

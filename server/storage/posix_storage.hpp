@@ -18,6 +18,7 @@
 #include "protocol/control/restrict_paths.hpp"
 #include "protocol/core/result.hpp"
 #include "protocol/listing/file_facts.hpp"
+#include "security/digest.hpp"
 #include "server/storage/partial_uploads.hpp"
 #include "server/storage/path_resolver.hpp"
 #include "server/storage/upload.hpp"
@@ -68,6 +69,11 @@ class PosixStorage {
 
   // Partial uploads kept in directory `path` (see partial_uploads.hpp); needs list rights.
   Result<std::vector<PartialUpload>> partial_uploads(std::string_view path) const;
+  // Uploads that can hold a whole file (from offset 0, not a MODE E restart) compute these
+  // checksums as their bytes are written and store them with the file on commit.
+  void checksum_uploads(std::vector<security::DigestAlgorithm> algorithms) {
+    upload_checksums_ = std::move(algorithms);
+  }
   // begin_upload() first removes partial uploads in its directory not written for `age`.
   void expire_partials_after(std::chrono::seconds age) { partial_expiry_ = age; }
   std::chrono::seconds partial_expiry() const { return partial_expiry_; }
@@ -81,15 +87,16 @@ class PosixStorage {
   Result<void> check_writable(std::string_view path) const;
 
  private:
-  Result<Upload> open_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
-                             bool keep_partial_on_abort) const;
-
   PosixStorage(PathResolver resolver, std::vector<std::string> writable_areas,
                protocol::control::PathRules rules, std::string root_prefix)
       : resolver_(std::move(resolver)),
         writable_areas_(std::move(writable_areas)),
         rules_(std::move(rules)),
         root_prefix_(std::move(root_prefix)) {}
+  // begin_upload() without what every upload gets afterwards (durability, checksums, stale
+  // checksum values removed).
+  Result<Upload> open_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
+                             bool keep_partial_on_abort) const;
   // The restrictions' verdict on the real location of `fd` (a virtual path's real place), or of
   // its entry `name` when given. Everything is allowed when there are no restrictions.
   Result<protocol::control::PathRights> rights_of(int fd, std::string_view name = {}) const;
@@ -114,6 +121,7 @@ class PosixStorage {
   std::string root_prefix_;                 // the root's real path, "" for "/"
   std::chrono::seconds partial_expiry_{0};  // 0: partial uploads are kept
   bool durable_uploads_ = false;
+  std::vector<security::DigestAlgorithm> upload_checksums_;
 };
 
 }  // namespace gridftp::server::storage

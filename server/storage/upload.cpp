@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "server/storage/directory_sync.hpp"
+#include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server::storage {
 
@@ -31,7 +32,8 @@ Upload::Upload(Upload&& other) noexcept
       keep_partial_on_abort_(other.keep_partial_on_abort_),
       remove_on_abort_(other.remove_on_abort_),
       finished_(std::exchange(other.finished_, true)),
-      durable_(other.durable_) {}
+      durable_(other.durable_),
+      checksums_(std::move(other.checksums_)) {}
 
 Upload& Upload::operator=(Upload&& other) noexcept {
   if (this == &other) return *this;
@@ -45,6 +47,7 @@ Upload& Upload::operator=(Upload&& other) noexcept {
   remove_on_abort_ = other.remove_on_abort_;
   finished_ = std::exchange(other.finished_, true);
   durable_ = other.durable_;
+  checksums_ = std::move(other.checksums_);
   return *this;
 }
 
@@ -54,6 +57,7 @@ Upload::~Upload() {
 
 Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes) {
   std::uint64_t position = start_offset_ + offset;
+  const auto block = bytes;
   while (!bytes.empty()) {
     const auto written =
         ::pwrite(file_.get(), bytes.data(), bytes.size(), static_cast<off_t>(position));
@@ -72,6 +76,9 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
     ::sync_file_range(file_.get(), static_cast<off_t>(first), static_cast<off_t>(position - first),
                       SYNC_FILE_RANGE_WRITE);
   }
+  // After the write, so only bytes that reached the file count; still on the writing thread, so
+  // parallel streams checksum their blocks in parallel.
+  if (checksums_) checksums_->record(start_offset_ + offset, block);
   return {};
 }
 
@@ -96,9 +103,24 @@ Result<void> Upload::commit() {
     ::unlinkat(directory_.get(), temp_name_.c_str(), 0);
     return make_error(ec);
   }
+  store_checksums();
   // In place too: the upload may have created the name.
   if (durable_) return sync_directory(directory_.get());
   return {};
+}
+
+void Upload::store_checksums() {
+  if (!checksums_) return;
+  // The size and mtime the file has now, with every write done, are what the values are keyed
+  // to: the file as it stands under its final name.
+  const auto version = file_version_of(file_.get());
+  if (!version) return;
+  for (const auto& value : checksums_->finish(version->size_bytes)) {
+    // Not stored (no user xattrs here, a full disk): CKSM reads the file instead, as it would
+    // have without this.
+    (void)store_checksum(file_.get(), value.algorithm, *version, value.hex);
+  }
+  checksums_.reset();
 }
 
 void Upload::abort() {

@@ -1,14 +1,17 @@
 // One file being received. A replacing upload writes a hidden temporary file beside the target and
 // renames it into place only on commit(), so a failed or cut-off upload never looks complete.
 // Appends and restarts (APPE, REST+STOR) write in place: the client asked to extend what is there.
+// An upload may compute checksums from the bytes it writes and store them with the file on commit.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
 #include "protocol/core/result.hpp"
 #include "server/storage/unique_fd.hpp"
+#include "server/storage/upload_checksums.hpp"
 
 namespace gridftp::server::storage {
 
@@ -28,11 +31,14 @@ class Upload {
   ~Upload();
 
   // Writes at `offset` relative to the upload's start (REST/APPE offset already applied).
+  // Safe to call from several threads at once for different offsets (MODE E streams).
   Result<void> write_at(std::uint64_t offset, std::span<const char> bytes);
   // Makes the upload visible under its final name. A durable upload (make_durable()) first
   // syncs the file's data, then renames, then syncs the directory, so the name never points at
   // data a power cut could still take away, and a reply sent after commit() means the file
   // survives one (docs/STORAGE.md).
+  // Then stores the checksums computed on the way when they cover the whole file
+  // (stored_checksums; best effort, never an error).
   // Errors: errno of the fdatasync, rename or directory fsync.
   Result<void> commit();
   // The bytes written so far reach stable storage (fdatasync). For restart markers that name
@@ -48,6 +54,11 @@ class Upload {
   // pass for the file. Not for uploads kept for a restart.
   void remove_on_abort() { remove_on_abort_ = !keep_partial_on_abort_; }
 
+  // Every byte written from here on goes through `checksums` too. Call before the first write.
+  void compute_checksums(std::unique_ptr<UploadChecksums> checksums) {
+    checksums_ = std::move(checksums);
+  }
+
   std::uint64_t start_offset() const { return start_offset_; }
   int fd() const { return file_.get(); }
 
@@ -61,6 +72,9 @@ class Upload {
   bool remove_on_abort_ = false;
   bool finished_ = false;
   bool durable_ = false;
+  std::unique_ptr<UploadChecksums> checksums_;  // null: none computed
+
+  void store_checksums();
 };
 
 }  // namespace gridftp::server::storage

@@ -1,5 +1,10 @@
-// CKSM <algorithm> <offset> <length> <path> (GFD.47; length -1 = to EOF): the digest is computed on
-// the blocking pool, because hashing a large file would hold an I/O thread for seconds.
+// CKSM <algorithm> <offset> <length> <path> (GFD.47; length -1 = to EOF). A whole-file request is
+// answered from the value stored with the file when it is still valid (computed while the file
+// was uploaded, or by an earlier CKSM); anything else is computed on the blocking pool, because
+// hashing a large file would hold an I/O thread for seconds, and a whole-file result is stored
+// so that the next CKSM is instant (docs/ARCHITECTURE.md, "Checksums on the fly").
+// Downloads do not compute checksums: a whole-file RETR goes through sendfile and never sees
+// its bytes, and reading the file again after each send would spend the CPU that the sends need.
 #include <cerrno>
 #include <cstdio>
 #include <vector>
@@ -11,6 +16,7 @@
 #include "protocol/core/errors.hpp"
 #include "security/digest.hpp"
 #include "server/session/control_session.hpp"
+#include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -20,13 +26,30 @@ namespace rc = protocol::control::reply_code;
 struct ChecksumOutcome {
   std::error_code error;
   std::string hex;
+  bool stored = false;  // the value was kept with the file for the next CKSM
 };
+
+// Stores `hex` as the whole file's value when the read covered the whole file, `before` being the
+// file as it was when the read began: unchanged size and mtime afterwards mean the read saw one
+// version of it.
+bool store_if_whole_file(int fd, security::DigestAlgorithm algorithm,
+                         const protocol::checksum::FileVersion& before, std::uint64_t bytes_read,
+                         const std::string& hex) {
+  if (bytes_read != before.size_bytes) return false;
+  const auto after = storage::file_version_of(fd);
+  if (!after || !(*after == before)) return false;
+  return storage::store_checksum(fd, algorithm, before, hex).has_value();
+}
 
 transport::awaitable<ChecksumOutcome> digest_file(std::shared_ptr<storage::UniqueFd> fd,
                                                   security::DigestAlgorithm algorithm,
-                                                  std::uint64_t offset, std::uint64_t length) {
+                                                  std::uint64_t offset, std::uint64_t length,
+                                                  bool may_store) {
   auto digest = security::Digest::create(algorithm);
   if (!digest) co_return ChecksumOutcome{digest.error(), {}};
+  const auto before = storage::file_version_of(fd->get());
+  const bool from_start = offset == 0;
+  std::uint64_t bytes_read = 0;
   std::vector<char> buffer(1 << 20);
   while (length > 0) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(length, buffer.size()));
@@ -37,10 +60,13 @@ transport::awaitable<ChecksumOutcome> digest_file(std::shared_ptr<storage::Uniqu
     digest->update({buffer.data(), static_cast<std::size_t>(got)});
     offset += static_cast<std::uint64_t>(got);
     length -= static_cast<std::uint64_t>(got);
+    bytes_read += static_cast<std::uint64_t>(got);
   }
   auto hex = digest->hex_final();
   if (!hex) co_return ChecksumOutcome{hex.error(), {}};
-  co_return ChecksumOutcome{{}, std::move(*hex)};
+  const bool stored = may_store && from_start && before &&
+                      store_if_whole_file(fd->get(), algorithm, *before, bytes_read, *hex);
+  co_return ChecksumOutcome{{}, std::move(*hex), stored};
 }
 
 }  // namespace
@@ -69,14 +95,26 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
     co_return;
   }
   const std::uint64_t span = length < 0 ? UINT64_MAX : static_cast<std::uint64_t>(length);
+  // Only regular files keep values (devices cannot hold user xattrs), and only a request from
+  // byte 0 through the end is the whole file's value; a partial CKSM always reads.
+  const bool regular = storage::regular_file_size(fd->get()).has_value();
+  if (regular && offset == 0) {
+    if (const auto stored = storage::read_stored_checksum(fd->get(), *algorithm);
+        stored && span >= stored->version.size_bytes) {
+      log_->debug("{} cksm {} {} answered from the stored value", tag(), name, *path);
+      send(rc::kFileStatus, stored->hex);
+      co_return;
+    }
+  }
   auto shared_fd = std::make_shared<storage::UniqueFd>(std::move(*fd));
-  const auto outcome = co_await asio::co_spawn(services_.blocking_pool,
-                                               digest_file(shared_fd, *algorithm, offset, span),
-                                               transport::use_awaitable);
+  const auto outcome = co_await asio::co_spawn(
+      services_.blocking_pool, digest_file(shared_fd, *algorithm, offset, span, regular),
+      transport::use_awaitable);
   if (outcome.error) {
     send_error(outcome.error);
     co_return;
   }
+  if (outcome.stored) log_->debug("{} cksm {} {} read and stored", tag(), name, *path);
   send(rc::kFileStatus, outcome.hex);
 }
 

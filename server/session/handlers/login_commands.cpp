@@ -5,6 +5,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "security/digest.hpp"
 #include "server/auth/account_home.hpp"
 #include "server/auth/path_restrictions.hpp"
 #include "server/process/session_process.hpp"
@@ -140,6 +141,13 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
   storage->expire_partials_after(
       std::chrono::seconds(services_.config.server.partial_expiry_seconds));
   storage->set_durable_uploads(services_.config.storage.durable);
+  std::vector<security::DigestAlgorithm> checksums;
+  for (const auto& name : services_.config.storage.checksums) {
+    // The names were validated with the config; one that does not parse is simply not computed.
+    if (const auto algorithm = security::parse_digest_algorithm(name))
+      checksums.push_back(*algorithm);
+  }
+  storage->checksum_uploads(std::move(checksums));
   return storage;
 }
 

@@ -83,3 +83,28 @@ TEST_CASE("Adler32 accepts unsigned byte spans", "[digest]") {
   adler.update(std::span<const std::uint8_t>(bytes));
   CHECK(adler.value() == 0x11E60398U);
 }
+
+TEST_CASE("adler32_combine joins the values of two pieces", "[digest]") {
+  using gridftp::protocol::adler32_combine;
+  // "Wikipedia" = "Wiki" + "pedia", cut everywhere, including the empty pieces.
+  const std::string_view text = "Wikipedia";
+  const auto cut = static_cast<std::size_t>(GENERATE(range(0, 10)));
+  const auto first = text.substr(0, cut);
+  const auto second = text.substr(cut);
+  CHECK(adler32_combine(adler32_of(first), adler32_of(second), second.size()) == 0x11E60398U);
+}
+
+TEST_CASE("adler32_combine stays exact for long and modulus-sized second pieces", "[digest]") {
+  using gridftp::protocol::adler32_combine;
+  const auto size = static_cast<std::size_t>(GENERATE(65520, 65521, 65522, 200000));
+  std::string data(size + 777, '\0');
+  std::mt19937 random(static_cast<std::uint32_t>(size));
+  for (auto& c : data) c = static_cast<char>(random());
+  const std::string_view view(data);
+  CHECK(adler32_combine(adler32_of(view.substr(0, 777)), adler32_of(view.substr(777)), size) ==
+        reference_adler32(data));
+  // A second piece of all 0xFF bytes drives both sums to their largest values.
+  const std::string ones(size, '\xFF');
+  CHECK(adler32_combine(adler32_of("abc"), adler32_of(ones), size) ==
+        reference_adler32("abc" + ones));
+}

@@ -92,3 +92,46 @@ TEST_CASE("Crc32c slicing-by-8 agrees with the bitwise reference", "[digest]") {
   }
   CHECK(crc.value() == reference_crc32c(large));
 }
+
+TEST_CASE("crc32c_combine joins the values of two pieces", "[digest]") {
+  using gridftp::protocol::crc32c_combine;
+  const std::string_view text = "123456789";
+  const auto cut = static_cast<std::size_t>(GENERATE(range(0, 10)));
+  const auto first = text.substr(0, cut);
+  const auto second = text.substr(cut);
+  CHECK(crc32c_combine(crc32c_of(first), crc32c_of(second), second.size()) == 0xE3069283U);
+}
+
+TEST_CASE("crc32c_combine agrees with one pass for long second pieces", "[digest]") {
+  using gridftp::protocol::crc32c_combine;
+  const auto size = static_cast<std::size_t>(GENERATE(1, 7, 8, 4096, 1 << 20, (1 << 20) + 3));
+  std::vector<std::uint8_t> data(size + 100);
+  std::mt19937 random(static_cast<std::uint32_t>(size));
+  for (auto& b : data) b = static_cast<std::uint8_t>(random());
+  const std::span<const std::uint8_t> all(data);
+  CHECK(crc32c_combine(crc32c_of(all.first(100)), crc32c_of(all.subspan(100)), size) ==
+        crc32c_of(all));
+}
+
+TEST_CASE("crc32c_combine carries a value across lengths past 32 bits", "[digest]") {
+  using gridftp::protocol::crc32c_combine;
+  // Zero bytes of CRC 0 leave a CRC unchanged only when it is combined with the true value of
+  // those zeros: check that combining a run of zeros in two halves equals combining it whole.
+  const std::uint64_t half = (std::uint64_t{1} << 33) + 5;
+  // CRC-32C of n zero bytes, itself built by combination from the CRC of one zero byte.
+  const auto zeros = [](std::uint64_t n) {
+    std::uint32_t value = 0;  // empty
+    std::uint32_t power_value = crc32c_of(std::vector<std::uint8_t>(1, 0));
+    std::uint64_t power_length = 1;
+    for (; n != 0; n >>= 1) {
+      if ((n & 1U) != 0) value = crc32c_combine(value, power_value, power_length);
+      power_value = crc32c_combine(power_value, power_value, power_length);
+      power_length *= 2;
+    }
+    return value;
+  };
+  CHECK(zeros(4096) == crc32c_of(std::vector<std::uint8_t>(4096, 0)));
+  CHECK(crc32c_combine(zeros(half), zeros(half), half) == zeros(2 * half));
+  CHECK(crc32c_combine(crc32c_of("abc"), zeros(half), half) ==
+        crc32c_combine(crc32c_combine(crc32c_of("abc"), zeros(half - 5), half - 5), zeros(5), 5));
+}
