@@ -22,6 +22,7 @@ from gridftp_harness import (MIB, MODE_E_EOD, MODE_E_EOF, RawControl, expect_ftp
                              gridcp_binary, make_file, make_temp_dir, mode_e_header,
                              read_final_reply, run_peer, run_tests, sha256_bytes, sha256_file,
                              start_gridftpd)
+from fuse_mount import anonymous_root_over_fuse
 from powercut_fs import PowerCutDisk
 
 HIDDEN_PREFIX = ".gridftpd-part."
@@ -40,13 +41,8 @@ def powercut_root() -> tuple[str, str, PowerCutDisk]:
     """An anonymous root whose incoming/ is powercut_fs over a backing directory. Returns the
     root, the backing directory (the disk's durable state, read by the checks after the cut
     without going through the mount) and the mount's PowerCutDisk."""
-    base = make_temp_dir("durable-")
-    root = os.path.join(base, "root")
-    backing, control = os.path.join(base, "backing"), os.path.join(base, "control")
-    for directory in (os.path.join(root, "incoming"), backing, control):
-        os.makedirs(directory)
-    os.chmod(backing, 0o777)
-    return root, backing, PowerCutDisk(backing, os.path.join(root, "incoming"), control)
+    root, backing, control, mountpoint = anonymous_root_over_fuse(make_temp_dir("durable-"))
+    return root, backing, PowerCutDisk(backing, mountpoint, control)
 
 
 def put_uploads(server, names) -> dict[str, str]:

@@ -17,6 +17,7 @@ from gridftp_harness import (MIB, MODE_E_EOD, MODE_E_EOF, RawControl, abort_sock
                              ftp_retr_bytes, gridcp_binary, make_file, make_temp_dir,
                              mode_e_header, parse_pasv_reply, read_final_reply, run_peer,
                              run_tests, sha256_bytes, sha256_file, start_gridftpd, wait_until)
+from fuse_mount import anonymous_root_over_fuse
 from slow_fs import SlowDisk
 
 _mounts: list[str] = []
@@ -244,13 +245,8 @@ def slow_disk_root(**faults) -> tuple[str, str, SlowDisk]:
     """An anonymous root whose incoming/ is slow_fs mounted over a backing directory, with
     `faults` from the start. Returns the root, the backing directory (the "disk" itself, read
     by the checks without going through the mount) and the mount's SlowDisk."""
-    base = make_temp_dir("faults-slow-")
-    root = os.path.join(base, "root")
-    backing, control = os.path.join(base, "backing"), os.path.join(base, "control")
-    for directory in (os.path.join(root, "incoming"), backing, control):
-        os.makedirs(directory)
-    os.chmod(backing, 0o777)
-    return root, backing, SlowDisk(backing, os.path.join(root, "incoming"), control, **faults)
+    root, backing, control, mountpoint = anonymous_root_over_fuse(make_temp_dir("faults-slow-"))
+    return root, backing, SlowDisk(backing, mountpoint, control, **faults)
 
 
 def send_and_close(data: socket.socket, payload: bytes) -> None:

@@ -41,6 +41,20 @@ def import_fusepy():
     return module.FUSE, module.FuseOSError, module.Operations, module.fuse_get_context
 
 
+def anonymous_root_over_fuse(base: str) -> tuple[str, str, str, str]:
+    """Directories for a test server whose anonymous root's incoming/ is a FUSE mount: under
+    `base`, the root, the backing directory (the "disk" itself, which checks read without going
+    through the mount; writable by the session account), the daemon's control directory, and
+    the mount point root/incoming. Returns (root, backing, control, mountpoint)."""
+    root = os.path.join(base, "root")
+    backing, control = os.path.join(base, "backing"), os.path.join(base, "control")
+    mountpoint = os.path.join(root, "incoming")
+    for directory in (mountpoint, backing, control):
+        os.makedirs(directory)
+    os.chmod(backing, 0o777)
+    return root, backing, control, mountpoint
+
+
 def is_mounted(path: str, fsname: str) -> bool:
     path = os.path.realpath(path)
     with open("/proc/self/mountinfo", encoding="utf-8") as f:
