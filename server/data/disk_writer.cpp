@@ -9,7 +9,8 @@ namespace {
 
 transport::awaitable<Result<void>> write_here(storage::Upload* upload, std::uint64_t offset,
                                               std::span<const char> bytes,
-                                              DiskWriter::WrittenHook written) {
+                                              DiskWriter::WrittenHook written,
+                                              std::shared_ptr<const void> /*hold*/) {
   auto outcome = upload->write_at(offset, bytes);
   if (outcome && written) written(offset, bytes.size());
   co_return outcome;
@@ -26,11 +27,13 @@ transport::awaitable<Result<void>> DiskWriter::write_at(storage::Upload& upload,
 }
 
 void DiskWriter::start(const transport::asio::any_io_executor& owner, storage::Upload& upload,
-                       std::uint64_t offset, std::span<const char> bytes, WrittenHook written) {
-  if (!thread_) thread_.emplace(1);
+                       std::uint64_t offset, std::span<const char> bytes, WrittenHook written,
+                       std::shared_ptr<const void> hold) {
+  if (!shared_thread_ && !thread_) thread_.emplace(1);
+  auto& thread = shared_thread_ ? *shared_thread_ : *thread_;
   in_flight_.emplace(owner);
-  in_flight_->spawn(thread_->get_executor(),
-                    write_here(&upload, offset, bytes, std::move(written)));
+  in_flight_->spawn(thread.get_executor(),
+                    write_here(&upload, offset, bytes, std::move(written), std::move(hold)));
 }
 
 transport::awaitable<Result<void>> DiskWriter::finish(const transport::Deadline& watch) {

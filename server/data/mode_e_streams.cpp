@@ -230,13 +230,15 @@ class StreamReceiver {
  public:
   static constexpr std::size_t kRunBytes = 1 << 20;
 
-  StreamReceiver(DataStream& stream, storage::Upload& upload, ReceiverShared& shared,
-                 transport::Deadline& watch, transport::asio::any_io_executor executor)
+  StreamReceiver(DataStream& stream, std::shared_ptr<storage::Upload> upload,
+                 ReceiverShared& shared, transport::Deadline& watch,
+                 transport::asio::any_io_executor executor)
       : stream_(stream),
-        upload_(upload),
+        upload_(std::move(upload)),
         shared_(shared),
         watch_(watch),
-        executor_(std::move(executor)) {}
+        executor_(std::move(executor)),
+        writer_(shared.disk_thread) {}
 
   // Reads and stores until this connection's EOD. Whatever was read is written even when the
   // connection fails, so a restart can go on from there.
@@ -270,7 +272,7 @@ class StreamReceiver {
   }
 
  private:
-  std::span<char> run_buffer() { return buffers_[current_].span(); }
+  std::span<char> run_buffer() { return (*buffers_)[current_].span(); }
 
   // Where the next read goes: the rest of the current block's payload (after the run, when it
   // continues it; else in a fresh run), or the next header.
@@ -329,7 +331,7 @@ class StreamReceiver {
       co_return Result<void>{};
     }
     if (auto stored = co_await store_all(); !stored) co_return stored;
-    if (auto written = co_await writer_.write_at(upload_, offset, payload, watch_); !written)
+    if (auto written = co_await writer_.write_at(*upload_, offset, payload, watch_); !written)
       co_return written;
     co_return record(offset, payload.size());
   }
@@ -348,10 +350,17 @@ class StreamReceiver {
   transport::awaitable<Result<void>> hand_off() {
     if (auto finished = co_await finish_write(); !finished) co_return finished;
     if (run_bytes_ == 0) co_return Result<void>{};
-    writer_.start(executor_, upload_, run_offset_, run_buffer().first(run_bytes_),
-                  [this](std::uint64_t offset, std::size_t length) {
-                    if (auto ok = record(offset, length); !ok) record_failure_ = ok.error();
-                  });
+    // The write keeps the buffers and the upload alive: the upload's disk thread is shared,
+    // so no destructor here can wait for it.
+    auto hold =
+        std::make_shared<std::pair<std::shared_ptr<Buffers>, std::shared_ptr<storage::Upload>>>(
+            buffers_, upload_);
+    writer_.start(
+        executor_, *upload_, run_offset_, run_buffer().first(run_bytes_),
+        [this](std::uint64_t offset, std::size_t length) {
+          if (auto ok = record(offset, length); !ok) record_failure_ = ok.error();
+        },
+        std::move(hold));
     current_ ^= 1;
     run_bytes_ = 0;
     co_return Result<void>{};
@@ -367,23 +376,23 @@ class StreamReceiver {
     co_return Result<void>{};
   }
 
+  using Buffers = std::array<transport::AlignedBuffer, 2>;
+
   DataStream& stream_;
-  storage::Upload& upload_;
+  std::shared_ptr<storage::Upload> upload_;
   ReceiverShared& shared_;
   transport::Deadline& watch_;
   transport::asio::any_io_executor executor_;
   mode_e::BlockDecoder decoder_;
   std::array<char, mode_e::kHeaderBytes> header_{};
-  std::array<transport::AlignedBuffer, 2> buffers_{transport::AlignedBuffer(kRunBytes),
-                                                   transport::AlignedBuffer(kRunBytes)};
+  std::shared_ptr<Buffers> buffers_ = std::make_shared<Buffers>(
+      Buffers{transport::AlignedBuffer(kRunBytes), transport::AlignedBuffer(kRunBytes)});
   std::size_t current_ = 0;
   std::uint64_t run_offset_ = 0;
   std::size_t run_bytes_ = 0;
   // Set on the writer's thread when recording a written run failed (data after this
   // connection's EOD count closed), read after finish_write() joined it.
   std::error_code record_failure_;
-  // Declared after the buffers, so destroyed first: its thread is joined, ending a write still
-  // running, before the bytes it writes are freed.
   DiskWriter writer_;
 };
 
@@ -400,7 +409,7 @@ transport::awaitable<Result<void>> receive_stream(DataStreamPtr stream,
   Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, false);
   stream->pending += stream->link.take_pending();  // PROT C: raw bytes that followed the handshake
   if (outcome) {
-    StreamReceiver receiver(*stream, *upload, *shared, *deadline, executor);
+    StreamReceiver receiver(*stream, upload, *shared, *deadline, executor);
     outcome = co_await receiver.run(limits.stall_timeout);
   }
   deadline->stop();

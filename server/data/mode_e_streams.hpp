@@ -66,6 +66,9 @@ struct ReceiverShared {
   std::atomic<std::uint64_t>* bytes = nullptr;
   std::function<void()> on_complete;  // called once, from the stream that completed the count
   bool completion_reported = false;
+  // The upload's one disk thread, which every stream's DiskWriter writes on (see there why).
+  std::shared_ptr<transport::asio::thread_pool> disk_thread =
+      std::make_shared<transport::asio::thread_pool>(1);
 };
 
 // Called from a stream's strand when it fails, so the owner can stop the others at once.
