@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include <fcntl.h>
@@ -19,7 +20,24 @@ std::string StagedFile::temporary_path_for(const std::string& path) {
   return path + ".gridcp-part";
 }
 
+std::optional<Result<StagedFile>> StagedFile::open_special(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode) || S_ISDIR(info.st_mode)) {
+    return std::nullopt;
+  }
+  // A device or FIFO (/dev/null above all) is written where it is: a temporary file renamed
+  // over it would replace the device with a regular file (as root, /dev/null for the machine).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno_error();
+  }
+  return StagedFile(fd, path, std::string());
+}
+
 Result<StagedFile> StagedFile::create(const std::string& path) {
+  if (auto special = open_special(path)) {
+    return std::move(*special);
+  }
   std::string temporary = temporary_path_for(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
@@ -29,6 +47,9 @@ Result<StagedFile> StagedFile::create(const std::string& path) {
 }
 
 Result<StagedFile> StagedFile::reopen(const std::string& path) {
+  if (auto special = open_special(path)) {
+    return std::move(*special);
+  }
   std::string temporary = temporary_path_for(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) {
@@ -109,7 +130,7 @@ Result<void> StagedFile::commit() {
   if (::close(fd) != 0) {
     return errno_error();
   }
-  if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
+  if (!temporary_path_.empty() && std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
     return errno_error();
   }
   committed_ = true;

@@ -1,8 +1,11 @@
 // A local file written under a temporary name next to its destination and renamed into place
-// only on commit(), so a failed download never leaves a partial file under the real name.
+// only on commit(), so a failed download never leaves a partial file under the real name. A
+// destination that exists and is neither a regular file nor a directory (a device, a FIFO) is
+// written in place instead: nothing is renamed over it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,6 +51,8 @@ class StagedFile {
 
  private:
   StagedFile(int fd, std::string path, std::string temporary_path);
+  // The destination opened in place when it is a device or FIFO; nullopt for anything else.
+  static std::optional<Result<StagedFile>> open_special(const std::string& path);
   void discard();
 
   int fd_ = -1;

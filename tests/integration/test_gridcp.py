@@ -48,6 +48,35 @@ def test_get_from_gridftpd():
     assert_file_digest(dest, digests["mib_plus_one.bin"], "gridcp -vb get")
 
 
+def test_get_to_a_device_or_fifo_writes_it_in_place_and_keeps_it():
+    """A get whose destination is a device (the null device, as people pass file:///dev/null)
+    writes into it: a temporary file renamed over it replaced the node with a regular file (run
+    as root against /dev/null, the machine's null device)."""
+    import stat
+    import threading
+    server = start_gridftpd()
+    seed(server)
+    out = make_temp_dir("gridcp-special-")
+    null = os.path.join(out, "null")
+    if os.geteuid() == 0:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        for flags in ([], ["-p", "4"]):
+            gridcp(*flags, server.url("data/big.bin"), file_url(null),
+                   what=f"gridcp {' '.join(flags)} get to a null device")
+            assert stat.S_ISCHR(os.stat(null).st_mode), "the null device was replaced"
+        assert not os.path.exists(null + ".gridcp-part"), "a temporary file was left beside it"
+    # A FIFO cannot take positioned writes: the get fails with an error, and the FIFO is
+    # still a FIFO afterwards (it used to be renamed over).
+    fifo = os.path.join(out, "fifo")
+    os.mkfifo(fifo)
+    reader = threading.Thread(target=lambda: open(fifo, "rb").read(), daemon=True)
+    reader.start()
+    gridcp(server.url("data/mib_plus_one.bin"), file_url(fifo), expect_rc=None,
+           what="gridcp get into a FIFO")
+    reader.join(60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced by a regular file"
+
+
 def test_fast_means_mode_e_for_every_transfer():
     # globus-url-copy -help: "-fast ... Use MODE E for all data transfers". Without -p the get
     # and the put are MODE E (one stream); without -fast they are stream mode.

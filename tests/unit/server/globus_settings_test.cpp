@@ -139,15 +139,29 @@ TEST_CASE("Harmless options are accepted with a warning naming them", "[globus][
   ProcessOptions process;
   std::vector<std::string> warnings;
   const auto problems = apply_globus_settings(
-      words({"-cas", "-bs", "256k", "-ipc-port", "4000", "-stripe-count", "2", "-file-timeout",
-             "30", "-offline-msg", "down", "-log-filemode", "0640"}),
+      words({"-cas", "-ipc-port", "4000", "-stripe-count", "2", "-file-timeout", "30",
+             "-offline-msg", "down", "-log-filemode", "0640"}),
       config, process, warnings);
   CHECK(problems.empty());
-  REQUIRE(warnings.size() == 7);
+  REQUIRE(warnings.size() == 6);
   CHECK(warnings[0].starts_with("cas (command line): ignored"));
-  CHECK(warnings[1].find("1 MiB") != std::string::npos);
-  CHECK(warnings[2].starts_with("ipc_port"));
-  CHECK(warnings[6].starts_with("log_filemode"));
+  CHECK(warnings[1].starts_with("ipc_port"));
+  CHECK(warnings[5].starts_with("log_filemode"));
+}
+
+TEST_CASE("-bs sets the block size and -sync-writes durable commit", "[globus][config]") {
+  ServerConfig config;
+  ProcessOptions process;
+  std::vector<std::string> warnings;
+  const auto problems =
+      apply_globus_settings(words({"-bs", "256K", "-sync-writes"}), config, process, warnings);
+  CHECK(problems.empty());
+  CHECK(warnings.empty());
+  CHECK(config.storage.block_bytes == 256U * 1024U);
+  CHECK(config.storage.durable);
+  const auto tiny = apply_globus_settings(words({"-bs", "1K"}), config, process, warnings);
+  REQUIRE(tiny.size() == 1);
+  CHECK(tiny[0].find("4096") != std::string::npos);
 }
 
 TEST_CASE("A flag left as gridftpd behaves anyway is accepted quietly", "[globus][config]") {
