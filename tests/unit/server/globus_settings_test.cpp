@@ -149,7 +149,7 @@ TEST_CASE("Harmless options are accepted with a warning naming them", "[globus][
   CHECK(warnings[5].starts_with("log_filemode"));
 }
 
-TEST_CASE("-bs sets the block size and -sync-writes durable commit", "[globus][config]") {
+TEST_CASE("Globus's -bs sets the block size and -sync-writes durable commit", "[globus][config]") {
   ServerConfig config;
   ProcessOptions process;
   std::vector<std::string> warnings;
