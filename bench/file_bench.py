@@ -54,7 +54,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "support"))
 sys.path.insert(0, HERE)
 
 import gridftp_harness as h  # noqa: E402
-from gsi_bench import OtherLoad, _tree_ticks  # noqa: E402
+from gsi_bench import OtherLoad, _tree_ticks, wait_server_idle  # noqa: E402
 from host_cpu import TICK_SECONDS, children_cpu_seconds  # noqa: E402
 from stream_get_bench import parse_size  # noqa: E402
 
@@ -65,8 +65,6 @@ TARGET_CKSUM_E2E = 1.5        # Globus / gridftpd, upload + CKSM end to end
 TARGET_CKSUM_ALONE_S = 0.050  # gridftpd's CKSM after the upload
 CLIENT_BOUND_SHARE = 0.9      # a client using this much of one core is the bound
 NOISY_SHARE = 0.25            # other processes using this much of a core taint a run
-IDLE_WAIT_S = 5.0             # session processes end after QUIT; their CPU lands in cutime
-QUIET_S = 0.2                 # a server tree whose ticks do not grow for this long is idle
 MB = 1e6
 MIB = 1 << 20
 SERVERS = {   # label -> (kind, durable / -sync-writes)
@@ -212,18 +210,7 @@ class Endpoint:
         return f"ftp://127.0.0.1:{self.server.port}{self.server.path(rel)}"
 
     def wait_idle(self) -> None:
-        """Until the session processes have ended (their CPU then counts in the parent's) and
-        the tree stops using CPU, so work a transfer leaves behind is charged to it."""
-        deadline = time.monotonic() + IDLE_WAIT_S
-        while h.session_processes(self.server) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        ticks = _tree_ticks(self.pid)
-        while time.monotonic() < deadline:
-            time.sleep(QUIET_S)
-            now = _tree_ticks(self.pid)
-            if now == ticks:
-                return
-            ticks = now
+        wait_server_idle(self.server, self.pid)
 
 
 def start_endpoint(label: str, root: str) -> Endpoint:

@@ -147,6 +147,27 @@ def _tree_ticks(root_pid: int) -> int:
     return ticks
 
 
+IDLE_WAIT_SECONDS = 5.0    # session processes end after QUIT; their CPU lands in cutime
+QUIET_SECONDS = 0.2        # a server tree whose ticks (10 ms) do not grow for this long is idle
+
+
+def wait_server_idle(server, pid: int) -> None:
+    """Until `server`'s session processes have ended (their CPU then counts in the parent's) and
+    the tree under `pid` has stopped using CPU: work a transfer leaves behind, such as gridftpd
+    making the delegation keys it hands to the next sessions, is charged to the run that caused
+    it, not to whichever run comes next. Gives up after IDLE_WAIT_SECONDS."""
+    deadline = time.monotonic() + IDLE_WAIT_SECONDS
+    while h.session_processes(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ticks = _tree_ticks(pid)
+    while time.monotonic() < deadline:
+        time.sleep(QUIET_SECONDS)
+        now = _tree_ticks(pid)
+        if now == ticks:
+            return
+        ticks = now
+
+
 class OtherLoad:
     """Between start() and stop(): the share of the machine's CPU capacity used by processes
     outside this benchmark's tree (a compile beside the benchmark shows up here), returned by

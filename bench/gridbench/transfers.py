@@ -27,7 +27,7 @@ import gridftp_harness as h
 import gsi_bench
 import mode_e_bench
 from .plan import PathCell, Run, Variant
-from .proc_cpu import CpuMeter, CycleCounter, cycles_counter_missing, tree_ticks
+from .proc_cpu import CpuMeter, CycleCounter, cycles_counter_missing
 from .study import Dataset, Study
 from .translog import RECEIVING, Entry, parse_globus_line, parse_gridftpd_record, summarize
 
@@ -38,8 +38,6 @@ LEVEL_FLAGS = {"none": gsi_bench.LEVELS["nodcau"], "dcau": gsi_bench.LEVELS["dca
                "dcpriv": gsi_bench.LEVELS["dcpriv"]}
 UDPX_FLAGS = {"gridcp": ["-udp"], "globus-url-copy": ["-dcstack", "udpx"]}
 LOG_WAIT_SECONDS = 15      # a server writes its record just after its final reply
-IDLE_WAIT_SECONDS = 5      # session processes end after QUIT; their CPU lands in cutime
-QUIET_INTERVAL = 0.2       # a server tree whose ticks (10 ms) do not grow for this long is idle
 
 
 class RunFailed(Exception):
@@ -152,20 +150,7 @@ class Endpoint:
         return [e for e in map(parse_globus_line, lines) if e is not None]
 
     def wait_idle(self) -> None:
-        """Until the server's session processes have ended (their CPU then counts in the
-        parent's) and its process tree has stopped using CPU: work a transfer leaves behind,
-        such as gridftpd making the delegation keys it hands to the next sessions, is charged
-        to the run that caused it, not to whichever run comes next."""
-        deadline = time.monotonic() + IDLE_WAIT_SECONDS
-        while h.session_processes(self.server) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        ticks = tree_ticks(self.pid)
-        while time.monotonic() < deadline:
-            time.sleep(QUIET_INTERVAL)
-            now = tree_ticks(self.pid)
-            if now == ticks:
-                return
-            ticks = now
+        gsi_bench.wait_server_idle(self.server, self.pid)
 
 
 def _start_server(kind: str, threads: int, integrity: bool, pki, work: str,
