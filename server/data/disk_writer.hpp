@@ -60,7 +60,6 @@ class DiskWriter {
              std::shared_ptr<const void> hold = {});
   // Waits for the started write (at once when none is); its outcome as write_at's.
   transport::awaitable<Result<void>> finish(const transport::Deadline& watch);
-  bool busy() const { return in_flight_.has_value(); }
 
  private:
   std::optional<transport::asio::thread_pool> thread_;
