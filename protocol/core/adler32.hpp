@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace gridftp::protocol {
@@ -26,5 +27,12 @@ class Adler32 {
 // adler32_combine), so blocks checksummed apart, in any order, give the whole file's value.
 std::uint32_t adler32_combine(std::uint32_t first, std::uint32_t second,
                               std::uint64_t second_length);
+
+// The two kernels behind Adler32::update, for tests that check each against the reference: the
+// portable one, and the AVX2 one (nullopt on a CPU without AVX2). Both continue from `value`.
+namespace detail {
+std::uint32_t adler32_portable(std::uint32_t value, std::span<const std::uint8_t> bytes);
+std::optional<std::uint32_t> adler32_avx2(std::uint32_t value, std::span<const std::uint8_t> bytes);
+}  // namespace detail
 
 }  // namespace gridftp::protocol

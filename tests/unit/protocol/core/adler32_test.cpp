@@ -77,6 +77,40 @@ TEST_CASE("Adler32 agrees with the reference on random data and chunking", "[dig
   CHECK(adler.value() == reference_adler32(data));
 }
 
+TEST_CASE("Both Adler32 kernels agree with the reference at every block edge and alignment",
+          "[digest]") {
+  // The AVX2 kernel sums 64 KiB blocks of 32-byte steps, the portable one 32 KiB ones: sizes
+  // around those edges, starts off any alignment, and 0xFF bytes (the largest sums) for each.
+  const auto size = static_cast<std::size_t>(GENERATE(0, 1, 31, 32, 33, 5552, 32767, 32768, 32769,
+                                                      65535, 65536, 65537, 65568, 200003, 2 << 20));
+  const auto skew = static_cast<std::size_t>(GENERATE(0, 1, 7, 31));
+  const bool saturated = GENERATE(false, true);
+  std::string data(size + skew, '\xFF');
+  if (!saturated) {
+    std::mt19937 random(static_cast<std::uint32_t>(size + skew));
+    for (auto& c : data) c = static_cast<char>(random());
+  }
+  const std::string_view view = std::string_view(data).substr(skew);
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(view.data()),
+                                            view.size());
+  // From 1 (a fresh checksum) and from a value whose sums are near the modulus.
+  const std::uint32_t start = GENERATE(1U, (65520U << 16) | 65520U);
+  std::uint32_t expected = start;
+  {
+    std::uint32_t a = start & 0xFFFFU;
+    std::uint32_t b = start >> 16;
+    for (const auto byte : bytes) {
+      a = (a + byte) % 65521;
+      b = (b + a) % 65521;
+    }
+    expected = (b << 16) | a;
+  }
+  CHECK(gridftp::protocol::detail::adler32_portable(start, bytes) == expected);
+  if (const auto avx2 = gridftp::protocol::detail::adler32_avx2(start, bytes)) {
+    CHECK(*avx2 == expected);
+  }
+}
+
 TEST_CASE("Adler32 accepts unsigned byte spans", "[digest]") {
   const std::vector<std::uint8_t> bytes{'W', 'i', 'k', 'i', 'p', 'e', 'd', 'i', 'a'};
   Adler32 adler;
