@@ -238,7 +238,9 @@ class StreamReceiver {
         shared_(shared),
         watch_(watch),
         executor_(std::move(executor)),
-        writer_(shared.disk_thread) {}
+        // One thread for all streams of a regular file (DiskWriter says why); a device such as
+        // /dev/null has no inode lock to queue for, and one thread would only serialize them.
+        writer_(upload_->writes_regular_file() ? shared.disk_thread : nullptr) {}
 
   // Reads and stores until this connection's EOD. Whatever was read is written even when the
   // connection fails, so a restart can go on from there.

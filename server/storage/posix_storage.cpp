@@ -311,9 +311,10 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   // in-place rewrite could keep both size and mtime (docs/ARCHITECTURE.md, "Checksums on the fly").
   clear_stored_checksums(upload->fd());
   // An upload that starts past 0 (APPE, REST, ESTO at an offset) or fills in a restart's gaps
-  // cannot see the whole file; checksumming its blocks would only be thrown away at commit.
+  // cannot see the whole file; checksumming its blocks would only be thrown away at commit. A
+  // device (memory-to-memory runs write /dev/null) has nowhere to keep them.
   if (!upload_checksums_.empty() && upload->start_offset() == 0 &&
-      mode != UploadMode::ContinuePartial) {
+      mode != UploadMode::ContinuePartial && upload->writes_regular_file()) {
     upload->compute_checksums(std::make_unique<UploadChecksums>(upload_checksums_));
   }
   return upload;

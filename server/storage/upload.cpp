@@ -55,6 +55,11 @@ Upload::~Upload() {
   if (file_.valid() && !finished_) abort();
 }
 
+bool Upload::writes_regular_file() const {
+  struct stat facts {};
+  return ::fstat(file_.get(), &facts) == 0 && S_ISREG(facts.st_mode);
+}
+
 Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes) {
   std::uint64_t position = start_offset_ + offset;
   const auto block = bytes;

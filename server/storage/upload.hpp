@@ -61,6 +61,9 @@ class Upload {
 
   std::uint64_t start_offset() const { return start_offset_; }
   int fd() const { return file_.get(); }
+  // False for a device (the benchmarks' /dev/null) or a FIFO: nothing to checksum and store, no
+  // inode lock that writers of one file would queue for.
+  bool writes_regular_file() const;
 
  private:
   UniqueFd file_;
