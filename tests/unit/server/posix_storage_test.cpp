@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -411,6 +412,31 @@ TEST_CASE("PosixStorage: a whole-root writable area allows writes anywhere benea
 }
 
 // ---- upload modes ------------------------------------------------------------------------------
+
+TEST_CASE("An upload knows whether it writes a regular file or a device", "[storage][upload]") {
+  // Devices (the memory-to-memory benchmarks' /dev/null) get no checksums and no shared disk
+  // thread; regular files get both.
+  TempTree tree;
+  const auto storage = tree.storage();
+  auto file = storage.begin_upload("/incoming/plain.bin", UploadMode::Replace, 0);
+  REQUIRE(file.has_value());
+  CHECK(file->writes_regular_file());
+  file->abort();
+
+  const auto device = tree.root / "incoming" / "null";
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    WARN("mknod needs root; the device half is not checked here");
+    return;
+  }
+  auto to_device = storage.begin_upload("/incoming/null", UploadMode::InPlace, 0);
+  REQUIRE(to_device.has_value());
+  CHECK_FALSE(to_device->writes_regular_file());
+  REQUIRE(to_device->write_at(0, bytes_of("discarded")).has_value());
+  REQUIRE(to_device->commit().has_value());
+  struct stat facts {};
+  REQUIRE(::stat(device.c_str(), &facts) == 0);
+  CHECK(S_ISCHR(facts.st_mode));
+}
 
 TEST_CASE("Replace upload writes a hidden partial file and commit renames it into place",
           "[storage][upload]") {
