@@ -18,6 +18,8 @@ class TransportCategory final : public std::error_category {
         return "connection timed out";
       case TransportErrc::HandshakeFailed:
         return "security handshake on the connection failed";
+      case TransportErrc::EndOfStream:
+        return "end of stream";
     }
     return "unknown transport error";
   }
@@ -27,6 +29,7 @@ class TransportCategory final : public std::error_category {
       case TransportErrc::PeerClosed:
       case TransportErrc::TimedOut:
       case TransportErrc::HandshakeFailed:
+      case TransportErrc::EndOfStream:
         return Condition::DataConnection;
     }
     return Condition::LocalError;

@@ -14,6 +14,7 @@ enum class TransportErrc {
   PeerClosed = 1,   // the peer ended the connection (TCP FIN) where more bytes were due
   TimedOut,         // a Deadline expired while waiting on the connection
   HandshakeFailed,  // the connection's security handshake (DCAU, FTPS) was refused or broken
+  EndOfStream,      // a clean end where one may come (TCP FIN, TLS close_notify): ByteStream reads
 };
 
 const std::error_category& transport_category();

@@ -5,6 +5,7 @@
 #include "server/data/disk_writer.hpp"
 #include "server/data/stall_watch.hpp"
 #include "transport/aligned_buffer.hpp"
+#include "transport/error_conversion.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -17,11 +18,10 @@ constexpr std::size_t kWriteBytes = 256 << 10;
 
 }  // namespace
 
-transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::DataLink& link,
-                                              BatchSource& source,
+transport::awaitable<Result<void>> send_batch(transport::ByteStream& stream, BatchSource& source,
                                               std::chrono::seconds stall_timeout,
                                               TransferProgress& progress) {
-  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
+  auto deadline = close_on_stall(stream, stall_timeout);
   std::string out;
   out.reserve(kWriteBytes + 64 * 1024);
   Result<void> outcome;
@@ -33,28 +33,27 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
       break;
     }
     ended = *filled;
-    outcome = co_await write_all(socket, link, out.data(), out.size(), *deadline, stall_timeout,
-                                 progress);
+    outcome =
+        co_await write_all(stream, out.data(), out.size(), *deadline, stall_timeout, progress);
     if (!outcome) break;
   }
   deadline->stop();
   co_return outcome;
 }
 
-transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
-                                                 BatchSink& sink,
+transport::awaitable<Result<void>> receive_batch(transport::ByteStream& stream, BatchSink& sink,
                                                  std::chrono::seconds stall_timeout,
                                                  TransferProgress& progress) {
   using Kind = protocol::batch::BatchEvent::Kind;
-  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
+  auto deadline = close_on_stall(stream, stall_timeout);
   DiskWriter writer;
   transport::AlignedBuffer buffer(kWriteBytes);
   Result<void> outcome;
   while (outcome) {
     deadline->expires_after(stall_timeout);
-    boost::system::error_code ec;
-    const auto got = co_await link.read_some(socket, buffer.span(), ec);
-    if (ec == asio::error::eof) {
+    std::error_code ec;
+    const auto got = co_await stream.read_some(buffer.span(), ec);
+    if (ec == transport::TransportErrc::EndOfStream) {
       outcome = sink.decoder().finish();
       break;
     }

@@ -14,8 +14,7 @@ namespace gridftp::server {
 
 // Sends every record of `source`. Errors: those of BatchSource::fill(), socket errors, and
 // Condition::DataConnection on a stall past `stall_timeout`.
-transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::DataLink& link,
-                                              BatchSource& source,
+transport::awaitable<Result<void>> send_batch(transport::ByteStream& stream, BatchSource& source,
                                               std::chrono::seconds stall_timeout,
                                               TransferProgress& progress);
 
@@ -23,17 +22,7 @@ transport::awaitable<Result<void>> send_batch(tcp::socket& socket, transport::Da
 // (DiskWriter). Errors: those of BatchSink::handle(), the decoder's (Errc::Truncated when the
 // end record never came), socket errors, Condition::TransferAborted on a stall past
 // `stall_timeout` and Condition::DiskStalled when a disk write outlasted it.
-transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
-                                                 BatchSink& sink,
-                                                 std::chrono::seconds stall_timeout,
-                                                 TransferProgress& progress);
-
-// Receives a batch into `sink` until the peer closes, the file bytes written off this thread
-// (DiskWriter). Errors: those of BatchSink::handle(), the decoder's (Errc::Truncated when the
-// end record never came), socket errors, Condition::TransferAborted on a stall past
-// `stall_timeout` and Condition::DiskStalled when a disk write outlasted it.
-transport::awaitable<Result<void>> receive_batch(tcp::socket& socket, transport::DataLink& link,
-                                                 BatchSink& sink,
+transport::awaitable<Result<void>> receive_batch(transport::ByteStream& stream, BatchSink& sink,
                                                  std::chrono::seconds stall_timeout,
                                                  TransferProgress& progress);
 

@@ -17,6 +17,15 @@ std::shared_ptr<transport::Deadline> close_on_stall(
   return deadline;
 }
 
+std::shared_ptr<transport::Deadline> close_on_stall(transport::ByteStream& stream,
+                                                    std::chrono::seconds timeout) {
+  auto deadline = std::make_shared<transport::Deadline>(stream.get_executor());
+  deadline->expires_after(timeout);
+  // As above: the stream outlives the watch's action.
+  transport::start_watch(deadline, [&stream] { stream.close(); });
+  return deadline;
+}
+
 std::error_code stall_or(const transport::Deadline& deadline, std::error_code ec) {
   return deadline.expired() ? error_code_for(Condition::DataConnection) : ec;
 }
@@ -25,6 +34,10 @@ std::error_code data_socket_error(const boost::system::error_code& ec,
                                   const transport::Deadline& deadline) {
   // Whatever the socket says (a reset, a FIN where data was due, our own close after ABOR or a
   // stall), the connection was open and carrying the transfer: losing it is 426, not 425.
+  return ec || deadline.expired() ? error_code_for(Condition::TransferAborted) : std::error_code{};
+}
+
+std::error_code data_socket_error(const std::error_code& ec, const transport::Deadline& deadline) {
   return ec || deadline.expired() ? error_code_for(Condition::TransferAborted) : std::error_code{};
 }
 

@@ -60,27 +60,26 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
 
 }  // namespace
 
-transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
-                                             const char* data, std::size_t size,
-                                             transport::Deadline& deadline,
+transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, const char* data,
+                                             std::size_t size, transport::Deadline& deadline,
                                              std::chrono::seconds timeout,
                                              TransferProgress& progress) {
   deadline.expires_after(timeout);
-  boost::system::error_code ec;
-  co_await link.write_all(socket, {data, size}, ec);
+  std::error_code ec;
+  co_await stream.write_all({data, size}, ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   progress.bytes += size;
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd,
+transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int fd,
                                              std::uint64_t offset, std::uint64_t length, bool ascii,
                                              std::chrono::seconds stall_timeout,
                                              TransferProgress& progress) {
-  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  if (!ascii && link.is_clear()) {
+  auto deadline = close_on_stall(stream, stall_timeout);
+  if (auto* socket = stream.clear_socket(); !ascii && socket != nullptr) {
     bool unsupported = false;
-    auto result = co_await send_with_sendfile(socket, fd, offset, length, *deadline, stall_timeout,
+    auto result = co_await send_with_sendfile(*socket, fd, offset, length, *deadline, stall_timeout,
                                               progress, unsupported);
     if (!unsupported) {
       deadline->stop();
@@ -110,7 +109,7 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::Dat
       data = converted.data();
       size = converted.size();
     }
-    auto written = co_await write_all(socket, link, data, size, *deadline, stall_timeout, progress);
+    auto written = co_await write_all(stream, data, size, *deadline, stall_timeout, progress);
     if (!written) {
       deadline->stop();
       co_return written;
@@ -120,21 +119,21 @@ transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::Dat
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link,
-                                             std::string text, std::chrono::seconds stall_timeout,
+transport::awaitable<Result<void>> send_text(transport::ByteStream& stream, std::string text,
+                                             std::chrono::seconds stall_timeout,
                                              TransferProgress& progress) {
-  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
-  auto result = co_await write_all(socket, link, text.data(), text.size(), *deadline, stall_timeout,
-                                   progress);
+  auto deadline = close_on_stall(stream, stall_timeout);
+  auto result =
+      co_await write_all(stream, text.data(), text.size(), *deadline, stall_timeout, progress);
   deadline->stop();
   co_return result;
 }
 
-transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link,
+transport::awaitable<Result<void>> receive_into(transport::ByteStream& stream,
                                                 storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout,
                                                 TransferProgress& progress) {
-  auto deadline = close_on_stall(socket.get_executor(), socket, stall_timeout);
+  auto deadline = close_on_stall(stream, stall_timeout);
   // Two buffers: one is written (on the writer's thread) while the other fills, and a
   // hand-off carries a megabyte, not one read (a TLS link's reads are a few records each).
   std::array<transport::AlignedBuffer, 2> buffers{transport::AlignedBuffer(kChunkBytes),
@@ -158,9 +157,9 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
     std::size_t filled = 0;
     while (filled < buffer.size()) {
       deadline->expires_after(stall_timeout);
-      boost::system::error_code ec;
-      const auto got = co_await link.read_some(socket, buffer.span().subspan(filled), ec);
-      if (ec == asio::error::eof) {
+      std::error_code ec;
+      const auto got = co_await stream.read_some(buffer.span().subspan(filled), ec);
+      if (ec == transport::TransportErrc::EndOfStream) {
         at_eof = true;
         break;
       }
@@ -183,7 +182,7 @@ transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::
       decoder.decode(data, converted[current]);
       data = converted[current];
     }
-    writer.start(socket.get_executor(), upload, file_offset, data);
+    writer.start(stream.get_executor(), upload, file_offset, data);
     in_flight = filled;
     file_offset += data.size();
     current ^= 1;

@@ -1,5 +1,7 @@
-// Stream-mode (MODE S) data movement over one TCP connection: the sender's close marks EOF
-// (RFC 959 §3.4.1). Binary sends use sendfile(2) so file bytes never enter user space.
+// Stream-mode (MODE S) data movement over one connection: the sender's close marks EOF
+// (RFC 959 §3.4.1). Each function takes the connection as a ByteStream (clear TCP, TLS after a
+// DCAU or FTPS handshake, or memory in tests). Binary sends to a clear socket use sendfile(2),
+// so file bytes never enter user space.
 #pragma once
 
 #include <atomic>
@@ -10,7 +12,7 @@
 #include "protocol/core/result.hpp"
 #include "server/storage/upload.hpp"
 #include "transport/asio.hpp"
-#include "transport/data_link.hpp"
+#include "transport/byte_stream.hpp"
 #include "transport/deadline.hpp"
 
 namespace gridftp::server {
@@ -22,31 +24,29 @@ struct TransferProgress {
       0};  // moved so far (wire bytes for ASCII); MODE E streams add from their strands
 };
 
-// Writes `size` bytes through `link` within `timeout` (re-arming `deadline`, the connection's
-// stall watch) and counts them in `progress`. Errors: Condition::DataConnection on a stall, else
-// the socket's.
-transport::awaitable<Result<void>> write_all(tcp::socket& socket, transport::DataLink& link,
-                                             const char* data, std::size_t size,
-                                             transport::Deadline& deadline,
+// Writes `size` bytes to `stream` within `timeout` (re-arming `deadline`, the connection's
+// stall watch) and counts them in `progress`. Errors: Condition::TransferAborted on a stall or
+// a broken connection.
+transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, const char* data,
+                                             std::size_t size, transport::Deadline& deadline,
                                              std::chrono::seconds timeout,
                                              TransferProgress& progress);
 
-// `link` is the connection's byte path: clear (sendfile allowed) or TLS after a DCAU handshake.
 // Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to
 // CR LF. Errors: errno from the file or socket; Condition::DataConnection on a stall past
 // `stall_timeout`.
-transport::awaitable<Result<void>> send_file(tcp::socket& socket, transport::DataLink& link, int fd,
+transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int fd,
                                              std::uint64_t offset, std::uint64_t length, bool ascii,
                                              std::chrono::seconds stall_timeout,
                                              TransferProgress& progress);
 // Sends an in-memory listing.
-transport::awaitable<Result<void>> send_text(tcp::socket& socket, transport::DataLink& link,
-                                             std::string text, std::chrono::seconds stall_timeout,
+transport::awaitable<Result<void>> send_text(transport::ByteStream& stream, std::string text,
+                                             std::chrono::seconds stall_timeout,
                                              TransferProgress& progress);
 // Receives until the peer closes, writing into `upload` off this thread (DiskWriter); `ascii`
 // converts CR LF to LF. Errors: errno from the socket or the file; Condition::TransferAborted on a
 // stall past `stall_timeout`, Condition::DiskStalled when a disk write outlasted it.
-transport::awaitable<Result<void>> receive_into(tcp::socket& socket, transport::DataLink& link,
+transport::awaitable<Result<void>> receive_into(transport::ByteStream& stream,
                                                 storage::Upload& upload, bool ascii,
                                                 std::chrono::seconds stall_timeout,
                                                 TransferProgress& progress);

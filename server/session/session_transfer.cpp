@@ -14,6 +14,7 @@
 #include "server/session/control_session.hpp"
 #include "transport/peer_address.hpp"
 #include "transport/socket_buffer.hpp"
+#include "transport/socket_stream.hpp"
 
 namespace gridftp::server {
 
@@ -148,8 +149,9 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     deadline->stop();
     if (!secured) co_return make_error(stall_or(*deadline, secured.error()));
   }
+  transport::SocketStream stream(socket, link);
   if (job.batch_sink) {
-    auto received = co_await receive_batch(socket, link, *job.batch_sink, timeout, progress_);
+    auto received = co_await receive_batch(stream, *job.batch_sink, timeout, progress_);
     if (received && job.batch_sink->unsent() > 0) {
       // Everything that came is stored; the sender's own failures still fail the batch.
       transfer_detail_ = std::to_string(job.batch_sink->unsent()) +
@@ -161,24 +163,23 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     co_return received;
   }
   if (job.upload) {
-    auto received =
-        co_await receive_into(socket, link, *job.upload, settings_.ascii, timeout, progress_);
+    auto received = co_await receive_into(stream, *job.upload, settings_.ascii, timeout, progress_);
     note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
   Result<void> sent;
   if (job.batch) {
-    sent = co_await send_batch(socket, link, *job.batch, timeout, progress_);
+    sent = co_await send_batch(stream, *job.batch, timeout, progress_);
   } else if (job.source) {
-    sent = co_await send_file(socket, link, job.source->get(), job.offset, job.length,
-                              settings_.ascii, timeout, progress_);
+    sent = co_await send_file(stream, job.source->get(), job.offset, job.length, settings_.ascii,
+                              timeout, progress_);
   } else {
-    sent = co_await send_text(socket, link, std::move(*job.listing), timeout, progress_);
+    sent = co_await send_text(stream, std::move(*job.listing), timeout, progress_);
   }
   if (sent) {
     // TLS clients (FTPS above all) expect close_notify before the FIN that ends the file.
-    boost::system::error_code ec;
-    co_await link.finish(socket, ec);
+    std::error_code ec;
+    co_await stream.finish(ec);
   }
   note_data_connection(link, transport::read_socket_figures(socket));
   co_return sent;

@@ -25,7 +25,8 @@ TEST_CASE("close_on_stall closes the socket when no progress comes", "[data]") {
         error_code_for(Condition::DataConnection));
   CHECK(data_socket_error(asio::error::operation_aborted, *deadline) ==
         error_code_for(Condition::TransferAborted));
-  CHECK(data_socket_error({}, *deadline) == error_code_for(Condition::TransferAborted));
+  CHECK(data_socket_error(boost::system::error_code{}, *deadline) ==
+        error_code_for(Condition::TransferAborted));
 }
 
 TEST_CASE("A stopped stall watch leaves the socket alone", "[data]") {
@@ -51,7 +52,10 @@ TEST_CASE("A data connection lost mid-transfer is 426, never a file error", "[da
   // eof's value is errno 2: read as an errno it would be "550 No such file".
   CHECK(data_socket_error(asio::error::eof, idle) == aborted);
   CHECK(data_socket_error(asio::error::eof, idle) != Condition::NotFound);
-  CHECK_FALSE(data_socket_error({}, idle));
+  CHECK_FALSE(data_socket_error(boost::system::error_code{}, idle));
+  // The same for a ByteStream's errors.
+  CHECK(data_socket_error(std::make_error_code(std::errc::connection_reset), idle) == aborted);
+  CHECK_FALSE(data_socket_error(std::error_code{}, idle));
 }
 
 }  // namespace
