@@ -1,15 +1,13 @@
 // gridcp: copies files over FTP the way globus-url-copy does, taking its flag spellings. This
-// file only turns argv into CopyEngine options and calls, and picks the exit status; per-file
-// output comes from the reporters (client/report/).
-#include <algorithm>
+// file only binds argv to CopyFlags with CLI11 (client/copy_flags.hpp makes the CopyEngine's
+// options of them), calls the engine and picks the exit status; per-file output comes from the
+// reporters (client/report/).
 #include <csignal>
-#include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <optional>
-#include <sstream>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -20,75 +18,21 @@
 #include <unistd.h>
 
 #include "client/copy/copy_engine.hpp"
-#include "client/copy/url_pair_list.hpp"
+#include "client/copy_flags.hpp"
 #include "client/flag_spelling.hpp"
 #include "client/report/reporters.hpp"
-#include "client/size_argument.hpp"
-#include "protocol/control/net_stack.hpp"
+#include "client/url.hpp"
 #include "protocol/control/retr_options.hpp"
-#include "security/digest.hpp"
 
 namespace {
 
 using gridftp::client::CopyEngine;
+using gridftp::client::CopyFlags;
 using gridftp::client::UrlPair;
 using gridftp::client::report::Reporters;
 
-struct Flags {
-  bool verbose = false;              // -v
-  bool verbose_bytes = false;        // -vb
-  bool quiet = false;                // -q
-  bool debug = false;                // -dbg
-  bool json = false;                 // --json
-  bool no_progress = false;          // --no-progress
-  bool create_dest = false;          // -cd
-  bool recursive = false;            // -r
-  std::string list_url;              // -list
-  std::string url_file;              // -f
-  std::optional<unsigned> parallel;  // -p: MODE E whenever given, as globus-url-copy
-  // Sizes stay text until parse_size_argument reads them (bytes, or with K, M, G).
-  std::string tcp_buffer_size;  // -tcp-bs
-  std::string block_size;       // -bs
-  std::string partial_offset;   // -off
-  std::string partial_length;   // -len
-  bool verify_checksum = false;
-  std::string checksum_algorithm = "MD5";
-  unsigned stall_timeout_seconds = 600;  // -st; 0: no stall timeout
-  bool no_dcau = false;                  // -nodcau: DCAU N
-  bool data_safe = false;                // -dcsafe: PROT S
-  bool data_private = false;             // -dcpriv: PROT P
-  bool udp = false;                      // -udp: the UDPX data channel
-  bool udp_unauthenticated = false;      // UDPX without DCAU, keys nobody authenticated
-  std::string rate;                      // --rate, bit/s with k/M/G
-  std::string min_rate;                  // --min-rate
-  std::string policy;                    // --policy
-  unsigned concurrency = 1;              // -cc
-  bool pipelining = false;               // -pp
-  bool no_batch = false;                 // -no-batch
-  bool sync = false;                     // -sync
-  unsigned sync_level = gridftp::client::kDefaultSyncLevel;
-  bool restart = false;  // -rst
-  unsigned restart_retries = 5;
-  unsigned restart_interval_seconds = 0;
-  unsigned restart_timeout_seconds = 0;
-  bool continue_on_error = false;  // -c: always the case in gridcp
-  bool binary = false;             // -b: always the case in gridcp
-  bool ipv6 = false;               // -ipv6: always the case in gridcp
-  bool no_gridftp2 = false;        // -no-g2: gridcp sends no GridFTP v2 commands anyway
-  std::string subject;             // -s: expected GSI subject of both servers
-  std::string source_subject;      // -ss
-  std::string dest_subject;        // -ds
-  std::string credential;          // -cred: proxy file, as X509_USER_PROXY
-  bool versions = false;           // -versions
-  bool delayed_passive = false;    // -dp
-  bool fast = false;               // -fast
-  std::string ftps_ca;             // --ftps-ca
-  bool ftps_insecure = false;      // --ftps-insecure
-  std::vector<std::string> urls;
-};
-
 // The multi-file engine's flags, with globus-url-copy's meanings (guc -help, GCT 6.2).
-void add_engine_flags(CLI::App& app, Flags& flags) {
+void add_engine_flags(CLI::App& app, CopyFlags& flags) {
   app.add_option("--cc,--concurrency", flags.concurrency,
                  "Files in flight at once, each over its own control connections")
       ->check(CLI::Range(1U, 256U));
@@ -120,7 +64,7 @@ void add_engine_flags(CLI::App& app, Flags& flags) {
                "-fast; -pp reuses the MODE E data connections from file to file");
 }
 
-void add_flags(CLI::App& app, Flags& flags) {
+void add_flags(CLI::App& app, CopyFlags& flags) {
   app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
   app.add_flag("--json", flags.json,
                "Print one JSON object per file and a final summary on stdout (JSON Lines), and "
@@ -199,9 +143,6 @@ void add_flags(CLI::App& app, Flags& flags) {
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }
 
-// -st 0 turns the stall timeout off; the data steps take a bound, so "off" is ten years.
-constexpr std::chrono::hours kNoStallTimeout{24 * 365 * 10};
-
 // -versions: gridcp and the libraries it was built with, as globus-url-copy lists its modules.
 // (OpenSSL's version would need security/, the only place that includes OpenSSL.)
 void print_versions() {
@@ -211,44 +152,6 @@ void print_versions() {
             << "spdlog: " << SPDLOG_VER_MAJOR << '.' << SPDLOG_VER_MINOR << '.' << SPDLOG_VER_PATCH
             << '\n'
             << "CLI11: " << CLI11_VERSION << '\n';
-}
-
-// Reads one size flag; `name` is how the error names it.
-bool read_size(const std::string& text, const char* name, std::optional<std::uint64_t>& out) {
-  if (text.empty()) return true;
-  out = gridftp::client::parse_size_argument(text);
-  if (!out) {
-    std::cerr << "gridcp: error: bad " << name << " '" << text
-              << "' (bytes, or with K, M or G: 4M)\n";
-  }
-  return out.has_value();
-}
-
-// -tcp-bs, -bs, -off and -len, each in bytes or with K, M or G as globus-url-copy takes them.
-bool read_sizes(const Flags& flags, gridftp::client::CopyOptions& options) {
-  std::optional<std::uint64_t> tcp_buffer;
-  std::optional<std::uint64_t> block;
-  if (!read_size(flags.tcp_buffer_size, "-tcp-bs", tcp_buffer) ||
-      !read_size(flags.block_size, "-bs", block) ||
-      !read_size(flags.partial_offset, "-off", options.transfer.range.offset) ||
-      !read_size(flags.partial_length, "-len", options.transfer.range.length)) {
-    return false;
-  }
-  // SO_SNDBUF and SO_RCVBUF take an int.
-  constexpr std::uint64_t kLargestSocketBuffer = 0x7fffffff;
-  if (tcp_buffer && (*tcp_buffer == 0 || *tcp_buffer > kLargestSocketBuffer)) {
-    std::cerr << "gridcp: error: bad -tcp-bs '" << flags.tcp_buffer_size
-              << "' (from 1 byte to 2G-1: a socket buffer size is an int)\n";
-    return false;
-  }
-  constexpr std::uint64_t kLargestBlock = std::uint64_t{1} << 30;
-  if (block && (*block == 0 || *block > kLargestBlock)) {
-    std::cerr << "gridcp: error: bad -bs '" << flags.block_size << "' (from 1 byte to 1G)\n";
-    return false;
-  }
-  if (tcp_buffer) options.session.tcp_buffer_bytes = static_cast<std::uint32_t>(*tcp_buffer);
-  if (block) options.transfer.block_size_bytes = *block;
-  return true;
 }
 
 // -dbg shows the dialogue ("debug: ..."); warnings ("gridcp: warning: ...") show unless -q.
@@ -262,60 +165,6 @@ std::shared_ptr<spdlog::logger> make_client_logger(bool debug, bool quiet) {
   return logger;
 }
 
-// Collects the pairs from the positional URLs and -f.
-bool collect_pairs(const Flags& flags, std::vector<UrlPair>& pairs) {
-  if (flags.urls.size() == 2) {
-    pairs.push_back(UrlPair{flags.urls[0], flags.urls[1]});
-  } else if (!flags.urls.empty()) {
-    std::cerr << "gridcp: error: expected a source URL and a destination URL\n";
-    return false;
-  }
-  if (flags.url_file.empty()) {
-    return true;
-  }
-  std::ifstream in(flags.url_file);
-  if (!in) {
-    std::cerr << "gridcp: error: cannot read " << flags.url_file << '\n';
-    return false;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::size_t bad_line = 0;
-  auto from_file = gridftp::client::parse_url_pairs(text.str(), bad_line);
-  if (!from_file) {
-    std::cerr << "gridcp: error: " << flags.url_file << ':' << bad_line
-              << ": expected 'source-url dest-url'\n";
-    return false;
-  }
-  pairs.insert(pairs.end(), from_file->begin(), from_file->end());
-  return true;
-}
-
-bool is_ftps(const std::string& url) { return url.starts_with("ftps://"); }
-
-bool uses_ftps(const std::vector<UrlPair>& pairs) {
-  return std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
-    return is_ftps(pair.source) || is_ftps(pair.dest);
-  });
-}
-
-// gridcp copies file:// to file:// whole; globus-url-copy's -off/-len there would be lost.
-bool has_partial_local_copy(const Flags& flags, const std::vector<UrlPair>& pairs) {
-  const bool partial = !flags.partial_offset.empty() || !flags.partial_length.empty();
-  return partial && std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
-           return pair.source.starts_with("file:") && pair.dest.starts_with("file:");
-         });
-}
-
-// Third-party FTPS needs one server to take the TLS client role on the data connection (SSCN,
-// RFC 4217 §10.2), which gridftpd and Globus do not offer: both would wait as TLS servers.
-bool has_ftps_third_party(const std::vector<UrlPair>& pairs) {
-  return std::any_of(pairs.begin(), pairs.end(), [](const UrlPair& pair) {
-    const bool remote_pair = !pair.source.starts_with("file:") && !pair.dest.starts_with("file:");
-    return remote_pair && (is_ftps(pair.source) || is_ftps(pair.dest));
-  });
-}
-
 void print_failure(std::string_view what, std::error_code error, const CopyEngine& engine,
                    Reporters& reporters) {
   std::string text = "gridcp: error: " + std::string(what) + ": " + error.message();
@@ -325,7 +174,7 @@ void print_failure(std::string_view what, std::error_code error, const CopyEngin
   reporters.print_error(text + '\n');
 }
 
-bool run_list(CopyEngine& engine, const Flags& flags, Reporters& reporters) {
+bool run_list(CopyEngine& engine, const CopyFlags& flags, Reporters& reporters) {
   auto url = gridftp::client::parse_url(flags.list_url);
   if (!url) {
     reporters.print_error("gridcp: error: bad URL: " + flags.list_url + '\n');
@@ -347,80 +196,8 @@ bool run_list(CopyEngine& engine, const Flags& flags, Reporters& reporters) {
   return true;
 }
 
-// -nodcau, -dcsafe and -dcpriv as one level; PROT S/P need DCAU, so they exclude -nodcau.
-std::optional<gridftp::client::DataSecurityLevel> data_security_level(const Flags& flags) {
-  using gridftp::security::DataProtection;
-  if (flags.no_dcau && (flags.data_safe || flags.data_private)) {
-    std::cerr << "gridcp: error: -nodcau cannot be combined with -dcsafe or -dcpriv\n";
-    return std::nullopt;
-  }
-  gridftp::client::DataSecurityLevel level;
-  level.authenticate = !flags.no_dcau;
-  if (flags.data_private) {
-    level.protection = DataProtection::Private;
-  } else if (flags.data_safe) {
-    level.protection = DataProtection::Safe;
-  }
-  return level;
-}
-
-// -udp with its rates, checked here so a bad rate is refused before any connection.
-bool udpx_request(const Flags& flags, std::optional<gridftp::client::UdpxRequest>& out) {
-  if (!flags.udp) {
-    if (!flags.rate.empty() || !flags.min_rate.empty() || !flags.policy.empty() ||
-        flags.udp_unauthenticated) {
-      std::cerr << "gridcp: error: --rate, --min-rate, --policy and --udp-unauthenticated go "
-                   "with -udp\n";
-      return false;
-    }
-    return true;
-  }
-  if (flags.parallel || flags.fast) {
-    std::cerr << "gridcp: error: -udp cannot be combined with -p or -fast (UDPX is one flow)\n";
-    return false;
-  }
-  if (flags.no_dcau && !flags.udp_unauthenticated) {
-    std::cerr << "gridcp: error: -udp -nodcau has no authenticated key; add "
-                 "--udp-unauthenticated to accept keys nobody authenticated\n";
-    return false;
-  }
-  gridftp::client::UdpxRequest request;
-  request.unauthenticated = flags.udp_unauthenticated;
-  for (auto [text, slot] :
-       {std::pair{&flags.rate, &request.rate_bps}, std::pair{&flags.min_rate, &request.min_bps}}) {
-    if (text->empty()) continue;
-    auto rate = gridftp::protocol::control::parse_rate(*text);
-    if (!rate || *rate == 0) {
-      std::cerr << "gridcp: error: bad rate '" << *text << "' (bit/s, e.g. 500M)\n";
-      return false;
-    }
-    *slot = *rate;
-  }
-  if (!flags.policy.empty()) request.policy = flags.policy;
-  out = request;
-  return true;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  // sendfile(2) has no MSG_NOSIGNAL: a data peer that hangs up must fail the send (EPIPE, and
-  // a -rst retry), not kill gridcp.
-  std::signal(SIGPIPE, SIG_IGN);
-  std::vector<std::string_view> raw(argv, argv + argc);
-  auto spelled = gridftp::client::spell_flags(raw);
-  if (!spelled.error.empty()) {
-    std::cerr << "gridcp: error: " << spelled.error << '\n';
-    return 1;
-  }
-  std::vector<char*> normalized_argv;
-  for (auto& argument : spelled.arguments) {
-    normalized_argv.push_back(argument.data());
-  }
-  CLI::App app{
-      "gridcp: copy files between ftp://, ftps://, gsiftp:// and file:// URLs "
-      "(globus-url-copy flags)",
-      "gridcp"};
+// The help text around the flags, the help and version flags, then the flags.
+void describe_app(CLI::App& app, CopyFlags& flags) {
   app.footer(
       "Every option also takes globus-url-copy's one-dash spelling (-vb, -tcp-bs 4M, -cc 4); "
       "its other flags are refused by name with the reason, and an unknown one-dash word is "
@@ -433,91 +210,18 @@ int main(int argc, char** argv) {
   app.set_help_flag("-h,--help,--usage", "Print this help and exit");
   app.set_version_flag("--version", std::string("gridcp ") + GRIDCP_VERSION,
                        "Print gridcp's version and exit");
-  Flags flags;
   add_flags(app, flags);
-  CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
-  if (flags.versions) {
-    print_versions();
-    return 0;
-  }
+}
 
-  std::vector<UrlPair> pairs;
-  if (!collect_pairs(flags, pairs)) {
-    return 1;
-  }
-  if (pairs.empty() && flags.list_url.empty()) {
-    std::cerr << app.help();
-    return 1;
-  }
-  if (!flags.ftps_ca.empty() && flags.ftps_insecure) {
-    std::cerr << "gridcp: error: --ftps-ca and --ftps-insecure exclude each other\n";
-    return 1;
-  }
-  if (!flags.ftps_ca.empty() && ::access(flags.ftps_ca.c_str(), R_OK) != 0) {
-    std::cerr << "gridcp: error: cannot read --ftps-ca " << flags.ftps_ca << '\n';
-    return 1;
-  }
-  if (flags.ftps_insecure && !flags.quiet && (uses_ftps(pairs) || is_ftps(flags.list_url))) {
-    std::cerr << "gridcp: warning: --ftps-insecure: the server's certificate is not checked\n";
-  }
-  if (has_partial_local_copy(flags, pairs)) {
-    std::cerr << "gridcp: error: -off and -len apply to copies to or from a server; file:// to "
-                 "file:// copies are whole files\n";
-    return 1;
-  }
-  if (has_ftps_third_party(pairs)) {
-    std::cerr << "gridcp: error: ftps:// copies go between a server and local files; third-party "
-                 "FTPS needs SSCN (RFC 4217), which the servers do not offer\n";
-    return 1;
-  }
-  gridftp::client::CopyOptions options;
-  if (flags.verify_checksum) {
-    auto algorithm = gridftp::security::parse_digest_algorithm(flags.checksum_algorithm);
-    if (!algorithm) {
-      std::cerr << "gridcp: error: unknown checksum algorithm " << flags.checksum_algorithm << '\n';
-      return 1;
-    }
-    options.transfer.verify_checksum = *algorithm;
-  }
-  auto data_security = data_security_level(flags);
-  if (!data_security) {
-    return 1;
-  }
-  options.transfer.data_security = *data_security;
-  if (!udpx_request(flags, options.transfer.udpx)) {
-    return 1;
-  }
-  // guc -help: "-fast ... Use MODE E for all data transfers"; -p already means MODE E.
-  options.transfer.parallelism =
-      flags.parallel ? flags.parallel : (flags.fast ? std::optional<unsigned>(1) : std::nullopt);
-  if (!read_sizes(flags, options)) {
-    return 1;
-  }
-  options.create_dest = flags.create_dest;
-  options.recursive = flags.recursive;
-  options.session.data_timeout = flags.stall_timeout_seconds == 0
-                                     ? kNoStallTimeout
-                                     : std::chrono::seconds(flags.stall_timeout_seconds);
-  options.session.ftps_trust = {flags.ftps_ca, !flags.ftps_insecure};
-  options.session.source_subject =
-      flags.source_subject.empty() ? flags.subject : flags.source_subject;
-  options.session.dest_subject = flags.dest_subject.empty() ? flags.subject : flags.dest_subject;
-  if (!flags.credential.empty()) {
-    if (::access(flags.credential.c_str(), R_OK) != 0) {
-      std::cerr << "gridcp: error: cannot read -cred " << flags.credential << '\n';
-      return 1;
-    }
-    // GsiCredentials reads the proxy named here, as globus-url-copy's -cred does.
-    ::setenv("X509_USER_PROXY", flags.credential.c_str(), 1);
-  }
-  options.concurrency = flags.concurrency;
-  options.pipelining = flags.pipelining;
-  options.batch = !flags.no_batch;
-  options.sync = {flags.sync, flags.sync_level};
-  options.restart.enabled = flags.restart;
-  options.restart.max_retries = flags.restart_retries;
-  options.restart.interval = std::chrono::seconds(flags.restart_interval_seconds);
-  options.restart.timeout = std::chrono::seconds(flags.restart_timeout_seconds);
+// Prints a message that refuses the command line; returns gridcp's exit status for it.
+int print_error(std::string_view message) {
+  std::cerr << "gridcp: error: " << message << '\n';
+  return 1;
+}
+
+// The -list listing, then the copies, reported as the flags ask. False when any failed.
+bool list_and_copy(const CopyFlags& flags, gridftp::client::CopyOptions options,
+                   const std::vector<UrlPair>& pairs) {
   const auto report_plan = gridftp::client::report::plan_reports(
       {flags.json, flags.quiet, flags.verbose, flags.verbose_bytes, flags.no_progress, flags.debug,
        ::isatty(STDERR_FILENO) == 1});
@@ -528,5 +232,41 @@ int main(int argc, char** argv) {
   bool ok = flags.list_url.empty() || run_list(engine, flags, reporters);
   ok = engine.run(pairs) && ok;
   reporters.finish(gridftp::client::Clock::now());
-  return ok ? 0 : 1;
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // sendfile(2) has no MSG_NOSIGNAL: a data peer that hangs up must fail the send (EPIPE, and
+  // a -rst retry), not kill gridcp.
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::vector<std::string_view> raw(argv, argv + argc);
+  auto spelled = gridftp::client::spell_flags(raw);
+  if (!spelled.error.empty()) return print_error(spelled.error);
+  std::vector<char*> normalized_argv;
+  for (auto& argument : spelled.arguments) normalized_argv.push_back(argument.data());
+  CLI::App app{
+      "gridcp: copy files between ftp://, ftps://, gsiftp:// and file:// URLs "
+      "(globus-url-copy flags)",
+      "gridcp"};
+  CopyFlags flags;
+  describe_app(app, flags);
+  CLI11_PARSE(app, static_cast<int>(normalized_argv.size()), normalized_argv.data());
+  if (flags.versions) {
+    print_versions();
+    return 0;
+  }
+  auto collected = gridftp::client::collect_pairs(flags);
+  if (!collected.error.empty()) return print_error(collected.error);
+  if (collected.pairs.empty() && flags.list_url.empty()) {
+    std::cerr << app.help();
+    return 1;
+  }
+  auto built = gridftp::client::copy_options_from(flags, collected.pairs);
+  for (const auto& warning : built.warnings) std::cerr << "gridcp: warning: " << warning << '\n';
+  if (!built.error.empty()) return print_error(built.error);
+  // GsiCredentials reads the proxy named here, as globus-url-copy's -cred does.
+  if (!flags.credential.empty()) ::setenv("X509_USER_PROXY", flags.credential.c_str(), 1);
+  return list_and_copy(flags, std::move(built.options), collected.pairs) ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 // gridftpd: argv, signals, exit codes and logger creation live here and nowhere else.
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -11,22 +11,17 @@
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "security/password_hash.hpp"
-#include "server/auth/account_home.hpp"
-#include "server/auth/ftps_context.hpp"
-#include "server/auth/gsi_context.hpp"
 #include "server/config/embedded_config.hpp"
-#include "server/config/globus_environment.hpp"
+#include "server/config/globus_options.hpp"
 #include "server/config/globus_settings.hpp"
-#include "server/config/globus_start.hpp"
-#include "server/config/session_accounts.hpp"
 #include "server/logging/log_setup.hpp"
 #include "server/process/background.hpp"
 #include "server/process/fork_server.hpp"
+#include "server/process/session_process.hpp"
 #include "server/server.hpp"
 #include "server/startup.hpp"
 
@@ -141,55 +136,6 @@ int take_inetd_connection() {
   return connection;
 }
 
-bool write_pidfile(const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  out << ::getpid() << "\n";
-  return static_cast<bool>(out);
-}
-
-struct AssembledConfig {
-  ServerConfig config;
-  std::vector<std::string> problems;  // empty when the config may be used
-  std::vector<std::string> warnings;  // Globus options taken with a difference worth saying
-};
-
-// The config from every layer, in Globus's order: the embedded defaults or the config file (and
-// -C directory, whose `$NAME value` lines set the environment), then the command line, then the
-// environment (X509_*, GRIDMAP, GLOBUS_TCP_*); checked. Start-up and SIGHUP both call it.
-AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line,
-                                globus::ProcessOptions& process, std::vector<std::string>& notes) {
-  AssembledConfig out;
-  // A view: it reads the environment when asked, so it also sees what `$NAME value` lines set.
-  const auto environment = globus::process_environment();
-  const bool globus_start = globus::command_line_names_globus(command_line) ||
-                            globus::environment_names_globus(environment);
-  auto layers = load_startup_layers(process.config_file, process.config_dir, globus_start);
-  if (!layers.problems.empty()) {
-    out.problems = std::move(layers.problems);
-    return out;
-  }
-  for (const auto& [name, value] : layers.environment) ::setenv(name.c_str(), value.c_str(), 1);
-  out.config = std::move(layers.config);
-  auto settings = std::move(layers.settings);
-  settings.insert(settings.end(), command_line.begin(), command_line.end());
-  out.problems = globus::apply_globus_settings(settings, out.config, process, out.warnings);
-  if (!out.problems.empty()) return out;
-  out.problems = globus::apply_globus_environment(out.config, environment, notes);
-  if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
-    // Globus's anonymous users see the real "/", writable where the kernel lets their account.
-    out.config.anonymous.root = "/";
-    out.config.anonymous.writable = {"."};
-  }
-  auto accounts = check_session_accounts(
-      out.config, ::geteuid() == 0, gridftp::server::auth::own_account_name(), system_accounts());
-  out.problems.insert(out.problems.end(), accounts.problems.begin(), accounts.problems.end());
-  notes.insert(notes.end(), accounts.notes.begin(), accounts.notes.end());
-  auto more = resolve_data_interface(out.config);
-  out.problems.insert(out.problems.end(), more.begin(), more.end());
-  if (out.problems.empty()) out.problems = validate(out.config);
-  return out;
-}
-
 // The signal thread: SIGHUP calls `reload` (when given) and waits for the next signal; SIGINT
 // and SIGTERM stop the server and end the thread.
 void serve_signals(sigset_t signals, Server& server, const std::function<void()>& reload) {
@@ -205,25 +151,35 @@ void serve_signals(sigset_t signals, Server& server, const std::function<void()>
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Signals are taken synchronously by one thread (sigwait), so stop() never runs in a handler.
-  // They are blocked before any thread exists, so every thread inherits the mask.
+// Signals are taken synchronously by one thread (sigwait), so stop() never runs in a handler.
+// They are blocked before any thread exists, so every thread inherits the mask. Returns them.
+sigset_t block_signals_for_sigwait() {
   std::signal(SIGPIPE, SIG_IGN);
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGHUP);  // reload, not stop (serve_signals)
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);  // reload, not stop (serve_signals)
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
-  namespace globus = gridftp::server::globus;
+// argv, read: gridftpd's own options, and the Globus words with what they set of the process.
+struct CommandLine {
+  NativeOptions native;
+  std::vector<globus::Setting> globus_settings;
+  // What -c, -C, -help, -version and the rest of the command line alone set: assemble_config
+  // adds the config files' own, and each SIGHUP starts again from here.
+  globus::ProcessOptions process;
+  std::vector<std::string> arguments;  // argv[1..], for the session processes
+};
+
+// Returns the exit status when argv is refused (CLI11's own, or 2 with the problem printed).
+std::optional<int> parse_command_line(int argc, char** argv, CommandLine& out) {
   std::vector<std::string> native_words, globus_words;
   split_arguments(argc, argv, native_words, globus_words);
   CLI::App app{"gridftpd"};
-  NativeOptions cli;
-  add_options(app, cli);
+  add_options(app, out.native);
   std::reverse(native_words.begin(), native_words.end());  // CLI11 parses a reversed vector
   try {
     app.parse(native_words);
@@ -231,195 +187,213 @@ int main(int argc, char** argv) {
     return app.exit(error);
   }
   std::string bad_word;
-  auto command_line = globus::parse_globus_command_line(globus_words, bad_word);
-  if (!command_line) return print_problems({bad_word});
-  globus::ProcessOptions process;
+  auto settings = globus::parse_globus_command_line(globus_words, bad_word);
+  if (!settings) return print_problems({bad_word});
+  out.globus_settings = std::move(*settings);
+  out.arguments.assign(argv + 1, argv + argc);
   // -c, -C, -help and -version first: they decide what else is read.
   ServerConfig scratch;
-  if (const int rc = print_problems(globus::apply_globus_settings(*command_line, scratch, process));
+  if (const int rc =
+          print_problems(globus::apply_globus_settings(out.globus_settings, scratch, out.process));
       rc != 0)
     return rc;
-  if (process.print_help) {
+  return std::nullopt;
+}
+
+// -help, -version, --print-default-config and --hash-password need no config: answered before
+// any is read. Returns the exit status when one was asked.
+std::optional<int> answer_info_options(const CommandLine& command) {
+  if (command.process.print_help) {
     print_help();
     return 0;
   }
-  if (process.print_version) {
+  if (command.process.print_version) {
     std::cout << "gridftpd " << GRIDFTPD_VERSION << "\n";
     return 0;
   }
-  if (cli.print_default_config) {
+  if (command.native.print_default_config) {
     std::cout << embedded_default_config();
     return 0;
   }
-  if (cli.hash_password) return hash_password_from_stdin();
+  if (command.native.hash_password) return hash_password_from_stdin();
+  return std::nullopt;
+}
 
+// Everything the Server is made from, checked.
+struct LoadedConfig {
+  ServerConfig config;
+  globus::ProcessOptions process;  // the command line's, with what the config files added
   std::vector<std::string> notes;
-  const auto process_before_config = process;  // what a reload starts from
-  auto assembled = assemble_config(*command_line, process, notes);
+  std::vector<std::string> warnings;
+  std::vector<gridftp::server::auth::Account> accounts;
+  SecurityContexts security;
+};
+
+// Assembles the config, then loads the accounts and security contexts. Returns the exit status
+// when gridftpd ends here: a problem, --print-config (the config alone, before the accounts and
+// credentials are read) or --check-config (after them).
+std::optional<int> load_config(const CommandLine& command, LoadedConfig& out) {
+  out.process = command.process;
+  auto assembled = assemble_config(command.globus_settings, out.process, out.notes);
   if (const int rc = print_problems(assembled.problems); rc != 0) return rc;
-  ServerConfig config = std::move(assembled.config);
-  const auto warnings = std::move(assembled.warnings);
-  if (cli.print_config) {
-    std::cout << format_config(config);
+  out.config = std::move(assembled.config);
+  out.warnings = std::move(assembled.warnings);
+  if (command.native.print_config) {
+    std::cout << format_config(out.config);
     return 0;
   }
-  std::vector<gridftp::server::auth::Account> accounts;
-  if (const int rc = print_problems(load_accounts(config.accounts, accounts)); rc != 0) return rc;
-  std::shared_ptr<const gridftp::server::auth::GsiContext> gsi;
-  const bool gsi_enabled = config.gsi.enabled;
-  if (config.gsi.enabled) {
-    std::string why;
-    auto loaded = gridftp::server::auth::load_gsi_context(config.gsi, why);
-    if (!loaded) return print_problems({why});
-    gsi = std::move(*loaded);
-  }
-  gridftp::security::SslCtxPtr ftps;
-  if (config.tls.enabled) {
-    std::string why;
-    auto loaded =
-        gridftp::server::auth::load_ftps_context(config.tls, config.listen.control_interface, why);
-    if (!loaded) return print_problems({why});
-    ftps = std::move(*loaded);
-  }
-  if (cli.check_config) {
-    for (const auto& warning : warnings) std::cerr << "gridftpd: warning: " << warning << "\n";
+  if (const int rc = print_problems(load_accounts(out.config.accounts, out.accounts)); rc != 0)
+    return rc;
+  std::string problem;
+  auto security = load_security_contexts(out.config, problem);
+  if (!security) return print_problems({problem});
+  out.security = std::move(*security);
+  if (command.native.check_config) {
+    for (const auto& warning : out.warnings) std::cerr << "gridftpd: warning: " << warning << "\n";
     std::cout << "gridftpd: configuration OK\n";
     return 0;
   }
-  if (const int rc = print_problems(prepare_roots(config)); rc != 0) return rc;
+  return std::nullopt;
+}
 
-  int inetd_connection = -1;
-  if (process.inetd) {
-    inetd_connection = take_inetd_connection();
-    if (inetd_connection < 0)
-      return print_problems({std::string("inetd: ") + std::strerror(errno)});
+// The fork server serves requests here until it is retired (server/process/fork_server.hpp):
+// then false, and the process ends. In each session process it forks, true, with `native` now
+// naming the descriptors the session serves.
+bool take_fork_server_hand_off(NativeOptions& native) {
+  auto hand_off = gridftp::server::serve_fork_requests(*native.fork_server_fd);
+  if (!hand_off) return false;
+  native.session_fd = hand_off->session_fd;
+  native.delegation_key_fd = hand_off->key_fd;
+  native.udpx_pool_fd = hand_off->pages.udpx_pool;
+  native.metrics_fd = hand_off->pages.metrics;
+  return true;
+}
+
+bool restrict_session_privileges(spdlog::logger& log) {
+  auto restricted = gridftp::server::restrict_session_process();
+  if (!restricted) {
+    log.critical("session process: cannot restrict privileges: {}", restricted.error().message());
   }
-  std::string log_error;
-  auto loggers = make_loggers(config.logging, log_error);
-  if (!loggers) {
-    std::cerr << "gridftpd: cannot open log: " << log_error << "\n";
-    return 1;
+  return restricted.has_value();
+}
+
+// -background (not with -inetd, and never in a session process): detaches before any thread or
+// helper process exists. False when that failed.
+bool detach_when_asked(const LoadedConfig& loaded, const NativeOptions& native,
+                       std::optional<Background>& background, spdlog::logger& log) {
+  if (!loaded.process.detach || loaded.process.inetd || native.session_fd) return true;
+  auto entered = Background::enter();
+  if (!entered) {
+    log.critical("cannot detach: {}", entered.error().message());
+    return false;
   }
-  auto control_log = loggers->control;
-  const auto log_files = loggers->files;  // what SIGHUP opens again after a rotation
-  if (cli.fork_server_fd) {
-    // Returns in each forked session process, with what it serves; the fork server itself ends
-    // here when it is retired (server/process/fork_server.hpp).
-    auto hand_off = gridftp::server::serve_fork_requests(*cli.fork_server_fd);
-    if (!hand_off) return 0;
-    cli.session_fd = hand_off->session_fd;
-    cli.delegation_key_fd = hand_off->key_fd;
-    cli.udpx_pool_fd = hand_off->pages.udpx_pool;
-    cli.metrics_fd = hand_off->pages.metrics;
+  background.emplace(std::move(*entered));
+  return true;
+}
+
+// A session process or inetd: serves the one inherited connection until it ends or a signal
+// stops it.
+int serve_one_connection(Server& server, const NativeOptions& native, int inetd_connection,
+                         sigset_t signals) {
+  if (native.session_fd) {
+    server.serve_inherited(*native.session_fd, native.delegation_key_fd,
+                           {native.udpx_pool_fd, native.metrics_fd});
+  } else {
+    server.serve_inherited(inetd_connection, std::nullopt, {});
   }
-  if (cli.session_fd) {
-    if (auto restricted = gridftp::server::restrict_session_process(); !restricted) {
-      control_log->critical("session process: cannot restrict privileges: {}",
-                            restricted.error().message());
-      return 1;
-    }
+  std::thread signal_thread([&server, signals] {
+    serve_signals(signals, server, nullptr);  // a session process does not reload
+  });
+  server.run();
+  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+  return 0;
+}
+
+// The control log and the files behind it, kept by main after the Loggers go to the Server.
+struct ServerLog {
+  std::shared_ptr<spdlog::logger> control;
+  std::vector<std::shared_ptr<ReopenableFileSink>> files;  // what SIGHUP opens again
+};
+
+// SIGHUP: the log files opened again at their paths (logrotate renamed them away: the package's
+// postrotate sends it), then the config read again from the same files, command line and
+// environment, checked as at start-up; a config with problems is refused and the running one
+// kept. Session processes keep the files they opened at their start until they end: as their
+// accounts they could not open root's files again, and the rotated file stays in place for them
+// (logrotate's delaycompress); sessions started afterwards, and the fork server that a reload
+// starts afresh, open the new ones.
+void reload_after_sighup(Server& server, const CommandLine& command, bool gsi_enabled,
+                         const ServerLog& log) {
+  const auto unopened = reopen_log_files(log.files);
+  for (const auto& problem : unopened)
+    log.control->error("SIGHUP: cannot open the log file again, still writing the old one: {}",
+                       problem);
+  if (!log.files.empty() && unopened.empty()) log.control->info("SIGHUP: log files reopened");
+  auto again = assemble_reload(command.globus_settings, command.process, gsi_enabled);
+  if (!again.problems.empty()) {
+    for (const auto& problem : again.problems)
+      log.control->error("SIGHUP: config not reloaded, the running one is kept: {}", problem);
+    return;
   }
-  std::optional<Background> background;
-  if (process.detach && !process.inetd && !cli.session_fd) {
-    auto entered = Background::enter();  // before any thread or helper process exists
-    if (!entered) {
-      control_log->critical("cannot detach: {}", entered.error().message());
-      return 1;
-    }
-    background.emplace(std::move(*entered));
-  }
-  std::optional<Server> server;
-  server.emplace(config, std::move(accounts), std::move(gsi), std::move(ftps), std::move(*loggers));
-  if (cli.session_fd || inetd_connection >= 0) {
-    if (cli.session_fd) {
-      server->serve_inherited(*cli.session_fd, cli.delegation_key_fd,
-                              {cli.udpx_pool_fd, cli.metrics_fd});
-    } else {
-      server->serve_inherited(inetd_connection, std::nullopt, {});
-    }
-    std::thread signal_thread([&server, stop_signals] {
-      serve_signals(stop_signals, *server, nullptr);  // a session process does not reload
-    });
-    server->run();
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
-    signal_thread.join();
-    return 0;
-  }
-  if (config.gsi.process_per_session && ::geteuid() == 0) {
+  for (const auto& warning : again.warnings) log.control->warn("SIGHUP: {}", warning);
+  server.apply_reload(std::move(again.reload));
+}
+
+// The daemon: listens, tells a -background parent it may exit, then serves until SIGINT or
+// SIGTERM, reloading on SIGHUP.
+int serve_daemon(Server& server, const CommandLine& command, const LoadedConfig& loaded,
+                 std::optional<Background>& background, const ServerLog& log, sigset_t signals) {
+  if (loaded.config.gsi.process_per_session && ::geteuid() == 0) {
     // Root: every session becomes its account in a process of its own (start-up refused any
     // kind of session that would have stayed root: server/config/session_accounts.hpp).
-    server->spawn_sessions_with(std::vector<std::string>(argv + 1, argv + argc));
-    control_log->info("process per session: sessions run as their mapped accounts");
+    server.spawn_sessions_with(command.arguments);
+    log.control->info("process per session: sessions run as their mapped accounts");
   }
-  const auto metrics = server->open_metrics();
-  if (!metrics) {
-    control_log->critical("cannot open the metrics endpoint on {} port {}: {}",
-                          config.metrics.address, config.metrics.port, metrics.error().message());
-    return 1;
-  }
-  if (*metrics) {
-    control_log->info("metrics on {} port {}", (*metrics)->address().to_string(),
-                      (*metrics)->port());
-  }
-  const auto endpoint = server->bind();
-  if (!endpoint) {
-    control_log->critical("cannot listen on {} port {}: {}", config.listen.control_interface,
-                          config.listen.port, endpoint.error().message());
-    return 1;
-  }
-  control_log->info("listening on {} port {}", endpoint->address().to_string(), endpoint->port());
-  if (process.pidfile && !write_pidfile(*process.pidfile)) {
-    control_log->critical("cannot write pid file {}: {}", *process.pidfile, std::strerror(errno));
-    return 1;
-  }
+  if (!start_listening(server, loaded.config, loaded.process.pidfile, *log.control)) return 1;
   if (background) background->ready();
-  for (const auto& note : notes) control_log->info("{}", note);
-  for (const auto& warning : warnings) control_log->warn("{}", warning);
-  // SIGHUP: the log files opened again at their paths (logrotate renamed them away: the
-  // package's postrotate sends it), then the config read again from the same files, command
-  // line and environment, checked as at start-up; a config with problems is refused and the
-  // running one kept. Session processes keep the files they opened at their start until they
-  // end: as their accounts they could not open root's files again, and the rotated file stays
-  // in place for them (logrotate's delaycompress); sessions started afterwards, and the fork
-  // server that a reload starts afresh, open the new ones.
-  const auto reload = [&] {
-    const auto unopened = reopen_log_files(log_files);
-    for (const auto& problem : unopened)
-      control_log->error("SIGHUP: cannot open the log file again, still writing the old one: {}",
-                         problem);
-    if (!log_files.empty() && unopened.empty()) control_log->info("SIGHUP: log files reopened");
-    auto again_process = process_before_config;
-    std::vector<std::string> reload_notes;
-    auto again = assemble_config(*command_line, again_process, reload_notes);
-    Server::Reload reloaded;
-    if (again.problems.empty())
-      again.problems = load_accounts(again.config.accounts, reloaded.accounts);
-    if (again.problems.empty() && gsi_enabled) {
-      std::string why;
-      auto gridmap = gridftp::security::load_gridmap(again.config.gsi.gridmap, why);
-      if (gridmap) {
-        reloaded.gridmap = std::move(*gridmap);
-      } else {
-        again.problems.push_back("gsi.gridmap (" + again.config.gsi.gridmap.string() +
-                                 "): " + (why.empty() ? gridmap.error().message() : why));
-      }
-    }
-    if (!again.problems.empty()) {
-      for (const auto& problem : again.problems)
-        control_log->error("SIGHUP: config not reloaded, the running one is kept: {}", problem);
-      return;
-    }
-    for (const auto& warning : again.warnings) control_log->warn("SIGHUP: {}", warning);
-    reloaded.config = std::move(again.config);
-    server->apply_reload(std::move(reloaded));
-  };
-  std::thread signal_thread(
-      [&server, stop_signals, &reload] { serve_signals(stop_signals, *server, reload); });
-  server->run();
+  for (const auto& note : loaded.notes) log.control->info("{}", note);
+  for (const auto& warning : loaded.warnings) log.control->warn("{}", warning);
+  const bool gsi_enabled = loaded.config.gsi.enabled;
+  std::thread signal_thread([&server, &command, gsi_enabled, &log, signals] {
+    serve_signals(signals, server, [&] { reload_after_sighup(server, command, gsi_enabled, log); });
+  });
+  server.run();
   if (signal_thread.joinable()) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);  // release sigwait if run() ended first
     signal_thread.join();
   }
-  control_log->info("stopped");
+  log.control->info("stopped");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const sigset_t signals = block_signals_for_sigwait();
+  CommandLine command;
+  if (const auto rc = parse_command_line(argc, argv, command)) return *rc;
+  if (const auto rc = answer_info_options(command)) return *rc;
+  LoadedConfig loaded;
+  if (const auto rc = load_config(command, loaded)) return *rc;
+  if (const int rc = print_problems(prepare_roots(loaded.config)); rc != 0) return rc;
+  const int inetd_connection = loaded.process.inetd ? take_inetd_connection() : -1;
+  if (loaded.process.inetd && inetd_connection < 0)
+    return print_problems({std::string("inetd: ") + std::strerror(errno)});
+  std::string log_error;
+  auto loggers = make_loggers(loaded.config.logging, log_error);
+  if (!loggers) {
+    std::cerr << "gridftpd: cannot open log: " << log_error << "\n";
+    return 1;
+  }
+  const ServerLog log{loggers->control, loggers->files};
+  if (command.native.fork_server_fd && !take_fork_server_hand_off(command.native)) return 0;
+  if (command.native.session_fd && !restrict_session_privileges(*log.control)) return 1;
+  std::optional<Background> background;
+  if (!detach_when_asked(loaded, command.native, background, *log.control)) return 1;
+  Server server(loaded.config, std::move(loaded.accounts), std::move(loaded.security.gsi),
+                std::move(loaded.security.ftps), std::move(*loggers));
+  if (command.native.session_fd || inetd_connection >= 0)
+    return serve_one_connection(server, command.native, inetd_connection, signals);
+  return serve_daemon(server, command, loaded, background, log, signals);
 }

@@ -8,12 +8,19 @@
 
 #include <fmt/format.h>
 #include <pwd.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol/control/virtual_path.hpp"
+#include "security/gridmap.hpp"
+#include "server/auth/account_home.hpp"
+#include "server/auth/ftps_context.hpp"
 #include "server/config/embedded_config.hpp"
+#include "server/config/globus_environment.hpp"
+#include "server/config/globus_settings.hpp"
 #include "server/config/globus_start.hpp"
+#include "server/config/session_accounts.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::server {
@@ -182,6 +189,123 @@ std::vector<std::string> resolve_data_interface(ServerConfig& config) {
     return {"cannot resolve data interface '" + name + "': " + ec.message()};
   name = results.begin()->endpoint().address().to_string();
   return {};
+}
+
+AssembledConfig assemble_config(const std::vector<globus::Setting>& command_line,
+                                globus::ProcessOptions& process, std::vector<std::string>& notes) {
+  AssembledConfig out;
+  // A view: it reads the environment when asked, so it also sees what `$NAME value` lines set.
+  const auto environment = globus::process_environment();
+  const bool globus_start = globus::command_line_names_globus(command_line) ||
+                            globus::environment_names_globus(environment);
+  auto layers = load_startup_layers(process.config_file, process.config_dir, globus_start);
+  if (!layers.problems.empty()) {
+    out.problems = std::move(layers.problems);
+    return out;
+  }
+  for (const auto& [name, value] : layers.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  out.config = std::move(layers.config);
+  auto settings = std::move(layers.settings);
+  settings.insert(settings.end(), command_line.begin(), command_line.end());
+  out.problems = globus::apply_globus_settings(settings, out.config, process, out.warnings);
+  if (!out.problems.empty()) return out;
+  out.problems = globus::apply_globus_environment(out.config, environment, notes);
+  if (process.anonymous_by_globus && layers.format != "gridftpd TOML") {
+    // Globus's anonymous users see the real "/", writable where the kernel lets their account.
+    out.config.anonymous.root = "/";
+    out.config.anonymous.writable = {"."};
+  }
+  auto accounts = check_session_accounts(out.config, ::geteuid() == 0, auth::own_account_name(),
+                                         system_accounts());
+  out.problems.insert(out.problems.end(), accounts.problems.begin(), accounts.problems.end());
+  notes.insert(notes.end(), accounts.notes.begin(), accounts.notes.end());
+  auto more = resolve_data_interface(out.config);
+  out.problems.insert(out.problems.end(), more.begin(), more.end());
+  if (out.problems.empty()) out.problems = validate(out.config);
+  return out;
+}
+
+ReloadAssembly assemble_reload(const std::vector<globus::Setting>& command_line,
+                               globus::ProcessOptions process_before_config, bool gsi_enabled) {
+  ReloadAssembly out;
+  std::vector<std::string> notes;  // said once at start-up; a reload does not repeat them
+  auto again = assemble_config(command_line, process_before_config, notes);
+  out.problems = std::move(again.problems);
+  out.warnings = std::move(again.warnings);
+  if (out.problems.empty())
+    out.problems = load_accounts(again.config.accounts, out.reload.accounts);
+  // The gridmap is read again only where GSI was on at start-up: the GSI context is not.
+  if (out.problems.empty() && gsi_enabled) {
+    std::string why;
+    auto gridmap = security::load_gridmap(again.config.gsi.gridmap, why);
+    if (gridmap) {
+      out.reload.gridmap = std::move(*gridmap);
+    } else {
+      out.problems.push_back("gsi.gridmap (" + again.config.gsi.gridmap.string() +
+                             "): " + (why.empty() ? gridmap.error().message() : why));
+    }
+  }
+  if (out.problems.empty()) out.reload.config = std::move(again.config);
+  return out;
+}
+
+std::optional<SecurityContexts> load_security_contexts(const ServerConfig& config,
+                                                       std::string& problem) {
+  SecurityContexts contexts;
+  if (config.gsi.enabled) {
+    std::string why;
+    auto loaded = auth::load_gsi_context(config.gsi, why);
+    if (!loaded) {
+      problem = why;
+      return std::nullopt;
+    }
+    contexts.gsi = std::move(*loaded);
+  }
+  if (config.tls.enabled) {
+    std::string why;
+    auto loaded = auth::load_ftps_context(config.tls, config.listen.control_interface, why);
+    if (!loaded) {
+      problem = why;
+      return std::nullopt;
+    }
+    contexts.ftps = std::move(*loaded);
+  }
+  return contexts;
+}
+
+namespace {
+
+bool write_pidfile(const std::string& path) {
+  std::ofstream out(path, std::ios::trunc);
+  out << ::getpid() << "\n";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+bool start_listening(Server& server, const ServerConfig& config,
+                     const std::optional<std::string>& pidfile, spdlog::logger& log) {
+  const auto metrics = server.open_metrics();
+  if (!metrics) {
+    log.critical("cannot open the metrics endpoint on {} port {}: {}", config.metrics.address,
+                 config.metrics.port, metrics.error().message());
+    return false;
+  }
+  if (*metrics) {
+    log.info("metrics on {} port {}", (*metrics)->address().to_string(), (*metrics)->port());
+  }
+  const auto endpoint = server.bind();
+  if (!endpoint) {
+    log.critical("cannot listen on {} port {}: {}", config.listen.control_interface,
+                 config.listen.port, endpoint.error().message());
+    return false;
+  }
+  log.info("listening on {} port {}", endpoint->address().to_string(), endpoint->port());
+  if (pidfile && !write_pidfile(*pidfile)) {
+    log.critical("cannot write pid file {}: {}", *pidfile, std::strerror(errno));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace gridftp::server
