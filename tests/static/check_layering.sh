@@ -23,7 +23,9 @@ forbidden_reason() {
     protocol/*)
       # Standard headers are bare lower-case names (<vector>, <cstdint>); anything with a slash
       # or extension (<sys/stat.h>, <boost/...>) is a third-party or OS header.
-      if [[ "$target" == \<* ]] && ! [[ "$target" =~ ^\<[a-z_0-9]+\>$ ]]; then
+      # <immintrin.h> is the compiler's SIMD intrinsics, pure computation (the AVX2 Adler-32).
+      if [[ "$target" == \<* ]] && ! [[ "$target" =~ ^\<[a-z_0-9]+\>$ ]] &&
+         [[ "$target" != "<immintrin.h>" ]]; then
         echo "protocol/ may include only the standard library"; return
       fi
       if [[ "$target" == \"* && "$target" != \"protocol/* ]]; then
