@@ -9,6 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "protocol/control/reply.hpp"
+#include "protocol/control/reply_for_error.hpp"
+#include "protocol/core/errors.hpp"
 #include "server/config/config_diff.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
@@ -272,7 +275,8 @@ void Server::refuse_connection(tcp::socket& socket, const std::string& address,
   loggers_.control->warn("refused peer={}: {} reached", address,
                          SessionRegistry::limit_name(refusal));
   // One short line into an empty socket buffer; a peer that never reads cannot block us.
-  const std::string reply = "421 " + std::string(SessionRegistry::refusal_text(refusal)) + "\r\n";
+  const auto reply = protocol::control::format_reply(protocol::control::reply_for_error(
+      error_code_for(Condition::TooManySessions), SessionRegistry::refusal_text(refusal)));
   boost::system::error_code ec;
   socket.non_blocking(true, ec);
   socket.write_some(asio::buffer(reply), ec);

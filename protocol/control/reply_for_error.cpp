@@ -56,7 +56,26 @@ Reply reply_for_error(std::error_code ec) {
     return make_reply(rc::kNetworkProtocolNotSupported,
                       "Network protocol not supported, use (1,2).");
   }
+  if (ec == C::ServiceClosing) {
+    return make_reply(rc::kServiceNotAvailable,
+                      "Service not available, closing control connection.");
+  }
+  if (ec == C::ProtectionDenied) {
+    return make_reply(rc::kProtectionDenied,
+                      "Command protection level denied for cleartext; use ENC.");
+  }
+  if (ec == C::IntegrityCheckFailed)
+    return make_reply(rc::kIntegrityCheckFailed, "Failed to verify protected command.");
+  if (ec == C::NotRegularFile) return make_reply(rc::kFileUnavailable, "Not a plain file.");
   return make_reply(rc::kLocalError, "Local error in processing.");
+}
+
+Reply reply_for_error(std::error_code ec, std::string text) {
+  return Reply{reply_for_error(ec).code, {std::move(text)}};
+}
+
+Reply reply_for_error(std::error_code ec, std::vector<std::string> lines) {
+  return Reply{reply_for_error(ec).code, std::move(lines)};
 }
 
 }  // namespace gridftp::protocol::control

@@ -65,6 +65,14 @@ class ConditionCategory final : public std::error_category {
         return "transfer failed";
       case Condition::DiskStalled:
         return "a disk write stalled past the data timeout";
+      case Condition::ServiceClosing:
+        return "service closing the control connection";
+      case Condition::ProtectionDenied:
+        return "command protection level denied";
+      case Condition::IntegrityCheckFailed:
+        return "protected command failed verification";
+      case Condition::NotRegularFile:
+        return "not a plain file";
       case Condition::LocalError:
         return "local error";
     }

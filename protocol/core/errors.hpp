@@ -35,8 +35,12 @@ enum class Condition {
   UnsupportedNetworkProtocol,
   FileNameNotAllowed,
   TransferFailed,
-  DiskStalled,  // a disk write outlasted the data timeout (the data connection was closed)
-  LocalError,
+  DiskStalled,           // a disk write outlasted the data timeout (the data connection was closed)
+  ServiceClosing,        // the server ends the session itself (shutdown, idle, failed logins)
+  ProtectionDenied,      // RFC 2228: a cleartext command once the control channel is protected
+  IntegrityCheckFailed,  // RFC 2228: a protected command whose token does not verify
+  NotRegularFile,        // a file that is not a plain file where one is needed (SIZE, MODE E)
+  LocalError,            // the last enumerator: reply_for_error's fallback
 };
 
 const std::error_category& condition_category();

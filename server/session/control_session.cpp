@@ -60,7 +60,7 @@ transport::awaitable<void> ControlSession::run() {
       refusal != SessionRegistry::Admission::Admitted) {
     log_->warn("{} refused peer={}: {} reached", tag(), peer_address_,
                SessionRegistry::limit_name(refusal));
-    send(rc::kServiceNotAvailable, SessionRegistry::refusal_text(refusal));
+    send_error(Condition::TooManySessions, SessionRegistry::refusal_text(refusal));
     close_after_replies();
     co_await drain_replies();
     co_return;
@@ -102,7 +102,7 @@ void ControlSession::request_close() {
     if (self->data_socket_) self->data_socket_->close(ignored);
     self->data_channel_.cancel();
     if (self->udpx_.live) self->udpx_.live->stop = true;
-    self->send(rc::kServiceNotAvailable, "Server shutting down.");
+    self->send_error(Condition::ServiceClosing, "Server shutting down.");
     self->close_after_replies();
   });
 }
@@ -168,7 +168,7 @@ transport::awaitable<void> ControlSession::execute(const std::string& line) {
   auto command = protocol::control::parse_command(line);
   if (!command || !protocol::control::is_protected_command(command->verb)) {
     // RFC 2228: once protected, a cleartext command is refused (Globus just hangs up).
-    send(rc::kProtectionDenied, "Command protection level denied for cleartext; use ENC.");
+    send_error(Condition::ProtectionDenied);
     co_return;
   }
   co_await execute_protected(*command);
@@ -178,10 +178,10 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   auto command = protocol::control::parse_command(line);
   if (!command) {
     log_->debug("{} <- (unparsed) {}", tag(), line.substr(0, 64));
-    if (command.error() != make_error_code(protocol::Errc::EmptyCommand))
-      send_error(command.error());
+    if (command.error() == make_error_code(protocol::Errc::EmptyCommand))
+      send_error(command.error(), "Empty command.");
     else
-      send(rc::kSyntaxError, "Empty command.");
+      send_error(command.error());
     co_return;
   }
   const auto verb = command->verb;
@@ -189,15 +189,16 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   if (const auto& disabled = services_.config.server.disabled_commands;
       std::find(disabled.begin(), disabled.end(), protocol::control::verb_name(verb)) !=
       disabled.end()) {
-    send(rc::kSyntaxError, "Command not supported.");
+    send_error(Condition::UnknownCommand, "Command not supported.");
     co_return;
   }
   if (transfer_active_ && !protocol::control::runs_during_transfer(*command))
     co_await wait_for_transfer();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {
-    send(rc::kNotLoggedIn, services_.gsi != nullptr ? "Must perform GSSAPI authentication."
-                                                    : "TLS required: use AUTH TLS first.");
+    send_error(Condition::NotLoggedIn, services_.gsi != nullptr
+                                           ? "Must perform GSSAPI authentication."
+                                           : "TLS required: use AUTH TLS first.");
     co_return;
   }
   if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
@@ -207,7 +208,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
   settings_.before_command(verb);
   const auto handler = handler_for(verb);
   if (handler == nullptr) {
-    send(rc::kNotImplemented, "Command not implemented.");
+    send_error(Condition::NotImplemented);
     co_return;
   }
   co_await (this->*handler)(command->argument);
@@ -247,6 +248,20 @@ void ControlSession::send_error(std::error_code ec) {
   send(protocol::control::reply_for_error(ec));
 }
 
+void ControlSession::send_error(std::error_code ec, std::string text) {
+  send(protocol::control::reply_for_error(ec, std::move(text)));
+}
+
+void ControlSession::send_error(Condition condition) { send_error(error_code_for(condition)); }
+
+void ControlSession::send_error(Condition condition, std::string text) {
+  send_error(error_code_for(condition), std::move(text));
+}
+
+void ControlSession::send_error(Condition condition, std::vector<std::string> lines) {
+  send(protocol::control::reply_for_error(error_code_for(condition), std::move(lines)));
+}
+
 void ControlSession::start_drain_if_needed(bool needed) {
   if (needed) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
 }
@@ -278,7 +293,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
     }
     if (std::chrono::steady_clock::now() >= idle_expiry_) {
       log_->info("{} idle timeout", tag());
-      send(rc::kServiceNotAvailable, "Idle timeout; closing control connection.");
+      send_error(Condition::ServiceClosing, "Idle timeout; closing control connection.");
       close_after_replies();
       co_return;
     }
@@ -297,7 +312,7 @@ std::optional<std::string> ControlSession::resolve_or_reply(const std::string& a
 
 bool ControlSession::check_storage_or_reply() {
   if (storage_) return true;
-  send_error(error_code_for(Condition::NotLoggedIn));
+  send_error(Condition::NotLoggedIn);
   return false;
 }
 

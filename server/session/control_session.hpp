@@ -8,10 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "protocol/control/command.hpp"
 #include "protocol/control/reply.hpp"
 #include "protocol/control/session_rules.hpp"
+#include "protocol/core/errors.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 #include "server/auth/authenticator.hpp"
 #include "server/data/data_channel.hpp"
@@ -67,7 +70,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_lang(const std::string& argument);
   transport::awaitable<void> on_pbsz(const std::string& argument);
   transport::awaitable<void> on_prot(const std::string& argument);
-  transport::awaitable<void> on_not_implemented(const std::string& argument);
   transport::awaitable<void> on_cwd(const std::string& argument);
   transport::awaitable<void> on_cdup(const std::string& argument);
   transport::awaitable<void> on_pwd(const std::string& argument);
@@ -139,7 +141,15 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // channel is protected, wraps them first.
   void send(protocol::control::Reply reply);
   void send(int code, std::string text);
+  // Every 4xx/5xx reply: the caller says what went wrong and the error map
+  // (protocol/control/reply_for_error) picks the code, so one condition always gets one code.
+  // `text` or `lines` replace the row's wording where the reply says more than the row.
+  // tests/static/check_error_replies.sh fails on negative codes sent any other way.
   void send_error(std::error_code ec);
+  void send_error(std::error_code ec, std::string text);
+  void send_error(Condition condition);
+  void send_error(Condition condition, std::string text);
+  void send_error(Condition condition, std::vector<std::string> lines);
   // 230 for user_, with the site's login message (Globus's login_msg) when there is one.
   void send_logged_in();
   // Starts the writer when queue() or close_after_drain() says none is running.
@@ -266,7 +276,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
   TransferProgress progress_;
   asio::steady_timer transfer_done_;
-  std::uint64_t transfers_started_ = 0;
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

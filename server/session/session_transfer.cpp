@@ -37,19 +37,21 @@ std::string file_system_path(const std::filesystem::path& root, const std::strin
 bool ControlSession::require_data_channel_or_reply() {
   if (udpx_.enabled()) {
     if (!udpx_.is_configured()) {
-      send(rc::kCannotOpenData, "Use PORT or PASV first (the UDPX data channel needs an address).");
+      send_error(Condition::DataConnection,
+                 "Use PORT or PASV first (the UDPX data channel needs an address).");
       return false;
     }
     // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1): without it there is no key that
     // both ends authenticated, and UDPX is refused before the transfer begins unless the
     // config accepts unauthenticated keys.
     if (udpx_dcau() || services_.config.udpx.allow_unauthenticated) return true;
-    send(rc::kProtectionLevelDenied,
-         "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
+    send_error(
+        Condition::ProtectionRequired,
+        "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
     return false;
   }
   if (data_channel_.is_configured() || (settings_.mode_e && !stream_cache_.is_empty())) return true;
-  send(rc::kCannotOpenData, "Use PORT or PASV first.");
+  send_error(Condition::DataConnection, "Use PORT or PASV first.");
   return false;
 }
 
@@ -64,7 +66,6 @@ void ControlSession::start_transfer(TransferJob job) {
   transfer_receive_buffer_ = 0;
   transfer_retransmits_.clear();
   transfer_detail_.clear();
-  ++transfers_started_;
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
 }

@@ -185,11 +185,11 @@ void ControlSession::on_site_udpx(const std::string& argument) {
   if (what == "RATE") {
     auto rate = protocol::control::parse_rate(rest);
     if (!rate || *rate == 0) {
-      send(rc::kParameterSyntaxError, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
+      send_error(Condition::BadSyntax, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
       return;
     }
     if (!transfer_active_ || !udpx_.live) {
-      send(rc::kBadSequence, "No UDPX transfer is running.");
+      send_error(Condition::BadSequence, "No UDPX transfer is running.");
       return;
     }
     const auto bits = services_.config.udpx.effective_rate(*rate);
@@ -218,7 +218,7 @@ void ControlSession::on_site_udpx(const std::string& argument) {
     send(protocol::control::Reply{rc::kCommandOk, std::move(lines)});
     return;
   }
-  send(rc::kParameterSyntaxError, "SITE UDPX takes RATE <bit/s> or STAT.");
+  send_error(Condition::BadSyntax, "SITE UDPX takes RATE <bit/s> or STAT.");
 }
 
 }  // namespace gridftp::server

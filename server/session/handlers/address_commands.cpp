@@ -69,13 +69,13 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
   stream_cache_.drop();  // a new address means new connections (GFD.20 caching ends)
   const auto address = data_address();
   if (!address.is_v4()) {
-    send(rc::kNetworkProtocolNotSupported, "Network protocol not supported; use EPSV.");
+    send_error(Condition::UnsupportedNetworkProtocol, "Network protocol not supported; use EPSV.");
     co_return;
   }
   const auto endpoint = listen_passive(address);
   if (!endpoint) {
     log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
-    send(rc::kCannotOpenData, "Can't open passive listener.");
+    send_error(Condition::DataConnection, "Can't open passive listener.");
     co_return;
   }
   const protocol::control::HostPort host_port{address.to_string(), *endpoint, false};
@@ -91,19 +91,19 @@ transport::awaitable<void> ControlSession::on_epsv(const std::string& argument) 
   }
   const auto address = data_address();
   if ((argument == "1" && !address.is_v4()) || (argument == "2" && !address.is_v6())) {
-    send(rc::kNetworkProtocolNotSupported, address.is_v4()
-                                               ? "Network protocol not supported, use (1)."
-                                               : "Network protocol not supported, use (2).");
+    send_error(Condition::UnsupportedNetworkProtocol,
+               address.is_v4() ? "Network protocol not supported, use (1)."
+                               : "Network protocol not supported, use (2).");
     co_return;
   }
   if (!argument.empty() && argument != "1" && argument != "2") {
-    send(rc::kParameterSyntaxError, "Bad EPSV argument.");
+    send_error(Condition::BadSyntax, "Bad EPSV argument.");
     co_return;
   }
   const auto endpoint = listen_passive(address);
   if (!endpoint) {
     log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
-    send(rc::kCannotOpenData, "Can't open passive listener.");
+    send_error(Condition::DataConnection, "Can't open passive listener.");
     co_return;
   }
   send(rc::kEnteringExtendedPassive,
@@ -117,12 +117,12 @@ transport::awaitable<void> ControlSession::on_port(const std::string& argument) 
   const auto address =
       host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
   if (!host_port || ec) {
-    send(rc::kParameterSyntaxError, "Illegal PORT command.");
+    send_error(Condition::BadAddress);
     co_return;
   }
   if (const auto why = refuse_active_peer(address, host_port->port)) {
     log_->warn("{} PORT {} refused: {}", tag(), argument, *why);
-    send(rc::kParameterSyntaxError, "Illegal PORT command: " + *why + ".");
+    send_error(Condition::BadAddress, "Illegal PORT command: " + *why + ".");
     co_return;
   }
   set_active_peer(address, host_port->port);
@@ -139,12 +139,12 @@ transport::awaitable<void> ControlSession::on_eprt(const std::string& argument) 
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(host_port->address, ec);
   if (ec) {
-    send(rc::kParameterSyntaxError, "Illegal EPRT command.");
+    send_error(Condition::BadAddress, "Illegal EPRT command.");
     co_return;
   }
   if (const auto why = refuse_active_peer(address, host_port->port)) {
     log_->warn("{} EPRT {} refused: {}", tag(), argument, *why);
-    send(rc::kParameterSyntaxError, "Illegal EPRT command: " + *why + ".");
+    send_error(Condition::BadAddress, "Illegal EPRT command: " + *why + ".");
     co_return;
   }
   set_active_peer(address, host_port->port);
@@ -158,7 +158,7 @@ transport::awaitable<void> ControlSession::on_spas(const std::string&) {
   const auto endpoint = data_channel_.listen_passive(address);
   if (!endpoint) {
     log_->warn("{} passive listen failed: {}", tag(), endpoint.error().message());
-    send(rc::kCannotOpenData, "Can't open passive listener.");
+    send_error(Condition::DataConnection, "Can't open passive listener.");
     co_return;
   }
   const protocol::control::HostPort host_port{address.to_string(), endpoint->port(),
@@ -186,18 +186,18 @@ transport::awaitable<void> ControlSession::on_spor(const std::string& argument) 
     const auto address =
         host_port ? asio::ip::make_address(host_port->address, ec) : asio::ip::address();
     if (!host_port || ec) {
-      send(rc::kParameterSyntaxError, "Illegal SPOR command.");
+      send_error(Condition::BadAddress, "Illegal SPOR command.");
       co_return;
     }
     if (const auto why = refuse_active_peer(address, host_port->port)) {
       log_->warn("{} SPOR {} refused: {}", tag(), item, *why);
-      send(rc::kParameterSyntaxError, "Illegal SPOR command: " + *why + ".");
+      send_error(Condition::BadAddress, "Illegal SPOR command: " + *why + ".");
       co_return;
     }
     peers.emplace_back(address, host_port->port);
   }
   if (peers.empty()) {
-    send(rc::kParameterSyntaxError, "Illegal SPOR command.");
+    send_error(Condition::BadAddress, "Illegal SPOR command.");
     co_return;
   }
   data_channel_.set_active(std::move(peers));
@@ -210,7 +210,7 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
     // "0-4980736,5242880-6000000".
     auto ranges = protocol::restart::parse_range_list(argument);
     if (!ranges) {
-      send(rc::kParameterSyntaxError, "bad parameter.");
+      send_error(Condition::BadSyntax, "bad parameter.");
       co_return;
     }
     settings_.restart_with(std::move(*ranges));
@@ -221,7 +221,7 @@ transport::awaitable<void> ControlSession::on_rest(const std::string& argument) 
   const auto* end = argument.data() + argument.size();
   const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
   if (argument.empty() || ec != std::errc() || ptr != end) {
-    send(rc::kParameterSyntaxError, "Bad REST parameter.");
+    send_error(Condition::BadSyntax, "Bad REST parameter.");
     co_return;
   }
   settings_.restart_at(offset);

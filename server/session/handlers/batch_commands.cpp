@@ -18,15 +18,15 @@ namespace rc = protocol::control::reply_code;
 
 bool ControlSession::check_batch_settings_or_reply(const char* command) {
   if (!settings_.mode_e && !udpx_.enabled() && !settings_.ascii) return true;
-  send(rc::kBadSequence,
-       std::string(command) + " needs TYPE I, MODE S and the default network stack.");
+  send_error(Condition::BadSequence,
+             std::string(command) + " needs TYPE I, MODE S and the default network stack.");
   return false;
 }
 
 transport::awaitable<void> ControlSession::on_brst(const std::string& argument) {
   auto point = protocol::batch::parse_restart_point(argument);
   if (!point) {
-    send(rc::kParameterSyntaxError, "BRST <offset> <path within the batch>.");
+    send_error(Condition::BadSyntax, "BRST <offset> <path within the batch>.");
     co_return;
   }
   settings_.batch_restart = std::move(*point);
@@ -44,7 +44,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   const auto [ptr, ec] = std::from_chars(argument.data(), end, refer_above);
   if (space == std::string::npos || space == 0 || ec != std::errc() || ptr != end ||
       space + 1 >= argument.size()) {
-    send(rc::kParameterSyntaxError, "BRET <refer-above bytes> <directory>.");
+    send_error(Condition::BadSyntax, "BRET <refer-above bytes> <directory>.");
     co_return;
   }
   if (!check_batch_settings_or_reply("BRET")) co_return;
@@ -56,7 +56,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
     co_return;
   }
   if (facts->type != protocol::listing::FileType::Dir) {
-    send(rc::kFileUnavailable, "Not a directory.");
+    send_error(Condition::NotADirectory);
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
@@ -70,7 +70,7 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   // "BSTO <directory>": the batch's files land below it, the directory made when missing.
   if (!check_storage_or_reply()) co_return;
   if (argument.empty()) {
-    send(rc::kParameterSyntaxError, "BSTO <directory>.");
+    send_error(Condition::BadSyntax, "BSTO <directory>.");
     co_return;
   }
   if (!check_batch_settings_or_reply("BSTO")) co_return;
@@ -87,7 +87,7 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   }
   auto facts = storage_->stat(*path);
   if (!facts || facts->type != protocol::listing::FileType::Dir) {
-    send(rc::kFileUnavailable, "Not a directory.");
+    send_error(Condition::NotADirectory);
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;

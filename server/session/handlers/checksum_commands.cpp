@@ -79,12 +79,14 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "%15s %llu %lld %n", name, &offset, &length, &consumed) != 3 ||
       consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size() || length < -1) {
-    send(rc::kParameterSyntaxError, "CKSM <algorithm> <offset> <length> <path>.");
+    send_error(Condition::BadSyntax, "CKSM <algorithm> <offset> <length> <path>.");
     co_return;
   }
   const auto algorithm = security::parse_digest_algorithm(name);
   if (!algorithm) {
-    send(rc::kSyntaxError, "Unknown checksum algorithm requested.");
+    // 500 (UnknownCommand) as this reply has always been, though 504 would fit: clients may
+    // key on the code.
+    send_error(Condition::UnknownCommand, "Unknown checksum algorithm requested.");
     co_return;
   }
   const auto path = resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));

@@ -94,7 +94,7 @@ transport::awaitable<void> ControlSession::on_rnfr(const std::string& argument) 
 transport::awaitable<void> ControlSession::on_rnto(const std::string& argument) {
   if (!check_storage_or_reply()) co_return;
   if (!settings_.rename_from) {
-    send_error(error_code_for(Condition::BadSequence));
+    send_error(Condition::BadSequence);
     co_return;
   }
   const auto from = std::move(*settings_.rename_from);
@@ -117,7 +117,7 @@ transport::awaitable<void> ControlSession::on_size(const std::string& argument) 
   if (!facts) {
     send_error(facts.error());
   } else if (facts->type != protocol::listing::FileType::File) {
-    send(rc::kFileUnavailable, "Not a plain file.");
+    send_error(Condition::NotRegularFile);
   } else {
     send(rc::kFileStatus, std::to_string(facts->size_bytes));
   }

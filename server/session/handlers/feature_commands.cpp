@@ -47,7 +47,7 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
   } else if (option.starts_with("RETR ")) {
     auto retr = protocol::control::parse_retr_options(argument.substr(5));
     if (!retr) {
-      send(rc::kParameterSyntaxError, "Bad OPTS RETR parameters.");
+      send_error(Condition::BadSyntax, "Bad OPTS RETR parameters.");
       co_return;
     }
     if (retr->parallelism) settings_.parallelism = *retr->parallelism;
@@ -57,7 +57,7 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
          "MLST OPTS "
          "Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
   } else {
-    send(rc::kParameterSyntaxError, "OPTS not understood.");
+    send_error(Condition::BadSyntax, "OPTS not understood.");
   }
   co_return;
 }
@@ -116,7 +116,7 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
   } else if (name == "PARTIALS" && storage_) {
     on_site_partials(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
-    send(rc::kSyntaxError, "Command not supported.");
+    send_error(Condition::UnknownCommand, "Command not supported.");
   }
   co_return;
 }
@@ -128,7 +128,7 @@ void ControlSession::on_site_durable(const std::string& argument) {
   if (word == "ON" || word == "OFF") {
     storage_->set_durable_uploads(word == "ON");
   } else if (!word.empty()) {
-    send(rc::kParameterSyntaxError, "SITE DURABLE ON or SITE DURABLE OFF.");
+    send_error(Condition::BadSyntax, "SITE DURABLE ON or SITE DURABLE OFF.");
     return;
   }
   send(rc::kCommandOk, storage_->durable_uploads()
@@ -189,16 +189,16 @@ void ControlSession::on_set_net_stack(const std::string& stack) {
   const auto& error = std::get<control::NetStackError>(parsed);
   switch (error.kind) {
     case control::NetStackError::Kind::UdtRefused:
-      send(rc::kParameterNotImplemented,
-           "UDT is not supported: gridftpd's UDP data channel is UDPX; use -dcstack udpx "
-           "instead of -udt.");
+      send_error(Condition::ParameterNotImplemented,
+                 "UDT is not supported: gridftpd's UDP data channel is UDPX; use -dcstack udpx "
+                 "instead of -udt.");
       break;
     case control::NetStackError::Kind::UnknownDriver:
-      send(rc::kParameterNotImplemented,
-           "Unknown network stack driver '" + error.detail.substr(0, 32) + "'.");
+      send_error(Condition::ParameterNotImplemented,
+                 "Unknown network stack driver '" + error.detail.substr(0, 32) + "'.");
       break;
     case control::NetStackError::Kind::BadOption:
-      send(rc::kParameterSyntaxError, "Bad udpx option '" + error.detail.substr(0, 32) + "'.");
+      send_error(Condition::BadSyntax, "Bad udpx option '" + error.detail.substr(0, 32) + "'.");
       break;
   }
 }
@@ -212,7 +212,8 @@ transport::awaitable<void> ControlSession::on_type(const std::string& argument) 
     settings_.ascii = true;
     send(rc::kCommandOk, "Type set to A.");
   } else {
-    send(rc::kParameterNotImplemented, "Type " + argument.substr(0, 16) + " not supported.");
+    send_error(Condition::ParameterNotImplemented,
+               "Type " + argument.substr(0, 16) + " not supported.");
   }
   co_return;
 }
@@ -224,8 +225,8 @@ transport::awaitable<void> ControlSession::on_mode(const std::string& argument) 
     settings_.mode_e = mode == "E";
     send(rc::kCommandOk, "Mode set to " + mode + ".");
   } else {
-    send(rc::kParameterNotImplemented,
-         "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
+    send_error(Condition::ParameterNotImplemented,
+               "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
   }
   co_return;
 }
@@ -234,7 +235,7 @@ transport::awaitable<void> ControlSession::on_stru(const std::string& argument) 
   if (protocol::ascii_upper(argument) == "F") {
     send(rc::kCommandOk, "STRU F ok.");
   } else {
-    send(rc::kParameterNotImplemented, "Only file structure is supported.");
+    send_error(Condition::ParameterNotImplemented, "Only file structure is supported.");
   }
   co_return;
 }
@@ -254,7 +255,7 @@ transport::awaitable<void> ControlSession::on_lang(const std::string& argument) 
   if (argument.empty() || protocol::ascii_upper(argument) == "EN") {
     send(rc::kCommandOk, "Language set to EN.");
   } else {
-    send(rc::kParameterNotImplemented, "Only EN is supported.");
+    send_error(Condition::ParameterNotImplemented, "Only EN is supported.");
   }
   co_return;
 }
@@ -264,7 +265,7 @@ transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) 
   // the choice back to the kernel's autotuning.
   const auto bytes = parse_decimal(argument);
   if (!bytes || *bytes > std::numeric_limits<std::uint32_t>::max()) {
-    send_error(error_code_for(Condition::BadSyntax));
+    send_error(Condition::BadSyntax);
     co_return;
   }
   data_channel_.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
@@ -278,17 +279,12 @@ transport::awaitable<void> ControlSession::on_trev(const std::string& argument) 
   char kind[16] = {};
   if (std::sscanf(argument.c_str(), "%15s %u", kind, &seconds) != 2 || seconds == 0 ||
       seconds > 3600) {
-    send(rc::kParameterSyntaxError, "TREV RESTART|PERF <seconds>.");
+    send_error(Condition::BadSyntax, "TREV RESTART|PERF <seconds>.");
     co_return;
   }
   settings_.marker_seconds = seconds;
   if (protocol::ascii_upper(kind) == "RESTART") settings_.restart_markers = true;
   send(rc::kCommandOk, "Command Successful.");
-}
-
-transport::awaitable<void> ControlSession::on_not_implemented(const std::string&) {
-  send(rc::kNotImplemented, "Command not implemented.");
-  co_return;
 }
 
 }  // namespace gridftp::server

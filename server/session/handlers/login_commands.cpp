@@ -30,7 +30,7 @@ transport::awaitable<std::optional<auth::UserContext>> check_login(
 
 transport::awaitable<void> ControlSession::on_user(const std::string& argument) {
   if (phase_ == LoginPhase::LoggedIn) {
-    send(rc::kBadSequence, "Already logged in; reconnect to change user.");
+    send_error(Condition::BadSequence, "Already logged in; reconnect to change user.");
     co_return;
   }
   if (argument.empty()) {
@@ -67,7 +67,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   }
   if (!services_.registry.try_login(context->name)) {
     log_->warn("{} login refused user={}: max_sessions_per_user reached", tag(), context->name);
-    send(rc::kNotLoggedIn, "Too many sessions for this user.");
+    send_error(Condition::LoginFailed, "Too many sessions for this user.");
     co_return;
   }
   counted_login_ = true;
@@ -84,7 +84,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
                   context->name, run_as, became.error().message());
       services_.registry.logout(context->name);
       counted_login_ = false;
-      send(rc::kNotLoggedIn, "Login failed: cannot switch to the session's account.");
+      send_error(Condition::LoginFailed, "Login failed: cannot switch to the session's account.");
       co_return;
     }
   }
@@ -92,7 +92,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   if (!storage) {
     services_.registry.logout(context->name);
     counted_login_ = false;
-    send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
+    send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
     co_return;
   }
   storage_.emplace(std::move(*storage));
@@ -118,9 +118,9 @@ transport::awaitable<void> ControlSession::refuse_login(const std::string& user)
     boost::system::error_code ec;
     co_await delay.async_wait(asio::redirect_error(transport::use_awaitable, ec));
   }
-  send_error(error_code_for(Condition::LoginFailed));
+  send_error(Condition::LoginFailed);
   if (limits.max_login_failures > 0 && failed_logins_ >= limits.max_login_failures) {
-    send(rc::kServiceNotAvailable, "Too many failed logins; closing the connection.");
+    send_error(Condition::ServiceClosing, "Too many failed logins; closing the connection.");
     close_after_replies();
   }
 }

@@ -48,7 +48,7 @@ Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received)
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
   const auto mechanism = protocol::ascii_upper(argument);
   if (security_.has_exchange()) {
-    send(rc::kBadSequence, "Security exchange already done or in progress.");
+    send_error(Condition::BadSequence, "Security exchange already done or in progress.");
     co_return;
   }
   if ((mechanism == "TLS" || mechanism == "SSL" || mechanism == "TLS-C") &&
@@ -78,7 +78,7 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
-    send(rc::kParameterNotImplemented, "Unknown authentication type.");
+    send_error(Condition::ParameterNotImplemented, "Unknown authentication type.");
     co_return;
   }
   security::GsiOptions options;
@@ -99,21 +99,20 @@ void ControlSession::fail_authentication(const std::error_code& ec, std::string 
   log_->warn("{} GSI authentication failed: {}{}{}", tag(), ec.message(),
              detail.empty() ? "" : ": ", detail);
   security_.gsi.reset();
-  protocol::control::Reply reply{rc::kNotLoggedIn,
-                                 {"Authentication failed: " + ec.message() + "."}};
-  if (!detail.empty()) reply.lines.push_back(detail);
-  reply.lines.emplace_back("End.");
-  send(std::move(reply));
+  std::vector<std::string> lines{"Authentication failed: " + ec.message() + "."};
+  if (!detail.empty()) lines.push_back(std::move(detail));
+  lines.emplace_back("End.");
+  send_error(Condition::LoginFailed, std::move(lines));
 }
 
 transport::awaitable<void> ControlSession::on_adat(const std::string& argument) {
   if (security_.gsi_protected) {
-    send(rc::kBadSequence, "Security exchange already done.");
+    send_error(Condition::BadSequence, "Security exchange already done.");
     co_return;
   }
   if (!security_.gsi || argument.empty()) {  // as Globus answers both
     security_.gsi.reset();
-    send(rc::kNotLoggedIn, "Must perform GSSAPI authentication.");
+    send_error(Condition::NotLoggedIn, "Must perform GSSAPI authentication.");
     co_return;
   }
   auto token = protocol::decode_base64(argument);
@@ -150,7 +149,7 @@ transport::awaitable<void> ControlSession::execute_protected(
     const protocol::control::Command& command) {
   auto token = protocol::decode_base64(command.argument);
   if (!token) {
-    send(rc::kParameterSyntaxError, "Protected command is not base64.");
+    send_error(Condition::BadSyntax, "Protected command is not base64.");
     co_return;
   }
   auto plain = security::unwrap_records(
@@ -160,7 +159,7 @@ transport::awaitable<void> ControlSession::execute_protected(
     log_->warn("{} protected command failed verification: {}", tag(),
                security_.gsi->engine().last_error());
     security_.gsi_protected = false;  // the reply cannot be wrapped any more
-    send(rc::kIntegrityCheckFailed, "Failed to verify protected command; closing.");
+    send_error(Condition::IntegrityCheckFailed, "Failed to verify protected command; closing.");
     close_after_replies();
     co_return;
   }
@@ -203,9 +202,10 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
     services_.metrics->login(protocol::metrics::LoginMethod::Gsi, context.has_value());
   if (!context) {
     log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), security_.peer_dn, user);
-    send(protocol::control::Reply{
-        rc::kNotLoggedIn,
-        {"Login incorrect. : Gridmap lookup failure: Could not map " + security_.peer_dn, "End."}});
+    send_error(Condition::LoginFailed,
+               std::vector<std::string>{
+                   "Login incorrect. : Gridmap lookup failure: Could not map " + security_.peer_dn,
+                   "End."});
     co_return;
   }
   if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
@@ -213,17 +213,17 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
     if (auto became = become_account(context->name); !became) {
       log_->error("{} cannot become account {}: {}", tag(), context->name,
                   became.error().message());
-      send(rc::kNotLoggedIn, "Login failed: cannot switch to the mapped account.");
+      send_error(Condition::LoginFailed, "Login failed: cannot switch to the mapped account.");
       co_return;
     }
   }
   auto storage = open_user_storage(*context);
   if (!storage) {
-    send(rc::kNotLoggedIn, "Login failed: home directory unavailable.");
+    send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
     co_return;
   }
   if (!services_.registry.try_login(context->name)) {
-    send(rc::kNotLoggedIn, "Too many sessions for this user.");
+    send_error(Condition::LoginFailed, "Too many sessions for this user.");
     co_return;
   }
   counted_login_ = true;
@@ -280,10 +280,11 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
   } else if ((level == "S" || level == "P") && security_.gsi_protected) {
     protection = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
   } else if (level == "S" || level == "P") {
-    send_error(error_code_for(Condition::ProtectionRequired));  // no security exchange, no keys
+    send_error(Condition::ProtectionRequired);  // no security exchange, no keys
     co_return;
   } else {
-    send(rc::kProtectionLevelDenied, "Protection level " + level.substr(0, 8) + " not supported.");
+    send_error(Condition::ProtectionRequired,
+               "Protection level " + level.substr(0, 8) + " not supported.");
     co_return;
   }
   stream_cache_.drop();  // cached connections were set up at the old level
@@ -299,14 +300,14 @@ transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) 
   } else if ((mode == "A" || mode == "S") && security_.gsi_protected) {
     if (mode == "S") subject = argument.substr(std::min<std::size_t>(argument.size(), 2));
     if (mode == "S" && subject.empty()) {
-      send(rc::kParameterSyntaxError, "DCAU S needs a subject.");
+      send_error(Condition::BadSyntax, "DCAU S needs a subject.");
       co_return;
     }
   } else if (mode == "A" || mode == "S") {
-    send(rc::kParameterNotImplemented, "DCAU " + mode + " needs a GSI session.");
+    send_error(Condition::ParameterNotImplemented, "DCAU " + mode + " needs a GSI session.");
     co_return;
   } else {
-    send(rc::kParameterSyntaxError, "Bad DCAU mode.");
+    send_error(Condition::BadSyntax, "Bad DCAU mode.");
     co_return;
   }
   stream_cache_.drop();  // cached connections authenticated under the old mode

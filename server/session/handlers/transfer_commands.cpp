@@ -47,7 +47,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
   if (!require_data_channel_or_reply()) co_return;
   if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
     // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
-    send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
   // The size of what was opened, not of a second lookup (and no owner/group name lookups).
@@ -57,15 +57,15 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
     if (udpx_ready() && present && !present->empty() && present->ranges().back().end > *size) {
       // A UDPX restart sends the stream of missing ranges, which both ends lay out from this
       // list (docs/UDPX.md §8): ranges past the end would shift it.
-      send(rc::kParameterSyntaxError, "REST ranges reach past the end of the file.");
+      send_error(Condition::BadSyntax, "REST ranges reach past the end of the file.");
       co_return;
     }
   } else if (length == UINT64_MAX && (settings_.mode_e || udpx_ready())) {
     // MODE E and UDPX both need to know where the data ends before they start.
-    send(rc::kFileUnavailable, "Not a regular file; give a length with ERET.");
+    send_error(Condition::NotRegularFile, "Not a regular file; give a length with ERET.");
     co_return;
   } else if (udpx_ready() && present && !present->empty()) {
-    send(rc::kFileUnavailable, "Not a regular file; a UDPX restart needs one.");
+    send_error(Condition::NotRegularFile, "Not a regular file; a UDPX restart needs one.");
     co_return;
   }
   start_transfer(TransferJob{.command = command,
@@ -87,8 +87,8 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "P %llu %llu %n", &offset, &length, &consumed) != 2 ||
       consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size()) {
-    send(rc::kParameterSyntaxError,
-         "ERET supports only the P module: ERET P <offset> <length> <path>.");
+    send_error(Condition::BadSyntax,
+               "ERET supports only the P module: ERET P <offset> <length> <path>.");
     co_return;
   }
   settings_.restart_offset = 0;  // ERET carries its own offset
@@ -107,7 +107,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   if (!require_data_channel_or_reply()) co_return;
   if (settings_.mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
-    send(rc::kBadSequence, "MODE E receiving requires PASV or SPAS.");
+    send_error(Condition::BadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
   }
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
@@ -147,7 +147,7 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "A %llu %n", &offset, &consumed) != 1 || consumed == 0 ||
       static_cast<std::size_t>(consumed) >= argument.size()) {
-    send(rc::kParameterSyntaxError, "ESTO supports only the A module: ESTO A <offset> <path>.");
+    send_error(Condition::BadSyntax, "ESTO supports only the A module: ESTO A <offset> <path>.");
     co_return;
   }
   settings_.esto_offset = offset;
@@ -172,7 +172,7 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
     }
     entries = std::move(*listed);
   } else if (verb == Verb::Mlsd) {
-    send(rc::kFileUnavailable, "Not a directory.");  // RFC 3659 §7.1: MLSD names a directory
+    send_error(Condition::NotADirectory);  // RFC 3659 §7.1: MLSD names a directory
     return std::nullopt;
   } else {
     entries.push_back(std::move(*facts));
@@ -198,7 +198,7 @@ transport::awaitable<void> ControlSession::start_listing(const std::string& argu
   if (!check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
-    send(rc::kBadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
   auto listing = build_listing(argument, verb);

@@ -4,6 +4,7 @@
 #include <future>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -57,6 +58,10 @@ TEST_CASE("reply_for_error maps every Condition to its reply code", "[control][r
       {Condition::FileNameNotAllowed, 553},
       {Condition::TransferFailed, 451},
       {Condition::DiskStalled, 451},
+      {Condition::ServiceClosing, 421},
+      {Condition::ProtectionDenied, 533},
+      {Condition::IntegrityCheckFailed, 535},
+      {Condition::NotRegularFile, 550},
       {Condition::LocalError, 451},
   }));
   INFO("condition " << static_cast<int>(condition) << ": " << error_code_for(condition).message());
@@ -134,4 +139,58 @@ TEST_CASE("reply_for_error distinguishes not-logged-in from login-failed text",
   const auto failed = reply_for_error(error_code_for(Condition::LoginFailed));
   CHECK(not_logged_in.code == failed.code);
   CHECK(not_logged_in.lines != failed.lines);
+}
+
+TEST_CASE("reply_for_error with a text keeps the row's code and takes the caller's wording",
+          "[control][reply_for_error]") {
+  auto [condition, text] = GENERATE(table<Condition, std::string>({
+      {Condition::BadAddress, "Illegal PORT command: data port below 1024 refused."},
+      {Condition::ServiceClosing, "Idle timeout; closing control connection."},
+      {Condition::NotRegularFile, "Not a regular file; give a length with ERET."},
+      {Condition::LocalError, "Something else."},
+  }));
+  const auto ec = error_code_for(condition);
+  const auto reply = reply_for_error(ec, text);
+  CHECK(reply.code == reply_for_error(ec).code);
+  REQUIRE(reply.lines.size() == 1);
+  CHECK(reply.lines[0] == text);
+  CHECK(format_reply(reply) == std::to_string(reply.code) + " " + text + "\r\n");
+}
+
+TEST_CASE("reply_for_error with a text maps errno and protocol codes as the row does",
+          "[control][reply_for_error]") {
+  const auto empty = reply_for_error(make_error_code(Errc::EmptyCommand), "Empty command.");
+  CHECK(format_reply(empty) == "500 Empty command.\r\n");
+  const auto not_dir =
+      reply_for_error(std::error_code(ENOTDIR, std::generic_category()), "Not there.");
+  CHECK(format_reply(not_dir) == "550 Not there.\r\n");
+}
+
+TEST_CASE("reply_for_error with lines gives a Globus-style multi-line reply",
+          "[control][reply_for_error]") {
+  const auto reply = reply_for_error(
+      error_code_for(Condition::LoginFailed),
+      std::vector<std::string>{"Login incorrect. : Gridmap lookup failure: Could not map /CN=x",
+                               "End."});
+  CHECK(reply.code == 530);
+  CHECK(format_reply(reply) ==
+        "530-Login incorrect. : Gridmap lookup failure: Could not map /CN=x\r\n530 End.\r\n");
+  const auto single =
+      reply_for_error(error_code_for(Condition::NotLoggedIn), std::vector<std::string>{"Only."});
+  CHECK(format_reply(single) == "530 Only.\r\n");
+}
+
+TEST_CASE("reply_for_error keeps the texts the session's replies are known by",
+          "[control][reply_for_error]") {
+  // Interop and integration tests, and real clients, read these exact lines.
+  CHECK(format_reply(reply_for_error(error_code_for(Condition::ProtectionDenied))) ==
+        "533 Command protection level denied for cleartext; use ENC.\r\n");
+  CHECK(format_reply(reply_for_error(error_code_for(Condition::NotRegularFile))) ==
+        "550 Not a plain file.\r\n");
+  CHECK(format_reply(reply_for_error(error_code_for(Condition::NotADirectory))) ==
+        "550 Not a directory.\r\n");
+  CHECK(format_reply(reply_for_error(error_code_for(Condition::NotImplemented))) ==
+        "502 Command not implemented.\r\n");
+  CHECK(format_reply(reply_for_error(error_code_for(Condition::BadAddress))) ==
+        "501 Illegal PORT command.\r\n");
 }
