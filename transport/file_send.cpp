@@ -5,6 +5,8 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
+#include "transport/peer_address.hpp"
+
 namespace gridftp::transport {
 namespace {
 
@@ -37,6 +39,17 @@ awaitable<std::size_t> async_send_file(tcp::socket& socket, int fd, std::uint64_
     }
   }
   co_return sent;
+}
+
+bool sendfile_wanted(SendfileUse use, const tcp::socket& socket) {
+  if (use != SendfileUse::OtherHosts) return use == SendfileUse::Always;
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  if (ec) return true;  // gone: the send fails either way
+  const auto local = socket.local_endpoint(ec);
+  if (ec) return true;
+  const auto peer_address = unmapped(peer.address());
+  return !peer_address.is_loopback() && peer_address != unmapped(local.address());
 }
 
 bool is_sendfile_unsupported(const boost::system::error_code& ec) {

@@ -201,6 +201,7 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   TableReader storage(section(root, "storage", problems), "storage", problems);
   storage.read_bool("durable", c.storage.durable);
   storage.read_integer("block_bytes", c.storage.block_bytes);
+  storage.read_string("sendfile", c.storage.sendfile);
   storage.read_string_list("checksums", c.storage.checksums);
   storage.report_unknown_keys();
 
@@ -297,6 +298,11 @@ std::vector<std::string> validate(const ServerConfig& c) {
     problems.push_back(fmt::format("storage.block_bytes {} is not between 4096 and {}",
                                    c.storage.block_bytes, kMaxBlockBytes));
   }
+  if (c.storage.sendfile != "other-hosts" && c.storage.sendfile != "always" &&
+      c.storage.sendfile != "never") {
+    problems.push_back(fmt::format("storage.sendfile '{}' is not one of other-hosts, always, never",
+                                   c.storage.sendfile));
+  }
   static const std::set<std::string, std::less<>> kChecksums{"ADLER32", "MD5",    "SHA1",
                                                              "SHA256",  "SHA512", "CRC32C"};
   for (const auto& name : c.storage.checksums) {
@@ -391,10 +397,17 @@ std::string format_config(const ServerConfig& c) {
                                      {"port", n(c.metrics.port)}});
   root.insert("storage", toml::table{{"durable", c.storage.durable},
                                      {"block_bytes", n(c.storage.block_bytes)},
+                                     {"sendfile", c.storage.sendfile},
                                      {"checksums", string_array(c.storage.checksums)}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();
+}
+
+transport::SendfileUse sendfile_use(const StorageConfig& storage) {
+  if (storage.sendfile == "always") return transport::SendfileUse::Always;
+  if (storage.sendfile == "never") return transport::SendfileUse::Never;
+  return transport::SendfileUse::OtherHosts;
 }
 
 }  // namespace gridftp::server

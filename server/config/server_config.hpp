@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "transport/file_send.hpp"
+
 namespace gridftp::server {
 
 struct ListenConfig {
@@ -149,8 +151,12 @@ struct StorageConfig {
   // and each 111 restart marker names only ranges already there (Globus's -sync-writes, plus
   // the durable final reply). Off by default, as Globus: it costs an fdatasync of every file.
   bool durable = false;
-  // MODE E blocks this server sends, and the unit it reads a file in (Globus's -bs).
-  std::uint64_t block_bytes = 1U << 20;
+  // MODE E blocks this server sends, and the unit it reads a file in (Globus's -bs and its
+  // default: globus-url-copy receives 256 KiB blocks faster than 1 MiB ones, docs/STORAGE.md).
+  std::uint64_t block_bytes = 256U << 10;
+  // When MODE E blocks of a regular file go out with sendfile(2): "other-hosts" (a peer on this
+  // host gets a copying send, transport::SendfileUse), "always" or "never".
+  std::string sendfile = "other-hosts";
   // Digests computed while a file is received (CKSM names: ADLER32, MD5, SHA1, SHA256, SHA512,
   // CRC32C) and stored with it, so CKSM answers without reading the file again.
   std::vector<std::string> checksums{"ADLER32"};
@@ -185,5 +191,8 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
 std::string format_config(const ServerConfig& config);
 // Checks values that are well-typed but unusable (port ranges, missing roots, ...).
 std::vector<std::string> validate(const ServerConfig& config);
+
+// [storage] sendfile, once validate() accepted it.
+transport::SendfileUse sendfile_use(const StorageConfig& storage);
 
 }  // namespace gridftp::server

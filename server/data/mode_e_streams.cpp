@@ -90,9 +90,6 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 
 namespace {
 
-// Well inside a core's L2 cache (512 KiB on the machines we measure on, docs/ARCHITECTURE.md).
-constexpr std::size_t kSealSliceBytes = 128 * 1024;
-
 // A block piece through TLS (PROT S/P): header, payload and trailer as plaintext records.
 transport::awaitable<Result<std::size_t>> send_piece_tls(
     tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
@@ -105,7 +102,7 @@ transport::awaitable<Result<std::size_t>> send_piece_tls(
   // Read and seal the payload a slice at a time through the same bytes of `buffer`, so what the
   // read brought in is still in the core's cache when it is sealed.
   for (std::size_t done = 0; done < want && !ec;) {
-    const auto slice = buffer.first(std::min(want - done, kSealSliceBytes));
+    const auto slice = buffer.first(std::min(want - done, transport::kStagedSliceBytes));
     auto got = source.read_at(wire_offset + done, slice);
     if (!got) co_return make_error(got.error());
     if (*got < slice.size())
@@ -121,12 +118,12 @@ transport::awaitable<Result<std::size_t>> send_piece_tls(
 }
 
 // One MODE E block piece on a clear connection: the header, then the payload straight from a
-// regular file with sendfile (no user-space copy; `buffer` stages everything else), and the trailer
-// when this is the stream's last piece. MSG_MORE keeps header, payload and trailer in the same
-// segments. Returns the payload bytes sent.
+// regular file with sendfile when `use_sendfile` (no user-space copy), else read and sent through
+// `buffer` a slice at a time, and the trailer when this is the stream's last piece. MSG_MORE keeps
+// header, payload and trailer in the same segments. Returns the payload bytes sent.
 transport::awaitable<Result<std::size_t>> send_piece(
     tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
-    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer,
+    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer, bool use_sendfile,
     std::optional<std::span<const std::uint8_t>> trailer, transport::Deadline& deadline) {
   const auto as_chars = [](std::span<const std::uint8_t> bytes) {
     return std::span<const char>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -138,18 +135,20 @@ transport::awaitable<Result<std::size_t>> send_piece(
                                       trailer, deadline);
   co_await transport::async_send_all(socket, as_chars(header), true, ec);
   std::size_t sent = 0;
-  bool staged = source.splice_descriptor() < 0;
+  bool staged = !use_sendfile || source.splice_descriptor() < 0;
   if (!ec && !staged) {
     sent = co_await transport::async_send_file(socket, source.splice_descriptor(),
                                                source.file_offset(wire_offset), want, ec);
     staged = sent == 0 && transport::is_sendfile_unsupported(ec);
     if (staged) ec.clear();
   }
-  if (!ec && staged) {
-    auto got = source.read_at(wire_offset, buffer.first(want));
+  while (!ec && staged && sent < want) {
+    const auto slice = buffer.first(std::min(want - sent, transport::kStagedSliceBytes));
+    auto got = source.read_at(wire_offset + sent, slice);
     if (!got) co_return make_error(got.error());
-    co_await transport::async_send_all(socket, buffer.first(*got), trailer.has_value(), ec);
-    sent = *got;
+    if (*got < slice.size()) break;  // the file shrank
+    sent += slice.size();
+    co_await transport::async_send_all(socket, slice, sent < want || trailer.has_value(), ec);
   }
   if (!ec && sent < want)
     co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
@@ -182,6 +181,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
           : mode_e::BlockHeader{mode_e::kDescriptorEod, 0, 0});
   bool trailer_sent = false;
   Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, true);
+  const bool use_sendfile = transport::sendfile_wanted(limits.sendfile, *socket);
   std::optional<protocol::mode_e::Block> block;
   if (outcome) block = shared->next_block();
   while (block && outcome) {
@@ -193,7 +193,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
       const bool last_piece = !next && sent + want == block->length;
       deadline->expires_after(limits.stall_timeout);
       auto piece = co_await send_piece(
-          *socket, stream->link, source, block->offset + sent, want, payload.span(),
+          *socket, stream->link, source, block->offset + sent, want, payload.span(), use_sendfile,
           last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
           *deadline);
       if (!piece) {

@@ -21,6 +21,7 @@
 #include "server/data/data_channel.hpp"
 #include "server/data/data_security.hpp"
 #include "server/storage/upload.hpp"
+#include "transport/file_send.hpp"
 #include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
@@ -77,7 +78,8 @@ using StreamFailureHook = std::function<void()>;
 struct StreamLimits {
   std::size_t block_bytes = 1 << 20;
   std::chrono::seconds stall_timeout{120};
-  std::shared_ptr<const DataSecurity> security = {};  // null: DCAU N
+  std::shared_ptr<const DataSecurity> security = {};                     // null: DCAU N
+  transport::SendfileUse sendfile = transport::SendfileUse::OtherHosts;  // [storage] sendfile
 };
 
 // Runs `transfer` (a stream's send_stream or receive_stream, on the stream's executor), then

@@ -115,7 +115,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const auto on_failure = [self] {
     asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
   };
-  const StreamLimits limits{block_bytes(), timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security,
+                            sendfile_use(services_.config.storage)};
   transport::TaskGroup group(socket_.get_executor());
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
@@ -228,7 +229,8 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
     boost::system::error_code ignored;
     acceptor->close(ignored);
   });
-  const StreamLimits limits{block_bytes(), timeout, *security};
+  const StreamLimits limits{block_bytes(), timeout, *security,
+                            sendfile_use(services_.config.storage)};
   Result<void> outcome_override;
   transport::TaskGroup group(socket_.get_executor());
   for (auto& stream : reused) {

@@ -99,6 +99,9 @@ TEST_CASE("struct defaults equal the sample's values except the demo anonymous o
 
   CHECK(sample.gsi.delegation_key == defaults.gsi.delegation_key);
 
+  CHECK(sample.storage.block_bytes == defaults.storage.block_bytes);
+  CHECK(sample.storage.sendfile == defaults.storage.sendfile);
+
   CHECK(sample.logging.level == defaults.logging.level);
   CHECK(sample.logging.server_log == defaults.logging.server_log);
   CHECK(sample.logging.transfer_log == defaults.logging.transfer_log);
@@ -297,6 +300,25 @@ TEST_CASE("validate checks the logging level", "[config][validate]") {
   INFO("level '" << level << "'");
   CHECK(problems.empty() == ok);
   if (!ok) CHECK(mentions(problems, "logging.level"));
+}
+
+TEST_CASE("validate checks when files go out with sendfile", "[config][validate]") {
+  using gridftp::transport::SendfileUse;
+  auto [text, ok, use] = GENERATE(table<std::string, bool, SendfileUse>({
+      {"other-hosts", true, SendfileUse::OtherHosts},
+      {"always", true, SendfileUse::Always},
+      {"never", true, SendfileUse::Never},
+      {"Always", false, SendfileUse::OtherHosts},
+      {"", false, SendfileUse::OtherHosts},
+      {"loopback", false, SendfileUse::OtherHosts},
+  }));
+  auto config = valid_config();
+  config.storage.sendfile = text;
+  const auto problems = validate(config);
+  INFO("sendfile '" << text << "'");
+  CHECK(problems.empty() == ok);
+  if (ok) CHECK(gridftp::server::sendfile_use(config.storage) == use);
+  if (!ok) CHECK(mentions(problems, "storage.sendfile"));
 }
 
 TEST_CASE("validate checks the delegation key type", "[config][validate]") {
