@@ -26,6 +26,7 @@
 #include "server/session/reply_writer.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
+#include "server/session/transfer_figures.hpp"
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
@@ -262,16 +263,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool abort_requested_ = false;
   std::shared_ptr<tcp::socket> data_socket_;
   std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
-  std::vector<std::string> transfer_links_;  // each data connection's TLS, for the log
-  // Each data connection's kernel buffer sizes, for the log when SBUF asked for a size.
-  std::vector<std::string> transfer_buffers_;
-  // For the NetLogger transfer-log line: the first data connection's peer and kernel buffers
-  // (as getsockopt reports them), and each connection's TCP retransmissions.
-  std::string transfer_peer_;
-  std::uint32_t transfer_send_buffer_ = 0;
-  std::uint32_t transfer_receive_buffer_ = 0;
-  std::vector<std::uint32_t> transfer_retransmits_;
-  std::string transfer_detail_;  // why the running transfer failed, beyond its reply code
+  TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
   std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
   TransferProgress progress_;

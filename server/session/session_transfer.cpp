@@ -59,13 +59,7 @@ void ControlSession::start_transfer(TransferJob job) {
   transfer_active_ = true;
   abort_requested_ = false;
   progress_.bytes = 0;
-  transfer_links_.clear();
-  transfer_buffers_.clear();
-  transfer_peer_.clear();
-  transfer_send_buffer_ = 0;
-  transfer_receive_buffer_ = 0;
-  transfer_retransmits_.clear();
-  transfer_detail_.clear();
+  figures_ = {};
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
 }
@@ -155,9 +149,9 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     auto received = co_await receive_batch(stream, *job.batch_sink, timeout, progress_);
     if (received && job.batch_sink->unsent() > 0) {
       // Everything that came is stored; the sender's own failures still fail the batch.
-      transfer_detail_ = std::to_string(job.batch_sink->unsent()) +
-                         " files were not sent by the sender, the first " +
-                         job.batch_sink->first_unsent();
+      figures_.set_failure_detail(std::to_string(job.batch_sink->unsent()) +
+                                  " files were not sent by the sender, the first " +
+                                  job.batch_sink->first_unsent());
       received = make_error(error_code_for(Condition::TransferFailed));
     }
     note_data_connection(link, transport::read_socket_figures(socket));
@@ -188,15 +182,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
 
 void ControlSession::note_data_connection(const transport::DataLink& link,
                                           const transport::SocketFigures& figures) {
-  transfer_links_.push_back(link.describe());
-  if (data_channel_.socket_buffer() != 0) transfer_buffers_.push_back(figures.buffers);
-  if (transfer_peer_.empty() && !figures.peer.empty()) {
-    transfer_peer_ = figures.peer;
-    // The figures Linux reports (twice what was set), as Globus logs them.
-    transfer_send_buffer_ = figures.send_buffer;
-    transfer_receive_buffer_ = figures.receive_buffer;
-  }
-  if (figures.retransmits) transfer_retransmits_.push_back(*figures.retransmits);
+  figures_.note_connection(link.describe(), figures, data_channel_.socket_buffer() != 0);
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
@@ -230,7 +216,8 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
     send(rc::kClosingData, "Transfer complete.");
   } else {
     auto reply = protocol::control::reply_for_error(outcome.error());
-    if (!transfer_detail_.empty()) reply.lines.back() += " " + transfer_detail_ + ".";
+    if (!figures_.failure_detail().empty())
+      reply.lines.back() += " " + figures_.failure_detail() + ".";
     reply_code = reply.code;
     send(std::move(reply));
   }
@@ -246,14 +233,9 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.mode = settings_.mode_e ? 'E' : 'S';
   record.duration = elapsed;
   record.security = security_.label();
-  for (const auto& link : transfer_links_)
-    record.stream_tls += (record.stream_tls.empty() ? "" : ", ") + link;
-  record.socket_buffer = data_channel_.socket_buffer();
-  for (const auto& buffers : transfer_buffers_)
-    record.socket_buffers += (record.socket_buffers.empty() ? "" : ", ") + buffers;
   record.ok = outcome.has_value();
   if (!outcome) record.error = outcome.error().message();
-  if (!transfer_detail_.empty()) record.error += ": " + transfer_detail_;
+  figures_.fill(record, data_channel_.socket_buffer(), job.upload || job.batch_sink, peer_address_);
   if (udpx_.enabled()) {
     record.network = "udpx";
     if (udpx_.last_report) record.udpx = udpx_.last_report->figures;
@@ -262,13 +244,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
                       std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
   record.reply_code = static_cast<unsigned>(reply_code);
   record.file = file_system_path(user_ ? user_->root : std::filesystem::path(), job.path);
-  record.peer_address = transfer_peer_.empty() ? peer_address_ : transfer_peer_;
-  const bool received = job.upload || job.batch_sink;
-  record.tcp_buffer = data_channel_.socket_buffer() != 0 ? data_channel_.socket_buffer()
-                      : received                         ? transfer_receive_buffer_
-                                                         : transfer_send_buffer_;
   record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
-  record.retransmits = transfer_retransmits_;
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();

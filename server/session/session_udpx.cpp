@@ -157,19 +157,19 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     co_await send_kept_ranges(held(), job.upload);
   }
   progress_.bytes = report.figures.bytes;
-  transfer_links_.push_back(
-      std::string("udpx AES-128-GCM") +
-      (protection == security::DataProtection::Private ? "" : " (authenticated)") +
-      (dcau ? "" : ", unauthenticated keys") + " " + protocol::udpx::describe(report.figures));
+  figures_.note_link(std::string("udpx AES-128-GCM") +
+                     (protection == security::DataProtection::Private ? "" : " (authenticated)") +
+                     (dcau ? "" : ", unauthenticated keys") + " " +
+                     protocol::udpx::describe(report.figures));
   log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag(), job.command, report.peer_identity,
              protocol::udpx::describe(report.figures), report.figures.handshake_seconds * 1e3);
   udpx_.last_report = report;
   if (report.ok && job.upload && report.base != job.upload->start_offset()) {
-    transfer_detail_ = "the UDPX sender began at another offset than REST said";
+    figures_.set_failure_detail("the UDPX sender began at another offset than REST said");
     co_return make_error(error_code_for(Condition::TransferFailed));
   }
   if (!report.ok) {
-    transfer_detail_ = report.error;
+    figures_.set_failure_detail(report.error);
     co_return make_error(error_code_for(condition_of(report)));
   }
   co_return Result<void>{};
