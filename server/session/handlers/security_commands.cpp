@@ -66,7 +66,7 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
     co_await replies_.wait_until_drained(
         std::chrono::seconds(services_.config.timeouts.login_seconds));
     security::TlsHandshake handshake(std::move(*engine));
-    auto leftover = co_await transport::drive_handshake(socket_, handshake, /*initiator=*/false);
+    auto leftover = co_await transport::drive_handshake(*control_, handshake, /*initiator=*/false);
     if (!leftover) {
       log_->warn("{} TLS on the control channel failed: {} {}", tag(), leftover.error().message(),
                  handshake.engine().last_error());
@@ -208,7 +208,7 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
                    "End."});
     co_return;
   }
-  if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
+  if (services_.config.gsi.process_per_session && services_.switches_account) {
     // This is a session process (see server/process): from here on we are the user.
     if (auto became = become_account(context->name); !became) {
       log_->error("{} cannot become account {}: {}", tag(), context->name,
