@@ -14,6 +14,7 @@
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/command_table.hpp"
+#include "transport/error_conversion.hpp"
 #include "transport/peer_address.hpp"
 
 namespace gridftp::server {
@@ -126,28 +127,16 @@ transport::awaitable<void> ControlSession::read_commands() {
         co_return;
       }
     }
-    std::span<const char> received;
-    std::string early;
-    if (security_.ftps && !security_.ftps_received_early.empty()) {
-      early.swap(security_.ftps_received_early);
-      received = early;
-    } else {
-      std::error_code ec;
-      const auto got = co_await control_->read_some(buffer, ec);
-      if (ec) co_return;
-      received = {buffer.data(), got};
+    // Clear, or TLS inside the stream after AUTH TLS: plain command bytes either way.
+    std::error_code ec;
+    const auto got = co_await control_->read_some(buffer, ec);
+    if (ec) {
+      if (ec != transport::TransportErrc::EndOfStream && security_.ftps)
+        log_->warn("{} TLS on the control channel failed: {}", tag(), ec.message());
+      co_return;
     }
     events.clear();
-    if (security_.ftps) {
-      auto plain = ftps_decrypt(received);
-      if (!plain) {
-        log_->warn("{} TLS on the control channel failed: {}", tag(), security_.ftps->last_error());
-        co_return;
-      }
-      reader.feed(*plain, events);
-    } else {
-      reader.feed(received, events);
-    }
+    reader.feed(std::span<const char>(buffer.data(), got), events);
     for (auto& event : events) {
       touch_idle();
       if (event.too_long) {
@@ -221,22 +210,11 @@ void ControlSession::send(Reply reply) {
   if (log_->should_log(spdlog::level::debug))
     log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);
-  if (security_.ftps) {
-    auto records = security::wrap_record(*security_.ftps, formatted);
-    if (!records) {
-      close_after_replies();
-      return;
-    }
-    formatted = std::move(*records);
-  } else if (security_.gsi_protected) {
+  // FTPS encrypts inside the control stream; GSI wraps each line here (RFC 2228).
+  if (security_.gsi_protected) {
     formatted = protect_reply(formatted);
   }
   start_drain_if_needed(replies_.queue(std::move(formatted)));
-}
-
-void ControlSession::queue_raw(std::string bytes) {
-  if (bytes.empty()) return;
-  start_drain_if_needed(replies_.queue(std::move(bytes)));
 }
 
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }

@@ -128,9 +128,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool security_required() const;
   transport::awaitable<void> execute_protected(const protocol::control::Command& command);
   std::string protect_reply(const std::string& formatted);
-  // FTPS: decrypts what the socket gave; queues any handshake bytes TLS wants to send.
-  Result<std::string> ftps_decrypt(std::span<const char> received);
-  void queue_raw(std::string bytes);
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);

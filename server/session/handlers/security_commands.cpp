@@ -10,6 +10,8 @@
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/handshake_driver.hpp"
+#include "transport/protected_lines.hpp"
+#include "transport/tls_stream.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -37,12 +39,6 @@ transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handsha
 bool ControlSession::security_required() const {
   return (services_.gsi != nullptr && !services_.config.anonymous.enabled) ||
          services_.config.tls.required;
-}
-
-Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
-  auto plain = security::unwrap_records(*security_.ftps, received);
-  queue_raw(security_.ftps->take_output());  // e.g. a TLS 1.3 KeyUpdate answer
-  return plain;
 }
 
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
@@ -73,8 +69,12 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
       close_after_replies();
       co_return;
     }
-    security_.ftps.emplace(std::move(handshake.engine()));
-    security_.ftps_received_early = std::move(*leftover);
+    // From here every command and reply passes through TLS inside the control stream; a
+    // command the client sent right behind its Finished is in `leftover`.
+    control_ = std::make_unique<transport::TlsStream>(
+        std::move(control_), std::move(handshake.engine()), std::move(*leftover));
+    replies_.use_stream(*control_);
+    security_.ftps = true;
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
@@ -152,7 +152,7 @@ transport::awaitable<void> ControlSession::execute_protected(
     send_error(Condition::BadSyntax, "Protected command is not base64.");
     co_return;
   }
-  auto plain = security::unwrap_records(
+  auto plain = transport::unprotect_token(
       security_.gsi->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
   if (!plain) {
     // The TLS stream is broken (bad MAC, replay, truncation): nothing after it can be trusted.
@@ -175,23 +175,13 @@ transport::awaitable<void> ControlSession::execute_protected(
 }
 
 std::string ControlSession::protect_reply(const std::string& formatted) {
-  const bool encrypts = security_.gsi->engine().encrypts();
-  const std::string code = std::to_string(encrypts ? rc::kPrivateReply : rc::kSafeReply);
-  std::string out;
-  std::string_view rest(formatted);
-  while (!rest.empty()) {
-    const auto end = rest.find('\n');
-    const auto line = rest.substr(0, end == std::string_view::npos ? rest.size() : end + 1);
-    rest.remove_prefix(line.size());
-    auto token = security::wrap_record(security_.gsi->engine(), line);
-    if (!token) {
-      log_->error("{} cannot wrap reply: {}", tag(), token.error().message());
-      close_after_replies();
-      break;
-    }
-    out += code + (rest.empty() ? " " : "-") + protocol::encode_base64(*token) + "\r\n";
+  auto protected_lines = transport::protect_reply(security_.gsi->engine(), formatted);
+  if (!protected_lines) {
+    log_->error("{} cannot wrap reply: {}", tag(), protected_lines.error().message());
+    close_after_replies();
+    return {};
   }
-  return out;
+  return std::move(*protected_lines);
 }
 
 transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
