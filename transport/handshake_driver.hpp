@@ -36,7 +36,7 @@ awaitable<Result<void>> send_flight(Stream& stream, std::string bytes) {
   if (bytes.empty()) co_return Result<void>{};
   if constexpr (kIsByteStream<Stream>) {
     std::error_code ec;
-    co_await stream.write_all(bytes, ec);
+    co_await static_cast<ByteStream&>(stream).write_all(bytes, ec);
     if (ec) co_return make_error(ec);
   } else {
     boost::system::error_code ec;
@@ -52,7 +52,7 @@ template <typename Stream>
 awaitable<Result<std::size_t>> receive_some(Stream& stream, std::span<char> out) {
   if constexpr (kIsByteStream<Stream>) {
     std::error_code ec;
-    const auto got = co_await stream.read_some(out, ec);
+    const auto got = co_await static_cast<ByteStream&>(stream).read_some(out, ec);
     if (ec == TransportErrc::EndOfStream) co_return make_error(TransportErrc::PeerClosed);
     if (ec) co_return make_error(ec);
     co_return got;
