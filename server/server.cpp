@@ -15,6 +15,7 @@
 #include "server/config/config_diff.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
+#include "transport/tcp_stream.hpp"
 #include "transport/udpx/engine_threads.hpp"
 
 namespace gridftp::server {
@@ -259,8 +260,7 @@ transport::awaitable<void> Server::accept_loop() {
     // holds the second until the peer's delayed ACK, ~40 ms per pipelined transfer.
     socket.set_option(tcp::no_delay(true), ec);
     const auto executor = socket.get_executor();
-    auto session =
-        std::make_shared<ControlSession>(std::move(socket), services_, next_session_id_++);
+    auto session = make_session(std::move(socket), next_session_id_++);
     {
       const std::lock_guard lock(sessions_mutex_);
       sessions_.remove_if([](const auto& weak) { return weak.expired(); });
@@ -331,8 +331,7 @@ void Server::serve_inherited(int fd, std::optional<int> key_fd, InheritedPages p
           loggers_.control->error("session process cannot use descriptor {}: {}", fd, ec.message());
         } else {
           socket.set_option(tcp::no_delay(true), ec);
-          auto session = std::make_shared<ControlSession>(std::move(socket), services_,
-                                                          static_cast<std::uint64_t>(::getpid()));
+          auto session = make_session(std::move(socket), static_cast<std::uint64_t>(::getpid()));
           {
             const std::lock_guard lock(sessions_mutex_);
             sessions_.push_back(session);
@@ -342,6 +341,12 @@ void Server::serve_inherited(int fd, std::optional<int> key_fd, InheritedPages p
         io_context_.stop();
       },
       asio::detached);
+}
+
+std::shared_ptr<ControlSession> Server::make_session(tcp::socket socket, std::uint64_t id) {
+  auto endpoints = ControlEndpoints::of(socket);
+  return std::make_shared<ControlSession>(std::make_unique<transport::TcpStream>(std::move(socket)),
+                                          std::move(endpoints), services_, id);
 }
 
 transport::awaitable<void> Server::serve(std::shared_ptr<ControlSession> session) {

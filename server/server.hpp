@@ -85,6 +85,8 @@ class Server {
   transport::awaitable<void> read_fork_server_reports(std::shared_ptr<ForkServerLink> link);
   void take_fork_server_report(const ForkServerLink& link, const ForkServerReport& report);
   void forget_fork_server(const ForkServerLink& link);
+  // A session over an accepted control socket (a clear TcpStream until AUTH changes it).
+  std::shared_ptr<ControlSession> make_session(transport::tcp::socket socket, std::uint64_t id);
   transport::awaitable<void> serve(std::shared_ptr<ControlSession> session);
   void shut_down_sessions();
   // A 421 to a connection over [limits], sent without waiting, before it is closed.

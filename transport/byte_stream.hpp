@@ -32,6 +32,11 @@ class ByteStream {
   virtual void close() = 0;
   // The TCP socket when bytes reach it unchanged, so sendfile(2) may feed it; null otherwise.
   virtual tcp::socket* clear_socket() { return nullptr; }
+  // True when the peer has ended its side and nothing it sent is left unread, found out without
+  // waiting or taking a byte. gridftpd asks its control stream after a stream-mode upload's EOF:
+  // a client that died closes control and data together, so a finished control stream says the
+  // data EOF was no deliberate end of file. False when it cannot tell.
+  virtual bool peer_has_finished() { return false; }
 };
 
 }  // namespace gridftp::transport

@@ -1,5 +1,6 @@
-// Runs any security::Handshake (GSI/DCAU, FTPS TLS) on a connected socket: the one I/O loop for
-// every handshake that travels on a socket, used by gridftpd and gridcp alike
+// Runs any security::Handshake (GSI/DCAU, FTPS TLS) on a connected socket or any ByteStream (the
+// control channel's, AUTH TLS): the one I/O loop for every handshake that travels on a
+// connection, used by gridftpd and gridcp alike
 // (docs/ARCHITECTURE.md, "Security"). Whole TLS records only are handed to the handshake, so bytes
 // that follow its last record in the same read (PROT C data, or the first protected records) come
 // back to the caller instead of vanishing into the engine.
@@ -10,12 +11,15 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
+#include <type_traits>
 
 #include "protocol/core/result.hpp"
 #include "security/handshake.hpp"
 #include "security/tls_record_framing.hpp"
 #include "transport/asio.hpp"
+#include "transport/byte_stream.hpp"
 #include "transport/error_conversion.hpp"
 
 namespace gridftp::transport {
@@ -25,20 +29,48 @@ namespace detail {
 inline constexpr std::size_t kHandshakeReadBytes = 32 * 1024;
 
 template <typename Stream>
+inline constexpr bool kIsByteStream = std::is_base_of_v<ByteStream, Stream>;
+
+template <typename Stream>
 awaitable<Result<void>> send_flight(Stream& stream, std::string bytes) {
   if (bytes.empty()) co_return Result<void>{};
-  boost::system::error_code ec;
-  co_await asio::async_write(stream, asio::buffer(bytes), asio::redirect_error(use_awaitable, ec));
-  if (ec) co_return make_error(to_error_code(ec));
+  if constexpr (kIsByteStream<Stream>) {
+    std::error_code ec;
+    co_await static_cast<ByteStream&>(stream).write_all(bytes, ec);
+    if (ec) co_return make_error(ec);
+  } else {
+    boost::system::error_code ec;
+    co_await asio::async_write(stream, asio::buffer(bytes),
+                               asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return make_error(to_error_code(ec));
+  }
   co_return Result<void>{};
+}
+
+// Some bytes into `out`; a peer that ends the stream here hung up mid-handshake (PeerClosed).
+template <typename Stream>
+awaitable<Result<std::size_t>> receive_some(Stream& stream, std::span<char> out) {
+  if constexpr (kIsByteStream<Stream>) {
+    std::error_code ec;
+    const auto got = co_await static_cast<ByteStream&>(stream).read_some(out, ec);
+    if (ec == TransportErrc::EndOfStream) co_return make_error(TransportErrc::PeerClosed);
+    if (ec) co_return make_error(ec);
+    co_return got;
+  } else {
+    boost::system::error_code ec;
+    const auto got = co_await stream.async_read_some(asio::buffer(out.data(), out.size()),
+                                                     asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return make_error(to_error_code(ec));
+    co_return got;
+  }
 }
 }  // namespace detail
 
-// Drives `handshake` to completion over `stream` (a TCP socket in both programs; tests use a
-// socket pair); `initiator` speaks first. Returns the bytes received behind the handshake's
-// last record. Errors: the handshake's (TlsErrc, GsiErrc, ...), Errc::BadReply for bytes that
-// are not TLS records, TransportErrc::PeerClosed when the peer hangs up, and the stream's
-// errors through to_error_code.
+// Drives `handshake` to completion over `stream` (a TCP socket, or a ByteStream such as the
+// control channel's; tests use a socket pair or a memory stream); `initiator` speaks first. Returns
+// the bytes received behind the handshake's last record. Errors: the handshake's (TlsErrc, GsiErrc,
+// ...), Errc::BadReply for bytes that are not TLS records, TransportErrc::PeerClosed when the peer
+// hangs up, and the stream's errors through to_error_code.
 template <typename Stream>
 awaitable<Result<std::string>> drive_handshake(Stream& stream, security::Handshake& handshake,
                                                bool initiator) {
@@ -54,11 +86,9 @@ awaitable<Result<std::string>> drive_handshake(Stream& stream, security::Handsha
     auto length = security::first_tls_record_length(pending);
     if (!length) co_return make_error(length.error());
     if (!*length) {
-      boost::system::error_code ec;
-      const auto got = co_await stream.async_read_some(asio::buffer(chunk),
-                                                       asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return make_error(to_error_code(ec));
-      pending.append(chunk.data(), got);
+      auto got = co_await detail::receive_some(stream, chunk);
+      if (!got) co_return make_error(got.error());
+      pending.append(chunk.data(), *got);
       continue;
     }
     auto answer = handshake.step(std::string_view(pending).substr(0, **length));

@@ -95,6 +95,8 @@ void MemoryStream::close() {
   in_->wake();
 }
 
+bool MemoryStream::peer_has_finished() { return in_->writer_done && in_->bytes.empty(); }
+
 std::pair<std::unique_ptr<MemoryStream>, std::unique_ptr<MemoryStream>> make_memory_stream_pair(
     const asio::any_io_executor& executor, MemoryStreamOptions first, MemoryStreamOptions second) {
   auto forward = std::make_shared<MemoryPipe>(executor);   // first -> second

@@ -39,6 +39,8 @@ class MemoryStream final : public ByteStream {
   // Our pending read fails (operation_canceled), as later calls do; the peer reads what was
   // written, then EndOfStream (a socket's close sends a FIN), and its writes fail (broken_pipe).
   void close() override;
+  // The peer finished or closed and every byte it wrote was read.
+  bool peer_has_finished() override;
 
  private:
   asio::any_io_executor executor_;

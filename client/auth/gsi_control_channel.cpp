@@ -5,8 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "protocol/core/base64.hpp"
-#include "security/gsi_handshake.hpp"
+#include "transport/protected_lines.hpp"
 
 namespace gridftp::client {
 namespace {
@@ -28,13 +27,11 @@ Result<void> GsiControlChannel::write_line(std::string_view line) {
   }
   std::string plain(line);
   plain += "\r\n";
-  auto token = security::wrap_record(*engine_, plain);
-  if (!token) {
-    return make_error(token.error());
+  auto command = transport::protect_command(*engine_, plain);
+  if (!command) {
+    return make_error(command.error());
   }
-  // MIC only with a NULL cipher; the Globus server unwraps either (docs/WIRE.md §5.3).
-  const char* prefix = engine_->encrypts() ? "ENC " : "MIC ";
-  return inner_->write_line(prefix + protocol::encode_base64(*token));
+  return inner_->write_line(*command);
 }
 
 Result<std::size_t> GsiControlChannel::read_some(std::span<char> buffer, Clock::duration timeout) {
@@ -70,7 +67,7 @@ Result<void> GsiControlChannel::unwrap_received(std::string_view bytes) {
       plain_ += line.bytes;  // Globus sends some refusals (530) unprotected
       continue;
     }
-    auto plain = security::unwrap_records(*engine_, line.bytes);
+    auto plain = transport::unprotect_token(*engine_, line.bytes);
     if (!plain) {
       return make_error(plain.error());
     }

@@ -20,13 +20,9 @@ struct ControlSecurity {
   // every ENC/MIC command and wraps every reply line as 632/631.
   std::optional<security::GsiHandshake> gsi;
   bool gsi_protected = false;
-  // FTPS: TLS straight on the control socket; commands and replies are plain lines inside it.
-  // Set once the 234 is queued, so that reply still leaves in the clear.
-  std::optional<security::TlsEngine> ftps;
-  // Records that came in the same read as the client's last handshake flight: a client may send
-  // its first command right behind its Finished. The command reader takes them before it reads
-  // the socket again.
-  std::string ftps_received_early;
+  // FTPS: after AUTH TLS the session's control stream is a transport::TlsStream around the
+  // clear one; commands and replies are plain lines inside it.
+  bool ftps = false;
   std::string peer_dn;
   std::optional<security::Credential> delegated;
   // Data-channel security (DCAU, PROT): DCAU A after AUTH GSSAPI, as GFD.20 says.
@@ -36,7 +32,7 @@ struct ControlSecurity {
   std::shared_ptr<const DataSecurity> data_security;  // built on first use per setting
 
   // AUTH runs once: not while an exchange is under way, nor after one finished.
-  bool has_exchange() const { return gsi_protected || gsi.has_value() || ftps.has_value(); }
+  bool has_exchange() const { return gsi_protected || gsi.has_value() || ftps; }
   // The last ADAT step succeeded: keeps who the peer is and what it delegated, and makes DCAU A
   // the default (GFD.20). The caller sets `gsi_protected` once the 235 is queued.
   void finish_gsi();

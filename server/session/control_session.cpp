@@ -14,6 +14,7 @@
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/command_table.hpp"
+#include "transport/error_conversion.hpp"
 #include "transport/peer_address.hpp"
 
 namespace gridftp::server {
@@ -25,15 +26,19 @@ constexpr std::size_t kMaxReplyBacklogBytes = 256 * 1024;
 using protocol::control::Reply;
 using transport::use_awaitable;
 
-ControlSession::ControlSession(tcp::socket socket, SessionServices& services, std::uint64_t id)
-    : socket_(std::move(socket)),
+ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
+                               ControlEndpoints endpoints, SessionServices& services,
+                               std::uint64_t id)
+    : control_(std::move(control)),
+      endpoints_(std::move(endpoints)),
+      executor_(control_->get_executor()),
       services_(services),
       id_(id),
       log_(services.log),
-      replies_(socket_),
-      data_channel_(socket_.get_executor(), services.data_loops, services.config.listen),
-      transfer_done_(socket_.get_executor()),
-      idle_timer_(socket_.get_executor()) {
+      replies_(*control_),
+      data_channel_(executor_, services.data_loops, services.config.listen),
+      transfer_done_(executor_),
+      idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
 
@@ -55,7 +60,7 @@ std::string ControlSession::tag() const { return "[s" + std::to_string(id_) + "]
 
 transport::awaitable<void> ControlSession::run() {
   const auto self = shared_from_this();
-  peer_address_ = transport::peer_address_text(socket_);
+  peer_address_ = endpoints_.peer_text();
   if (const auto refusal = services_.registry.try_enter(peer_address_);
       refusal != SessionRegistry::Admission::Admitted) {
     log_->warn("{} refused peer={}: {} reached", tag(), peer_address_,
@@ -66,20 +71,19 @@ transport::awaitable<void> ControlSession::run() {
     co_return;
   }
   entered_registry_ = true;
-  boost::system::error_code ec;
-  const auto peer = socket_.remote_endpoint(ec);
-  if (services_.config.listen.require_data_peer_match && !ec) {
-    data_channel_.set_expected_peer(transport::unmapped(peer.address()));
+  if (services_.config.listen.require_data_peer_match && endpoints_.peer) {
+    data_channel_.set_expected_peer(transport::unmapped(endpoints_.peer->address()));
   }
   log_->info("{} session start peer={}", tag(), peer_address_);
   send(
       protocol::control::make_message_reply(rc::kServiceReady, {}, services_.config.server.banner));
   touch_idle();
-  asio::co_spawn(socket_.get_executor(), watch_idle(), asio::detached);
+  asio::co_spawn(executor_, watch_idle(), asio::detached);
   co_await read_commands();
   // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
   if (transfer_active_) {
     abort_requested_ = true;
+    boost::system::error_code ec;
     if (data_socket_) data_socket_->close(ec);
     data_channel_.cancel();
     co_await wait_for_transfer();
@@ -95,7 +99,7 @@ transport::awaitable<void> ControlSession::run() {
 }
 
 void ControlSession::request_close() {
-  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+  asio::post(executor_, [self = shared_from_this()] {
     if (self->replies_.is_closing()) return;
     self->abort_requested_ = true;
     boost::system::error_code ignored;
@@ -123,29 +127,16 @@ transport::awaitable<void> ControlSession::read_commands() {
         co_return;
       }
     }
-    std::span<const char> received;
-    std::string early;
-    if (security_.ftps && !security_.ftps_received_early.empty()) {
-      early.swap(security_.ftps_received_early);
-      received = early;
-    } else {
-      boost::system::error_code ec;
-      const auto got = co_await socket_.async_read_some(asio::buffer(buffer),
-                                                        asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return;
-      received = {buffer.data(), got};
+    // Clear, or TLS inside the stream after AUTH TLS: plain command bytes either way.
+    std::error_code ec;
+    const auto got = co_await control_->read_some(buffer, ec);
+    if (ec) {
+      if (ec != transport::TransportErrc::EndOfStream && security_.ftps)
+        log_->warn("{} TLS on the control channel failed: {}", tag(), ec.message());
+      co_return;
     }
     events.clear();
-    if (security_.ftps) {
-      auto plain = ftps_decrypt(received);
-      if (!plain) {
-        log_->warn("{} TLS on the control channel failed: {}", tag(), security_.ftps->last_error());
-        co_return;
-      }
-      reader.feed(*plain, events);
-    } else {
-      reader.feed(received, events);
-    }
+    reader.feed(std::span<const char>(buffer.data(), got), events);
     for (auto& event : events) {
       touch_idle();
       if (event.too_long) {
@@ -219,22 +210,11 @@ void ControlSession::send(Reply reply) {
   if (log_->should_log(spdlog::level::debug))
     log_->debug("{} -> {} {}", tag(), reply.code, reply.lines.front());
   auto formatted = protocol::control::format_reply(reply);
-  if (security_.ftps) {
-    auto records = security::wrap_record(*security_.ftps, formatted);
-    if (!records) {
-      close_after_replies();
-      return;
-    }
-    formatted = std::move(*records);
-  } else if (security_.gsi_protected) {
+  // FTPS encrypts inside the control stream; GSI wraps each line here (RFC 2228).
+  if (security_.gsi_protected) {
     formatted = protect_reply(formatted);
   }
   start_drain_if_needed(replies_.queue(std::move(formatted)));
-}
-
-void ControlSession::queue_raw(std::string bytes) {
-  if (bytes.empty()) return;
-  start_drain_if_needed(replies_.queue(std::move(bytes)));
 }
 
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
@@ -263,11 +243,11 @@ void ControlSession::send_error(Condition condition, std::vector<std::string> li
 }
 
 void ControlSession::start_drain_if_needed(bool needed) {
-  if (needed) asio::co_spawn(socket_.get_executor(), drain_replies(), asio::detached);
+  if (needed) asio::co_spawn(executor_, drain_replies(), asio::detached);
 }
 
 transport::awaitable<void> ControlSession::drain_replies() {
-  const auto self = shared_from_this();  // the writer's socket is ours
+  const auto self = shared_from_this();  // the writer's stream is ours
   co_await replies_.drain();
 }
 

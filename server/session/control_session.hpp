@@ -1,6 +1,11 @@
-// One control connection, from greeting to close. Runs as coroutines on its own strand: one reads
-// commands, one writes replies in order, at most one runs the current transfer. Handlers are
-// members defined in handlers/*.cpp, one file per area; command_table.cpp maps verbs to them.
+// One control connection, from greeting to close. Runs as coroutines on its own strand (the
+// control stream's executor): one reads commands, one writes replies in order, at most one runs
+// the current transfer. Handlers are members defined in handlers/*.cpp, one file per area;
+// command_table.cpp maps verbs to them.
+//
+// The control channel is a transport::ByteStream (docs/ARCHITECTURE.md, "The byte-stream seam"):
+// a TcpStream over the accepted socket in gridftpd, a MemoryStream in unit tests
+// (tests/unit/server/session_harness.hpp), with TLS put around it by AUTH TLS.
 #pragma once
 
 #include <chrono>
@@ -22,6 +27,7 @@
 #include "server/data/stream_transfer.hpp"
 #include "server/data/udpx_channel.hpp"
 #include "server/logging/transfer_log.hpp"
+#include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
 #include "server/session/reply_writer.hpp"
 #include "server/session/session_services.hpp"
@@ -30,6 +36,7 @@
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
+#include "transport/byte_stream.hpp"
 #include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
@@ -38,7 +45,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
  public:
   using Handler = transport::awaitable<void> (ControlSession::*)(const std::string& argument);
 
-  ControlSession(tcp::socket socket, SessionServices& services, std::uint64_t id);
+  // `control` carries the commands and replies; its executor must be a strand (or a
+  // one-threaded io_context), which every coroutine of the session runs on.
+  ControlSession(std::unique_ptr<transport::ByteStream> control, ControlEndpoints endpoints,
+                 SessionServices& services, std::uint64_t id);
   ControlSession(const ControlSession&) = delete;
   ControlSession& operator=(const ControlSession&) = delete;
   ~ControlSession();
@@ -119,9 +129,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   bool security_required() const;
   transport::awaitable<void> execute_protected(const protocol::control::Command& command);
   std::string protect_reply(const std::string& formatted);
-  // FTPS: decrypts what the socket gave; queues any handshake bytes TLS wants to send.
-  Result<std::string> ftps_decrypt(std::span<const char> received);
-  void queue_raw(std::string bytes);
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> gsi_login(const std::string& password);
@@ -235,7 +242,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   std::string tag() const;
   void leave_registry();
 
-  tcp::socket socket_;
+  std::unique_ptr<transport::ByteStream> control_;
+  const ControlEndpoints endpoints_;
+  const asio::any_io_executor executor_;  // the session strand
   SessionServices& services_;
   const std::uint64_t id_;
   std::shared_ptr<spdlog::logger> log_;

@@ -7,35 +7,35 @@ namespace gridftp::server {
 namespace asio = transport::asio;
 using transport::use_awaitable;
 
-ReplyWriter::ReplyWriter(transport::tcp::socket& socket)
-    : socket_(socket), drained_(socket.get_executor()) {}
+ReplyWriter::ReplyWriter(transport::ByteStream& stream)
+    : stream_(&stream), drained_(stream.get_executor()) {}
 
 transport::awaitable<void> ReplyWriter::drain() {
   if (!queue_.try_begin_writing()) co_return;
   std::vector<std::string> batch;
-  std::vector<asio::const_buffer> buffers;
+  std::string joined;
+  std::error_code ec;
   while (!queue_.is_empty()) {
     // All that is queued goes out in one write: a STOR's closing 112, 111 and 226 make one
-    // segment and one wake-up of the client, not three (thousands of small files add up).
+    // segment (one TLS record) and one wake-up of the client, not three (thousands of small
+    // files add up).
     queue_.take_batch(batch);
-    buffers.clear();
-    for (const auto& text : batch) buffers.push_back(asio::buffer(text));
-    boost::system::error_code ec;
-    const auto sent =
-        co_await asio::async_write(socket_, buffers, asio::redirect_error(use_awaitable, ec));
+    joined.clear();
+    for (const auto& text : batch) joined += text;
+    co_await stream_->write_all(joined, ec);
     if (ec) {
       queue_.discard();
       break;
     }
-    queue_.written(sent);
+    queue_.written(joined.size());
     drained_.cancel();  // wakes wait_for_backlog_below
   }
   queue_.end_writing();
   drained_.cancel();
   if (queue_.is_closing()) {
-    boost::system::error_code ignored;
-    socket_.shutdown(transport::tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    // The end of what we send (a FIN, or TLS close_notify then the FIN), unless writing failed.
+    if (!ec) co_await stream_->finish(ec);
+    stream_->close();
   }
 }
 
@@ -46,10 +46,7 @@ transport::awaitable<void> ReplyWriter::wait_until_drained(std::chrono::seconds 
     boost::system::error_code ec;
     co_await drained_.async_wait(asio::redirect_error(use_awaitable, ec));
   }
-  if (!queue_.is_idle()) {  // a peer that stopped reading: give up on the rest
-    boost::system::error_code ignored;
-    socket_.close(ignored);
-  }
+  if (!queue_.is_idle()) stream_->close();  // a peer that stopped reading: give up on the rest
 }
 
 transport::awaitable<bool> ReplyWriter::wait_for_backlog_below(std::size_t bytes,

@@ -113,11 +113,11 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
 
   const auto self = shared_from_this();
   const auto on_failure = [self] {
-    asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
+    asio::post(self->executor_, [self] { self->close_data_streams(); });
   };
   const StreamLimits limits{block_bytes(), timeout, *security,
                             sendfile_use(services_.config.storage)};
-  transport::TaskGroup group(socket_.get_executor());
+  transport::TaskGroup group(executor_);
   for (std::size_t i = 0; i < data_streams_.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
     const auto eof_count =
@@ -143,10 +143,9 @@ std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
     std::function<protocol::restart::ByteRangeSet()> received,
     std::shared_ptr<storage::Upload> upload) {
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
-  auto markers = std::make_shared<MarkerTimer>(socket_.get_executor());
+  auto markers = std::make_shared<MarkerTimer>(executor_);
   markers->upload = std::move(upload);
-  asio::co_spawn(socket_.get_executor(), send_markers(std::move(received), markers),
-                 asio::detached);
+  asio::co_spawn(executor_, send_markers(std::move(received), markers), asio::detached);
   return markers;
 }
 
@@ -204,26 +203,26 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   stream_acceptor_ = reuse ? nullptr : data_channel_.take_acceptor();
   // With reused connections nothing new is expected, so a closed listener stands in.
   const auto acceptor =
-      stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(socket_.get_executor());
+      stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(executor_);
   const auto self = shared_from_this();
   auto shared = std::make_shared<ReceiverShared>();
   shared->bytes = &progress_.bytes;
   // Completion and failure are noticed on a stream's strand; the listener belongs to ours.
   shared->on_complete = [self, acceptor] {
-    asio::post(self->socket_.get_executor(), [acceptor] {
+    asio::post(self->executor_, [acceptor] {
       boost::system::error_code ignored;
       acceptor->close(ignored);
     });
   };
   const auto on_failure = [self] {
-    asio::post(self->socket_.get_executor(), [self] { self->close_data_streams(); });
+    asio::post(self->executor_, [self] { self->close_data_streams(); });
   };
 
   const auto markers = start_markers([shared] { return shared->received_ranges(); }, job.upload);
 
   // The listener stays open until EOF accounting completes (GFD.20: a stream may still be on its
   // way); a sender that stops connecting for data_seconds ends it.
-  auto accept_deadline = std::make_shared<transport::Deadline>(socket_.get_executor());
+  auto accept_deadline = std::make_shared<transport::Deadline>(executor_);
   accept_deadline->expires_after(timeout);
   transport::start_watch(accept_deadline, [acceptor] {
     boost::system::error_code ignored;
@@ -232,7 +231,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   const StreamLimits limits{block_bytes(), timeout, *security,
                             sendfile_use(services_.config.storage)};
   Result<void> outcome_override;
-  transport::TaskGroup group(socket_.get_executor());
+  transport::TaskGroup group(executor_);
   for (auto& stream : reused) {
     data_streams_.push_back(stream);
     stream->executor = stream->socket->get_executor();

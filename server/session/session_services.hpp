@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include <unistd.h>
+
 #include "security/key_pool.hpp"
 #include "security/openssl_ptr.hpp"
 #include "server/auth/authenticator.hpp"
@@ -35,6 +37,10 @@ struct SessionServices {
   security::KeyPool* delegation_keys = nullptr;  // null unless gsi.enabled
   std::shared_ptr<UdpxRatePool> udpx_pool;       // null unless [udpx] aggregate_rate_bps
   std::shared_ptr<MetricsPage> metrics;          // null only if the page could not be made
+  // Started as root, a session is a process of its own and becomes the login's account after
+  // login (server/process). Unit tests that run sessions inside the test process as root turn
+  // it off: the switch would change the whole test process's user.
+  bool switches_account = ::geteuid() == 0;
 };
 
 }  // namespace gridftp::server

@@ -61,7 +61,7 @@ void ControlSession::start_transfer(TransferJob job) {
   progress_.bytes = 0;
   figures_ = {};
   transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
-  asio::co_spawn(socket_.get_executor(), run_transfer(std::move(job)), asio::detached);
+  asio::co_spawn(executor_, run_transfer(std::move(job)), asio::detached);
 }
 
 transport::awaitable<void> ControlSession::wait_for_transfer() {
@@ -193,9 +193,7 @@ Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
   }
   // A client that died closes control and data together; if control is already at EOF the data
   // EOF was not a deliberate end of file.
-  char probe = 0;
-  const auto peeked = ::recv(socket_.native_handle(), &probe, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (peeked == 0 || abort_requested_)
+  if (control_->peer_has_finished() || abort_requested_)
     return make_error(error_code_for(Condition::TransferAborted));
   return {};
 }

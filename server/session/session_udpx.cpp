@@ -136,7 +136,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     spec.shape.length = text->size();
     spec.source = std::move(text);
   }
-  auto socket = udpx_.take_socket(socket_.get_executor());
+  auto socket = udpx_.take_socket(executor_);
   if (!socket) co_return make_error(socket.error());
   udpx_.live = std::make_shared<udpx::UdpxLive>();
   // A receiver sends 112 and 111 markers as over TCP MODE E, so a client can restart a failed

@@ -24,7 +24,7 @@ constexpr std::uint16_t kLowestActivePort = 1024;
 Result<std::uint16_t> ControlSession::listen_passive(const asio::ip::address& address) {
   if (udpx_.enabled()) {
     data_channel_.cancel();
-    auto bound = udpx_.listen_passive(socket_.get_executor(), address, services_.config.listen);
+    auto bound = udpx_.listen_passive(executor_, address, services_.config.listen);
     if (!bound) return make_error(bound.error());
     return bound->port();
   }
@@ -46,9 +46,8 @@ std::optional<std::string> ControlSession::refuse_active_peer(const asio::ip::ad
                                                               std::uint16_t port) const {
   if (port < kLowestActivePort) return "data port below 1024 refused";
   if (!services_.config.listen.require_data_peer_match) return std::nullopt;
-  boost::system::error_code ec;
-  const auto peer = socket_.remote_endpoint(ec);
-  if (ec || transport::unmapped(peer.address()) != transport::unmapped(address)) {
+  const auto& peer = endpoints_.peer;
+  if (!peer || transport::unmapped(peer->address()) != transport::unmapped(address)) {
     return "data connections go only to the control connection's address";
   }
   return std::nullopt;
@@ -61,8 +60,8 @@ asio::ip::address ControlSession::data_address() const {
     const auto address = asio::ip::make_address(configured, ec);
     if (!ec) return address;
   }
-  boost::system::error_code ec;
-  return transport::unmapped(socket_.local_endpoint(ec).address());
+  // The control connection's local address: a client reaches us there (unspecified if unknown).
+  return endpoints_.local ? transport::unmapped(endpoints_.local->address()) : asio::ip::address{};
 }
 
 transport::awaitable<void> ControlSession::on_pasv(const std::string&) {

@@ -76,7 +76,7 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
   // guest_username, never root (server/config/session_accounts.hpp).
   const auto& run_as =
       context->anonymous ? services_.config.anonymous.account : services_.config.accounts.account;
-  if (::geteuid() == 0) {
+  if (services_.switches_account) {
     auto became = run_as.empty() ? make_error(error_code_for(Condition::LoginFailed))
                                  : become_account(run_as);
     if (!became) {
@@ -113,8 +113,7 @@ transport::awaitable<void> ControlSession::refuse_login(const std::string& user)
   log_->warn("{} login failed user={} ({} of {})", tag(), user, failed_logins_,
              limits.max_login_failures);
   if (limits.login_failure_delay_ms > 0) {
-    asio::steady_timer delay(socket_.get_executor(),
-                             std::chrono::milliseconds(limits.login_failure_delay_ms));
+    asio::steady_timer delay(executor_, std::chrono::milliseconds(limits.login_failure_delay_ms));
     boost::system::error_code ec;
     co_await delay.async_wait(asio::redirect_error(transport::use_awaitable, ec));
   }

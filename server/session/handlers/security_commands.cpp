@@ -10,6 +10,8 @@
 #include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/handshake_driver.hpp"
+#include "transport/protected_lines.hpp"
+#include "transport/tls_stream.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -39,12 +41,6 @@ bool ControlSession::security_required() const {
          services_.config.tls.required;
 }
 
-Result<std::string> ControlSession::ftps_decrypt(std::span<const char> received) {
-  auto plain = security::unwrap_records(*security_.ftps, received);
-  queue_raw(security_.ftps->take_output());  // e.g. a TLS 1.3 KeyUpdate answer
-  return plain;
-}
-
 transport::awaitable<void> ControlSession::on_auth(const std::string& argument) {
   const auto mechanism = protocol::ascii_upper(argument);
   if (security_.has_exchange()) {
@@ -66,15 +62,19 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
     co_await replies_.wait_until_drained(
         std::chrono::seconds(services_.config.timeouts.login_seconds));
     security::TlsHandshake handshake(std::move(*engine));
-    auto leftover = co_await transport::drive_handshake(socket_, handshake, /*initiator=*/false);
+    auto leftover = co_await transport::drive_handshake(*control_, handshake, /*initiator=*/false);
     if (!leftover) {
       log_->warn("{} TLS on the control channel failed: {} {}", tag(), leftover.error().message(),
                  handshake.engine().last_error());
       close_after_replies();
       co_return;
     }
-    security_.ftps.emplace(std::move(handshake.engine()));
-    security_.ftps_received_early = std::move(*leftover);
+    // From here every command and reply passes through TLS inside the control stream; a
+    // command the client sent right behind its Finished is in `leftover`.
+    control_ = std::make_unique<transport::TlsStream>(
+        std::move(control_), std::move(handshake.engine()), std::move(*leftover));
+    replies_.use_stream(*control_);
+    security_.ftps = true;
     co_return;
   }
   if (mechanism != "GSSAPI" || services_.gsi == nullptr) {
@@ -152,7 +152,7 @@ transport::awaitable<void> ControlSession::execute_protected(
     send_error(Condition::BadSyntax, "Protected command is not base64.");
     co_return;
   }
-  auto plain = security::unwrap_records(
+  auto plain = transport::unprotect_token(
       security_.gsi->engine(), {reinterpret_cast<const char*>(token->data()), token->size()});
   if (!plain) {
     // The TLS stream is broken (bad MAC, replay, truncation): nothing after it can be trusted.
@@ -175,23 +175,13 @@ transport::awaitable<void> ControlSession::execute_protected(
 }
 
 std::string ControlSession::protect_reply(const std::string& formatted) {
-  const bool encrypts = security_.gsi->engine().encrypts();
-  const std::string code = std::to_string(encrypts ? rc::kPrivateReply : rc::kSafeReply);
-  std::string out;
-  std::string_view rest(formatted);
-  while (!rest.empty()) {
-    const auto end = rest.find('\n');
-    const auto line = rest.substr(0, end == std::string_view::npos ? rest.size() : end + 1);
-    rest.remove_prefix(line.size());
-    auto token = security::wrap_record(security_.gsi->engine(), line);
-    if (!token) {
-      log_->error("{} cannot wrap reply: {}", tag(), token.error().message());
-      close_after_replies();
-      break;
-    }
-    out += code + (rest.empty() ? " " : "-") + protocol::encode_base64(*token) + "\r\n";
+  auto protected_lines = transport::protect_reply(security_.gsi->engine(), formatted);
+  if (!protected_lines) {
+    log_->error("{} cannot wrap reply: {}", tag(), protected_lines.error().message());
+    close_after_replies();
+    return {};
   }
-  return out;
+  return std::move(*protected_lines);
 }
 
 transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
@@ -208,7 +198,7 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
                    "End."});
     co_return;
   }
-  if (services_.config.gsi.process_per_session && ::geteuid() == 0) {
+  if (services_.config.gsi.process_per_session && services_.switches_account) {
     // This is a session process (see server/process): from here on we are the user.
     if (auto became = become_account(context->name); !became) {
       log_->error("{} cannot become account {}: {}", tag(), context->name,
