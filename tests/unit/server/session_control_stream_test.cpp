@@ -83,8 +83,9 @@ TEST_CASE("A command line over the limit gets 500 and the next one is answered",
   CHECK(too_long.code == 500);
   CHECK(too_long.text == "Command line too long.");
   CHECK(std::filesystem::is_empty(session.root() / "incoming"));
-  // Just under the limit (the CRLF's LF counts) is still a command.
-  CHECK(command(session, "MKD /incoming/" + std::string(512 - 16, 'b')).code == 257);
+  // The limit counts the whole line up to and with its LF: 512 bytes are a command, 513 not.
+  CHECK(command(session, "NOOP " + std::string(505, 'x')).code == 200);
+  CHECK(command(session, "NOOP " + std::string(506, 'x')).code == 500);
   CHECK(command(session, "NOOP").code == 200);
 }
 

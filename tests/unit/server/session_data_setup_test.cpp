@@ -112,10 +112,12 @@ TEST_CASE("PORT refuses a peer other than the control peer when the config asks"
   options.configure = [](ServerConfig& config) { config.listen.require_data_peer_match = true; };
   SessionHarness session(std::move(options));
   log_in(session);
-  // The memory stream has no peer address, so no data peer can match it.
-  const auto reply = command(session, "PORT 127,0,0,1,4,1");
+  // The harness's control peer is 127.0.0.1 (session_harness.cpp).
+  const auto reply = command(session, "PORT 10,0,0,1,4,1");
   CHECK(reply.code == 501);
   CHECK(has_text(reply, "control connection's address"));
+  CHECK(command(session, "EPRT |1|10.0.0.1|1025|").code == 501);
+  CHECK(command(session, "PORT 127,0,0,1,4,1").code == 200);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ TEST_CASE("Transfers without PORT or PASV get 425", "[session][transfer]") {
   SessionHarness session;
   log_in(session);
   put_file(session, "incoming/data.bin", "0123456789");
+  REQUIRE(command(session, "TYPE I").code ==
+          200);  // BRET and BSTO need it (RFC 959: A is the default)
   for (const char* line :
        {"RETR /incoming/data.bin", "STOR /incoming/up.bin", "APPE /incoming/data.bin", "LIST",
         "LIST -la /incoming", "NLST /incoming", "MLSD /incoming", "ERET P 0 4 /incoming/data.bin",
@@ -91,6 +93,7 @@ TEST_CASE("BRET refuses bad arguments, files and the wrong settings", "[session]
   SessionHarness session;
   log_in(session);
   put_file(session, "incoming/data.bin", "0123456789");
+  REQUIRE(command(session, "TYPE I").code == 200);
   CHECK(command(session, "BRET").text == "BRET <refer-above bytes> <directory>.");
   CHECK(command(session, "BRET many /incoming").code == 501);
   CHECK(command(session, "BRET 0").code == 501);
@@ -119,6 +122,10 @@ TEST_CASE("BSTO refuses no directory, the wrong settings and a path above the ro
   SessionHarness session;
   log_in(session);
   CHECK(command(session, "BSTO").text == "BSTO <directory>.");
+  const auto ascii = command(session, "BSTO /incoming/batch");  // TYPE A, the default
+  CHECK(ascii.code == 503);
+  CHECK(ascii.text == "BSTO needs TYPE I, MODE S and the default network stack.");
+  REQUIRE(command(session, "TYPE I").code == 200);
   CHECK(command(session, "BSTO ../../tmp/batch").code == 550);
   CHECK(command(session, "MODE E").code == 200);
   const auto mode_e = command(session, "BSTO /incoming/batch");
