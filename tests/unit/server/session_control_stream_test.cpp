@@ -48,7 +48,7 @@ TEST_CASE("A session read one byte at a time works as one read in whole",
   CHECK(session.wait_for_end());
 }
 
-TEST_CASE("A stream that breaks mid-session ends it; what came before was answered",
+TEST_CASE("A stream that breaks mid-session ends it, what came before was answered",
           "[session][control_stream]") {
   const std::string login = "USER anonymous\r\nPASS me@example.org\r\n";
   // Long commands with short replies, so that the session's reads reach the break before its

@@ -35,7 +35,7 @@ TEST_CASE("PASV on an IPv6 data interface answers 522", "[session][data_setup]")
   CHECK(has_text(reply, "use EPSV"));
 }
 
-TEST_CASE("EPSV answers 229 with a port; EPSV ALL 200", "[session][data_setup]") {
+TEST_CASE("EPSV answers 229 with a port, EPSV ALL 200", "[session][data_setup]") {
   SessionHarness session(loopback_data());
   log_in(session);
   const auto reply = command(session, "EPSV");

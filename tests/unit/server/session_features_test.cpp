@@ -118,7 +118,7 @@ TEST_CASE("FEAT lists the extensions, and FTPS ones only with an FTPS context",
   CHECK(command(session, "FEAT extra").code == 211);
 }
 
-TEST_CASE("HELP lists the verbs; an unknown verb gets 500, an empty line 500",
+TEST_CASE("HELP lists the verbs, an unknown verb gets 500, an empty line 500",
           "[session][features]") {
   SessionHarness session;
   REQUIRE(session.read_reply().code == 220);
@@ -133,7 +133,7 @@ TEST_CASE("HELP lists the verbs; an unknown verb gets 500, an empty line 500",
   CHECK(empty.text == "Empty command.");
 }
 
-TEST_CASE("SYST and NOOP answer; lowercase verbs are the same verbs", "[session][features]") {
+TEST_CASE("SYST and NOOP answer, lowercase verbs are the same verbs", "[session][features]") {
   SessionHarness session;
   log_in(session);
   CHECK(command(session, "SYST").code == 215);
@@ -187,7 +187,7 @@ TEST_CASE("SITE SETNETSTACK picks TCP or UDPX and refuses UDT and unknown driver
   CHECK(command(session, "SITE SETNETSTACK udpx:bogus=1").code == 501);
 }
 
-TEST_CASE("SITE UDPX STAT reports; RATE needs a running transfer", "[session][features]") {
+TEST_CASE("SITE UDPX STAT reports, RATE needs a running transfer", "[session][features]") {
   SessionHarness session;
   log_in(session);
   const auto stat = command(session, "SITE UDPX STAT");

@@ -28,7 +28,7 @@ TEST_CASE("ADAT without a GSSAPI exchange is refused", "[session][security]") {
   CHECK(reply.text == "Must perform GSSAPI authentication.");
 }
 
-TEST_CASE("PBSZ is echoed; PROT C is taken without PBSZ", "[session][security]") {
+TEST_CASE("PBSZ is echoed, PROT C is taken without PBSZ", "[session][security]") {
   SessionHarness session;
   log_in(session);
   CHECK(command(session, "PROT C").text == "Protection level set to C.");
@@ -36,7 +36,7 @@ TEST_CASE("PBSZ is echoed; PROT C is taken without PBSZ", "[session][security]")
   CHECK(command(session, "PBSZ 16384").text == "PBSZ=16384");
 }
 
-TEST_CASE("PROT S and P need a security exchange; other levels are refused",
+TEST_CASE("PROT S and P need a security exchange, other levels are refused",
           "[session][security]") {
   SessionHarness session;
   log_in(session);
@@ -48,7 +48,7 @@ TEST_CASE("PROT S and P need a security exchange; other levels are refused",
   CHECK(command(session, "PROT").code == 536);
 }
 
-TEST_CASE("DCAU N is taken; A and S need GSI; other modes are malformed", "[session][security]") {
+TEST_CASE("DCAU N is taken, A and S need GSI, other modes are malformed", "[session][security]") {
   SessionHarness session;
   log_in(session);
   CHECK(command(session, "DCAU N").text == "DCAU N.");

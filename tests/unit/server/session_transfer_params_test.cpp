@@ -70,7 +70,7 @@ TEST_CASE("REST refuses what is not an offset or a range list", "[session][trans
   CHECK(command(session, "REST 99999999999999999999999").code == 501);
 }
 
-TEST_CASE("OPTS RETR sets parallelism; OPTS UTF8 and OPTS MLST answer 200",
+TEST_CASE("OPTS RETR sets parallelism, OPTS UTF8 and OPTS MLST answer 200",
           "[session][transfer_params]") {
   SessionHarness session;
   log_in(session);
