@@ -283,8 +283,13 @@ transport::awaitable<void> ControlSession::on_prot(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
-  const auto mode = protocol::ascii_upper(argument.substr(0, 1));
+  // GFD.20: "N", "A" or "S <subject>"; a word that merely starts with one of them is not one.
+  const auto mode = protocol::ascii_upper(argument.substr(0, argument.find(' ')));
   std::string subject;
+  if ((mode == "N" || mode == "A") && argument.size() > 1) {
+    send_error(Condition::BadSyntax, "DCAU " + mode + " takes no argument.");
+    co_return;
+  }
   if (mode == "N") {
     // Clear data channels: no identity to check.
   } else if ((mode == "A" || mode == "S") && security_.gsi_protected) {

@@ -60,12 +60,15 @@ TEST_CASE("DCAU N is taken, A and S need GSI, other modes are malformed", "[sess
   CHECK(command(session, "DCAU").code == 501);
 }
 
-TEST_CASE("DCAU takes only a one-letter mode", "[session][security][!mayfail]") {
-  // GFD.20 §3.2: the DCAU argument is N, A or "S <subject>"; the handler looks at the first
-  // letter only, so "DCAU NONSENSE" is taken as DCAU N.
+TEST_CASE("DCAU takes only a one-letter mode", "[session][security]") {
+  // GFD.20: the DCAU argument is N, A or "S <subject>"; a word that starts with one of those
+  // letters is not a mode.
   SessionHarness session;
   log_in(session);
   CHECK(command(session, "DCAU NONSENSE").code == 501);
+  CHECK(command(session, "DCAU SX").code == 501);
+  CHECK(command(session, "DCAU N now").code == 501);
+  CHECK(command(session, "DCAU n").code == 200);
 }
 
 }  // namespace

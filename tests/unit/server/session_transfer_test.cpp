@@ -8,6 +8,7 @@
 
 #include "tests/unit/server/session_harness.hpp"
 #include "tests/unit/server/session_test_helpers.hpp"
+#include "transport/asio.hpp"
 
 namespace gridftp::server::testing {
 namespace {
@@ -146,8 +147,16 @@ TEST_CASE("ABOR with no transfer answers 226", "[session][transfer]") {
 TEST_CASE("A listing to a PORT where nothing listens ends in 425", "[session][transfer]") {
   SessionHarness session;
   log_in(session);
-  // Port 65534 on the loopback: nothing in the test listens there, so the connect is refused.
-  REQUIRE(command(session, "PORT 127,0,0,1,255,254").code == 200);  // port 65534
+  // A loopback port that was free a moment ago (bound, then closed): the connect is refused.
+  std::uint16_t port = 0;
+  {
+    transport::asio::io_context io;
+    transport::tcp::acceptor probe(io, {transport::asio::ip::make_address("127.0.0.1"), 0});
+    port = probe.local_endpoint().port();
+  }
+  REQUIRE(command(session,
+                  "PORT 127,0,0,1," + std::to_string(port / 256) + "," + std::to_string(port % 256))
+              .code == 200);
   auto reply = command(session, "NLST /incoming");
   if (reply.code == 150) reply = session.read_reply();
   CHECK(reply.code == 425);
