@@ -48,7 +48,7 @@ TEST_CASE("With SBUF in force its size is logged and each connection's buffers l
   CHECK(record.socket_buffers == "snd 400, snd 402");
 }
 
-TEST_CASE("No data connection: the control peer; a failure detail follows the error",
+TEST_CASE("No data connection gives the control peer, and a failure detail follows the error",
           "[transfer-log]") {
   TransferFigures run;
   run.note_link("udpx AES-128-GCM");
