@@ -17,7 +17,7 @@ SocketFigures figures(std::string peer, std::uint32_t send, std::uint32_t receiv
 
 }  // namespace
 
-TEST_CASE("Each connection's TLS is listed; the first with a peer names peer and buffers",
+TEST_CASE("Each connection's TLS is listed, and the first with a peer names peer and buffers",
           "[transfer-log]") {
   TransferFigures run;
   run.note_connection("clear", figures("", 1, 2, std::nullopt), false);
