@@ -14,7 +14,7 @@ demo_packages=(
   python3 globus-gass-copy-progs curl
 )
 test_packages=(
-  git clang-format clang libclang-rt-14-dev
+  git clang-format clang-tidy clang libclang-rt-14-dev
   python3-matplotlib python3-fusepy openssl
   globus-gridftp-server-progs globus-proxy-utils globus-gsi-cert-utils-progs
   lftp vsftpd iperf3 tmux procps iproute2 prometheus

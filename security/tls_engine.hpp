@@ -35,7 +35,7 @@ class TlsEngine {
  public:
   enum class Role { Client, Server };
   enum class Progress { Done, NeedInput };
-  static constexpr std::size_t kDefaultRingBytes = 256 * 1024;
+  static constexpr std::size_t kDefaultRingBytes = std::size_t{256} * 1024;
 
   // `context` is shared: the engine takes its own reference.
   static Result<TlsEngine> create(SSL_CTX* context, Role role,

@@ -10,7 +10,7 @@
 namespace gridftp::client {
 namespace {
 
-constexpr std::size_t kReadChunkBytes = 16 * 1024;
+constexpr std::size_t kReadChunkBytes = std::size_t{16} * 1024;
 
 }  // namespace
 

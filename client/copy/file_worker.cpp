@@ -274,6 +274,7 @@ bool FileWorker::copy_pipelined(const std::vector<QueuedTask>& batch) {
   std::vector<std::optional<std::uint64_t>> sizes(batch.size());
   if (to) {
     std::vector<PipelinedFile> files;
+    files.reserve(batch.size());
     for (const auto& queued : batch) {
       files.push_back(PipelinedFile{queued.task.source.path, queued.task.dest.path});
     }
@@ -283,6 +284,7 @@ bool FileWorker::copy_pipelined(const std::vector<QueuedTask>& batch) {
     TransferOptions transfer = options_.transfer;
     transfer.parallelism = transfer.parallelism.value_or(1);
     std::vector<ProgressThrottle> throttles;
+    throttles.reserve(batch.size());
     for (const auto& queued : batch) {
       throttles.emplace_back(options_.observer, queued.id);
     }

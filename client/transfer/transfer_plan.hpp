@@ -14,7 +14,7 @@
 namespace gridftp::client {
 
 // guc's default -bs: the block size of the MODE E blocks a client sends (docs/WIRE.md §2.4).
-inline constexpr std::uint64_t kDefaultBlockSizeBytes = 1024 * 1024;
+inline constexpr std::uint64_t kDefaultBlockSizeBytes = std::uint64_t{1024} * 1024;
 
 // The bytes [offset, offset + length) of the source file (-off/-len).
 struct PartialRange {

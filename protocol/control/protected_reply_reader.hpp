@@ -23,7 +23,7 @@ struct ProtectedLine {
 };
 
 // A 632 line carries a wrapped reply line; tokens of several KB must fit.
-inline constexpr std::size_t kMaxProtectedLineBytes = 64 * 1024;
+inline constexpr std::size_t kMaxProtectedLineBytes = std::size_t{64} * 1024;
 
 class ProtectedReplyReader {
  public:

@@ -26,7 +26,7 @@ struct ParsedReply {
 
 // Bound on one reply (all lines together). Globus' largest routine reply, FEAT, is under 1 KiB;
 // the cap stops a hostile server from growing our memory without limit.
-inline constexpr std::size_t kMaxReplyBytes = 64 * 1024;
+inline constexpr std::size_t kMaxReplyBytes = std::size_t{64} * 1024;
 
 class ReplyParser {
  public:
