@@ -43,11 +43,6 @@ if ((status != 0)); then
   exit 1
 fi
 
-# clang-tidy over the five modules with the ASan build's compile database (.clang-tidy). Each
-# file's result is cached by its preprocessed content (tests/static/check_tidy.sh), so a fresh
-# clone re-checks only what changed since the last run on this machine (docs/TESTING.md).
-stage "clang-tidy (cached by content)" tests/static/check_tidy.sh . build/asan
-
 # The other three builds, one after another, beside the ASan suites. Their output goes to a log
 # that is printed if one fails.
 mkdir -p build

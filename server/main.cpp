@@ -305,6 +305,8 @@ int serve_one_connection(Server& server, const NativeOptions& native, int inetd_
     serve_signals(signals, server, nullptr);  // a session process does not reload
   });
   server.run();
+  // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): the thread waits in sigwait for SIGTERM;
+  // this wakes it, it does not kill the process (serve_signals returns on it).
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
   return 0;
@@ -360,16 +362,15 @@ int serve_daemon(Server& server, const CommandLine& command, const LoadedConfig&
   });
   server.run();
   if (signal_thread.joinable()) {
-    pthread_kill(signal_thread.native_handle(), SIGTERM);  // release sigwait if run() ended first
+    // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): releases its sigwait, kills nothing.
+    pthread_kill(signal_thread.native_handle(), SIGTERM);  // if run() ended first
     signal_thread.join();
   }
   log.control->info("stopped");
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_gridftpd(int argc, char** argv) {
   const sigset_t signals = block_signals_for_sigwait();
   CommandLine command;
   if (const auto rc = parse_command_line(argc, argv, command)) return *rc;
@@ -396,4 +397,15 @@ int main(int argc, char** argv) {
   if (command.native.session_fd || inetd_connection >= 0)
     return serve_one_connection(server, command.native, inetd_connection, signals);
   return serve_daemon(server, command, loaded, background, log, signals);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_gridftpd(argc, argv);
+  } catch (const std::exception& error) {  // a bug or exhausted memory: say so, exit non-zero
+    std::cerr << "gridftpd: " << error.what() << "\n";
+    return 1;
+  }
 }

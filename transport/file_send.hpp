@@ -27,7 +27,7 @@ bool sendfile_wanted(SendfileUse use, const tcp::socket& socket);
 // A piece of a staged (copying) send: read this much, then send it, so the bytes the read
 // brought in are still in the core's cache (L2 is 512 KiB per core on the machines in
 // bench/README.md) when the socket's copy takes them.
-inline constexpr std::size_t kStagedSliceBytes = 128 * 1024;
+inline constexpr std::size_t kStagedSliceBytes = std::size_t{128} * 1024;
 
 // Sends `count` bytes of `fd` starting at `offset`. Returns the bytes sent: fewer than `count`
 // with no error means the file ended early. Socket errors land in `ec`.
