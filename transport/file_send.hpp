@@ -8,18 +8,9 @@
 #include <span>
 
 #include "transport/asio.hpp"
+#include "transport/sendfile_use.hpp"
 
 namespace gridftp::transport {
-
-// When a clear data connection sends MODE E blocks of a regular file with sendfile(2) ([storage]
-// sendfile, docs/STORAGE.md "Sending"; stream mode measured faster with sendfile to every peer). To
-// a peer on another host the NIC reads the page-cache pages and sendfile saves a copy. To a peer on
-// this host (loopback, or our own address) the receiver's copy out of the socket reads those pages
-// itself, cold in the CPU caches, and a receiver that is the bound (globus-url-copy writing a file
-// uses a whole core) moves fewer bytes per second than when the sender copies the file through a
-// buffer the receiver then finds in the shared cache (bench/README.md, "sendfile to a peer on this
-// host").
-enum class SendfileUse { OtherHosts, Always, Never };
 
 // Whether a file sent on `socket` goes with sendfile under `use`.
 bool sendfile_wanted(SendfileUse use, const tcp::socket& socket);

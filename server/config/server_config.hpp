@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "transport/file_send.hpp"
+#include "transport/sendfile_use.hpp"
 
 namespace gridftp::server {
 
