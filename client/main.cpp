@@ -235,9 +235,7 @@ bool list_and_copy(const CopyFlags& flags, gridftp::client::CopyOptions options,
   return ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_gridcp(int argc, char** argv) {
   // sendfile(2) has no MSG_NOSIGNAL: a data peer that hangs up must fail the send (EPIPE, and
   // a -rst retry), not kill gridcp.
   std::signal(SIGPIPE, SIG_IGN);
@@ -269,4 +267,15 @@ int main(int argc, char** argv) {
   // GsiCredentials reads the proxy named here, as globus-url-copy's -cred does.
   if (!flags.credential.empty()) ::setenv("X509_USER_PROXY", flags.credential.c_str(), 1);
   return list_and_copy(flags, std::move(built.options), collected.pairs) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_gridcp(argc, argv);
+  } catch (const std::exception& error) {  // a bug or exhausted memory: say so, exit non-zero
+    std::cerr << "gridcp: " << error.what() << "\n";
+    return 1;
+  }
 }

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kMinRequestKeyBits = 2048;
 constexpr int kMaxRequestKeyBits = 4096;
-constexpr long kClockSkewSeconds = 5 * 60;
+constexpr long kClockSkewSeconds = 5L * 60;
 constexpr const char* kPlaceholderSubject = "NULL SUBJECT NAME ENTRY";
 
 template <typename T, int (*Encode)(const T*, unsigned char**)>

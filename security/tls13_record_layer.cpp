@@ -18,7 +18,7 @@ constexpr std::size_t kControlReserve = 64;
 // what it saves.
 constexpr std::size_t kMinRecordsPerRun = 4;
 // NewSessionTicket is the largest message we expect after the handshake; a few KiB at most.
-constexpr std::size_t kMaxHandshakeMessageBytes = 64 * 1024;
+constexpr std::size_t kMaxHandshakeMessageBytes = std::size_t{64} * 1024;
 
 enum HandshakeType : std::uint8_t { kNewSessionTicket = 4, kKeyUpdate = 24 };
 enum AlertDescription : std::uint8_t { kCloseNotify = 0 };

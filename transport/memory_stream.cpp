@@ -22,12 +22,16 @@ struct MemoryPipe {
 
 MemoryStream::MemoryStream(asio::any_io_executor executor, std::shared_ptr<MemoryPipe> in,
                            std::shared_ptr<MemoryPipe> out, MemoryStreamOptions options)
-    : executor_(std::move(executor)),
-      in_(std::move(in)),
-      out_(std::move(out)),
-      options_(std::move(options)) {}
+    : executor_(std::move(executor)), in_(std::move(in)), out_(std::move(out)), options_(options) {}
 
-MemoryStream::~MemoryStream() { close(); }
+MemoryStream::~MemoryStream() {
+  // close() wakes the peer through an Asio timer, whose cancel() throws only when the OS fails
+  // it; a destructor must not throw, and the peer then learns of the end at its next wait.
+  try {
+    close();
+  } catch (...) {  // see above
+  }
+}
 
 awaitable<std::size_t> MemoryStream::read_some(std::span<char> out, std::error_code& ec) {
   ec.clear();
@@ -101,8 +105,8 @@ std::pair<std::unique_ptr<MemoryStream>, std::unique_ptr<MemoryStream>> make_mem
     const asio::any_io_executor& executor, MemoryStreamOptions first, MemoryStreamOptions second) {
   auto forward = std::make_shared<MemoryPipe>(executor);   // first -> second
   auto backward = std::make_shared<MemoryPipe>(executor);  // second -> first
-  return {std::make_unique<MemoryStream>(executor, backward, forward, std::move(first)),
-          std::make_unique<MemoryStream>(executor, forward, backward, std::move(second))};
+  return {std::make_unique<MemoryStream>(executor, backward, forward, first),
+          std::make_unique<MemoryStream>(executor, forward, backward, second)};
 }
 
 }  // namespace gridftp::transport

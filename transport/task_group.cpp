@@ -20,7 +20,7 @@ TaskGroup::TaskGroup(const asio::any_io_executor& owner) : state_(std::make_shar
 void TaskGroup::spawn(const asio::any_io_executor& executor, awaitable<Result<void>> task) {
   ++state_->remaining;
   asio::co_spawn(executor, std::move(task),
-                 [state = state_](std::exception_ptr failure, Result<void> result) {
+                 [state = state_](const std::exception_ptr& failure, const Result<void>& result) {
                    std::error_code error = result ? std::error_code{} : result.error();
                    if (failure) error = error_code_for(Condition::LocalError);
                    asio::post(state->owner, [state, error] {

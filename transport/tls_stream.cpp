@@ -9,7 +9,7 @@
 namespace gridftp::transport {
 namespace {
 
-constexpr std::size_t kChunkBytes = 16 * 1024;  // one TLS record's plaintext
+constexpr std::size_t kChunkBytes = std::size_t{16} * 1024;  // one TLS record's plaintext
 
 }  // namespace
 

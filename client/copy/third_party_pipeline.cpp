@@ -106,6 +106,26 @@ void read_finals(Session& session, std::size_t count, ReaderState& state, bool i
   state.changed.notify_all();
 }
 
+// Waits until both readers ended, or one failed and the other then had kFailureGrace to end; a
+// reader still waiting after that has its connection closed, which ends its read.
+void wait_for_readers(ReaderState& state, Session& source, Session& dest) {
+  std::unique_lock lock(state.mutex);
+  const auto both_ended = [&] { return state.source_ended && state.dest_ended; };
+  const auto failed = [&] { return state.source_error || state.dest_error; };
+  state.changed.wait(lock, [&] { return both_ended() || failed(); });
+  if (both_ended() || state.changed.wait_for(lock, kFailureGrace, both_ended)) {
+    return;
+  }
+  for (const auto& [waiting, ended] :
+       {std::pair{&source, state.source_ended}, std::pair{&dest, state.dest_ended}}) {
+    if (!ended) {
+      // Runs inside that thread's read (its io_context), never beside it.
+      Session* session = waiting;
+      transport::asio::post(session->io(), [session] { session->control().channel().close(); });
+    }
+  }
+}
+
 }  // namespace
 
 PipelineOutcome run_third_party_pipeline(
@@ -129,21 +149,7 @@ PipelineOutcome run_third_party_pipeline(
                             std::ref(outcome.finished_at), std::cref(on_dest_marker));
   std::thread dest_reader(read_finals, std::ref(dest), files.size(), std::ref(state), true,
                           std::ref(outcome.finished_at), std::cref(on_dest_marker));
-  {
-    std::unique_lock lock(state.mutex);
-    const auto both_ended = [&] { return state.source_ended && state.dest_ended; };
-    const auto failed = [&] { return state.source_error || state.dest_error; };
-    state.changed.wait(lock, [&] { return both_ended() || failed(); });
-    if (!both_ended() && !state.changed.wait_for(lock, kFailureGrace, both_ended)) {
-      for (auto [session, ended] :
-           {std::pair{&source, state.source_ended}, std::pair{&dest, state.dest_ended}}) {
-        if (!ended) {
-          // Runs inside that thread's read (its io_context), never beside it.
-          transport::asio::post(session->io(), [session] { session->control().channel().close(); });
-        }
-      }
-    }
-  }
+  wait_for_readers(state, source, dest);
   source_reader.join();
   dest_reader.join();
   outcome.completed = std::min(state.source_done.load(), state.dest_done.load());

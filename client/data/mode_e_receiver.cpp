@@ -16,9 +16,9 @@ using transport::tcp;
 
 // One read buffer per connection, reused for the whole transfer; payload is written straight
 // from it (the decoder hands out views).
-constexpr std::size_t kReadBufferBytes = 256 * 1024;
+constexpr std::size_t kReadBufferBytes = std::size_t{256} * 1024;
 // A sender uses at most Parallelism connections (≤ 64); allow slack for a striped sender.
-constexpr std::size_t kMaxConnections = 2 * protocol::control::kMaxParallelism;
+constexpr std::size_t kMaxConnections = std::size_t{2} * protocol::control::kMaxParallelism;
 
 std::error_code to_std(const boost::system::error_code& ec) {
   return static_cast<std::error_code>(ec);

@@ -25,7 +25,7 @@ Result<void> prepare_session(Session& session, TransferOptions& options);
 // Reads a stream-mode data connection to its end into `sink(bytes)` (which returns Result<void>)
 // in pieces of at most kDrainChunkBytes; returns the byte count. Errors: the connection's and
 // the sink's.
-inline constexpr std::size_t kDrainChunkBytes = 256 * 1024;
+inline constexpr std::size_t kDrainChunkBytes = std::size_t{256} * 1024;
 template <typename Sink>
 Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
   std::vector<char> buffer(kDrainChunkBytes);

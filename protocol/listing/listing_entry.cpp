@@ -77,7 +77,8 @@ std::optional<std::int64_t> parse_time_val(std::string_view text) {
       *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
     return std::nullopt;
   }
-  return days_from_civil(*year, *month, *day) * 86400 + *hour * 3600 + *minute * 60 + *second;
+  return days_from_civil(*year, *month, *day) * 86400 + std::int64_t{*hour} * 3600 +
+         std::int64_t{*minute} * 60 + *second;
 }
 
 std::string ListingEntry::display_name() const { return is_directory ? name + '/' : name; }

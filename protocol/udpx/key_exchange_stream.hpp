@@ -31,7 +31,8 @@ class KeyExchangeStream {
  public:
   static constexpr Microseconds kFirstTimeout = 250'000;
   static constexpr int kMaxTimeouts = 6;  // 250 ms doubling: about 16 s of silence
-  static constexpr std::uint64_t kMaxStreamBytes = 256U * 1024;  // certificate chains included
+  static constexpr std::uint64_t kMaxStreamBytes =
+      std::uint64_t{256} * 1024;  // certificate chains included
 
   // Our handshake's next bytes, to go out after what was appended before.
   void append(std::span<const char> bytes) { outgoing_.append(bytes.data(), bytes.size()); }

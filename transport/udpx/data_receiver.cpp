@@ -205,17 +205,7 @@ Result<std::size_t> DataReceiver::next_datagram(std::span<std::uint8_t> out, Mic
     return path_.control(out, header(wire::PacketType::Close),
                          [&](Span body) { return wire::encode_close(close, body); });
   }
-  if (state_ == State::Closing) {
-    if (now - close_started_ >= settings_.close_give_up) {
-      state_ = State::Done;  // everything is written; the sender stopped listening
-      return std::size_t{0};
-    }
-    if (last_close_ >= 0 && now - last_close_ < settings_.close_repeat) return std::size_t{0};
-    last_close_ = now;
-    const wire::CloseBody close{wire::CloseCode::Ok, shape_.length, {}};
-    return path_.control(out, header(wire::PacketType::Close),
-                         [&](Span body) { return wire::encode_close(close, body); });
-  }
+  if (state_ == State::Closing) return closing_datagram(out, now);
   if (state_ != State::Receiving && !ack_now_) return std::size_t{0};
   if (ack_now_ || now - last_ack_ >= settings_.ack_interval) {
     ack_now_ = false;
@@ -225,6 +215,37 @@ Result<std::size_t> DataReceiver::next_datagram(std::span<std::uint8_t> out, Mic
                          [&](Span body) { return wire::encode_ack(ack, body); });
   }
   if (state_ != State::Receiving) return std::size_t{0};
+  if (auto nak = nak_datagram(out, now); !nak || *nak > 0) return nak;
+  if (now - last_feedback_ >= settings_.feedback_interval) {
+    const auto feedback = take_feedback(now);
+    return path_.control(out, header(wire::PacketType::Feedback),
+                         [&](Span body) { return wire::encode_feedback(feedback, body); });
+  }
+  if (last_rtt_ping_ < 0 || now - last_rtt_ping_ >= settings_.rtt_ping_interval) {
+    last_rtt_ping_ = now;
+    const wire::PingBody ping{stats_.data_packets, static_cast<std::uint32_t>(now),
+                              wire::PingKind::Keepalive};
+    return path_.control(out, header(wire::PacketType::Ping),
+                         [&](Span body) { return wire::encode_ping(ping, body); });
+  }
+  return std::size_t{0};
+}
+
+Result<std::size_t> DataReceiver::closing_datagram(std::span<std::uint8_t> out, Microseconds now) {
+  using Span = std::span<std::uint8_t>;
+  if (now - close_started_ >= settings_.close_give_up) {
+    state_ = State::Done;  // everything is written; the sender stopped listening
+    return std::size_t{0};
+  }
+  if (last_close_ >= 0 && now - last_close_ < settings_.close_repeat) return std::size_t{0};
+  last_close_ = now;
+  const wire::CloseBody close{wire::CloseCode::Ok, shape_.length, {}};
+  return path_.control(out, header(wire::PacketType::Close),
+                       [&](Span body) { return wire::encode_close(close, body); });
+}
+
+Result<std::size_t> DataReceiver::nak_datagram(std::span<std::uint8_t> out, Microseconds now) {
+  using Span = std::span<std::uint8_t>;
   ranges_.clear();
   bool complete = false;
   if (full_nak_now_) {
@@ -243,43 +264,35 @@ Result<std::size_t> DataReceiver::next_datagram(std::span<std::uint8_t> out, Mic
       return encoded->bytes;
     });
   }
-  if (now - last_feedback_ >= settings_.feedback_interval) {
-    const Microseconds interval = now - last_feedback_;
-    wire::FeedbackBody feedback;
-    feedback.interval_us = static_cast<std::uint64_t>(interval);
-    feedback.queue_delay_min_us =
-        static_cast<std::uint64_t>(std::max<std::int64_t>(interval_min_delay_, 0));
-    feedback.queue_delay_mean_us =
-        interval_packets_ == 0
-            ? 0
-            : static_cast<std::uint64_t>(interval_delay_sum_) / interval_packets_;
-    feedback.receive_rate = interval_bytes_ * 1'000'000 / static_cast<std::uint64_t>(interval);
-    feedback.packets_received = interval_packets_;
-    feedback.packets_lost = interval_lost_;
-    feedback.packets_duplicate = interval_duplicates_;
-    const auto storage = storage_.end_interval(interval);
-    feedback.disk_rate = storage.rate;
-    // The sender paces at the lower of its own rate and this cap: the lower of ours.
-    const auto rate_cap = static_cast<std::uint64_t>(rate_cap_);
-    feedback.disk_cap = storage.cap == 0 ? rate_cap
-                        : rate_cap == 0  ? storage.cap
-                                         : std::min(storage.cap, rate_cap);
-    feedback.echo = echo(now);
-    last_feedback_ = now;
-    interval_min_delay_ = -1;
-    interval_delay_sum_ = 0;
-    interval_packets_ = interval_bytes_ = interval_duplicates_ = interval_lost_ = 0;
-    return path_.control(out, header(wire::PacketType::Feedback),
-                         [&](Span body) { return wire::encode_feedback(feedback, body); });
-  }
-  if (last_rtt_ping_ < 0 || now - last_rtt_ping_ >= settings_.rtt_ping_interval) {
-    last_rtt_ping_ = now;
-    const wire::PingBody ping{stats_.data_packets, static_cast<std::uint32_t>(now),
-                              wire::PingKind::Keepalive};
-    return path_.control(out, header(wire::PacketType::Ping),
-                         [&](Span body) { return wire::encode_ping(ping, body); });
-  }
   return std::size_t{0};
+}
+
+wire::FeedbackBody DataReceiver::take_feedback(Microseconds now) {
+  const Microseconds interval = now - last_feedback_;
+  wire::FeedbackBody feedback;
+  feedback.interval_us = static_cast<std::uint64_t>(interval);
+  feedback.queue_delay_min_us =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(interval_min_delay_, 0));
+  feedback.queue_delay_mean_us =
+      interval_packets_ == 0 ? 0
+                             : static_cast<std::uint64_t>(interval_delay_sum_) / interval_packets_;
+  feedback.receive_rate = interval_bytes_ * 1'000'000 / static_cast<std::uint64_t>(interval);
+  feedback.packets_received = interval_packets_;
+  feedback.packets_lost = interval_lost_;
+  feedback.packets_duplicate = interval_duplicates_;
+  const auto storage = storage_.end_interval(interval);
+  feedback.disk_rate = storage.rate;
+  // The sender paces at the lower of its own rate and this cap: the lower of ours.
+  const auto rate_cap = static_cast<std::uint64_t>(rate_cap_);
+  feedback.disk_cap = storage.cap == 0 ? rate_cap
+                      : rate_cap == 0  ? storage.cap
+                                       : std::min(storage.cap, rate_cap);
+  feedback.echo = echo(now);
+  last_feedback_ = now;
+  interval_min_delay_ = -1;
+  interval_delay_sum_ = 0;
+  interval_packets_ = interval_bytes_ = interval_duplicates_ = interval_lost_ = 0;
+  return feedback;
 }
 
 Microseconds DataReceiver::next_wakeup(Microseconds now) const {

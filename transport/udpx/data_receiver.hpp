@@ -73,6 +73,11 @@ class DataReceiver {
   void remember_echo(std::uint64_t packet_number, std::uint64_t tx_time, Microseconds now);
   wire::Echo echo(Microseconds now) const;
   wire::AckBody ack_body(Microseconds now) const;
+  // next_datagram's cases: while closing (CLOSE repeated until the sender stops listening), a
+  // NAK when ranges are due (0 when none), and the interval's feedback, which starts a new one.
+  Result<std::size_t> closing_datagram(std::span<std::uint8_t> out, Microseconds now);
+  Result<std::size_t> nak_datagram(std::span<std::uint8_t> out, Microseconds now);
+  wire::FeedbackBody take_feedback(Microseconds now);
   Microseconds nak_interval() const;
   void fail(wire::CloseCode code);
   Microseconds storage_clock() const;

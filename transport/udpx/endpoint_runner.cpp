@@ -4,6 +4,7 @@
 #include <array>
 #include <ctime>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <poll.h>
@@ -69,106 +70,159 @@ void publish(Endpoint& endpoint, const RunLimits& limits, double& applied_rate) 
   }
 }
 
+// One endpoint's loop on one socket: datagrams in, datagrams out, then a wait for whichever of
+// the socket and the endpoint's next timer comes first. The batches' memory lives as long as the
+// loop.
+template <typename Endpoint>
+class RunLoop {
+ public:
+  RunLoop(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
+          std::optional<udp::endpoint> peer, const RunLimits& limits, Handshake* handshake)
+      : socket_(socket),
+        path_(path),
+        endpoint_(endpoint),
+        peer_(std::move(peer)),
+        limits_(limits),
+        handshake_(handshake),
+        receive_memory_(kBatch * kDatagramBytes),
+        send_memory_(kBatch * kDatagramBytes) {}
+
+  RunOutcome run() {
+    const Microseconds started = monotonic_now();
+    last_heard_ = started;
+    for (;;) {
+      if (finished_at_ < 0 && limits_.stop != nullptr &&
+          limits_.stop->load(std::memory_order_relaxed)) {
+        outcome_.code = wire::CloseCode::Aborted;
+        break;
+      }
+      publish(endpoint_, limits_, applied_rate_);
+      const Microseconds now = take_in(monotonic_now());
+      if (now - last_heard_ > limits_.idle_timeout) {
+        outcome_.code = wire::CloseCode::IdleTimeout;
+        break;
+      }
+      fill_out(now);
+      send_out();
+      if (unsent_from_ < unsent_to_) {
+        pollfd writable{fd(), POLLOUT, 0};
+        ::poll(&writable, 1, 1);
+        continue;
+      }
+      if (finished(endpoint_)) {
+        if (!linger_after_end()) break;
+        continue;
+      }
+      const Microseconds wake = endpoint_.next_wakeup(monotonic_now());
+      wait_readable(fd(), std::min(wake - monotonic_now(), limits_.idle_timeout));
+    }
+    outcome_.completed = endpoint_.state() == Endpoint::State::Done;
+    if (endpoint_.state() == Endpoint::State::Failed) outcome_.code = endpoint_.close_code();
+    outcome_.elapsed = (finished_at_ >= 0 ? finished_at_ : monotonic_now()) - started;
+    return outcome_;
+  }
+
+ private:
+  int fd() { return socket_.socket().native_handle(); }
+
+  // In: everything waiting now. Returns the time of the last batch's arrival.
+  Microseconds take_in(Microseconds now) {
+    for (;;) {
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        slots_[i].buffer = std::span(receive_memory_).subspan(i * kDatagramBytes, kDatagramBytes);
+      }
+      auto received = socket_.receive_batch(slots_);
+      if (!received || *received == 0) return now;
+      now = monotonic_now();
+      for (std::size_t i = 0; i < *received; ++i) take_one(slots_[i], now);
+      if (*received < kBatch) return now;
+    }
+  }
+
+  void take_one(const IncomingDatagram& slot, Microseconds now) {
+    ++outcome_.datagrams_in;
+    auto opened = path_.open(slot.buffer.first(slot.length));
+    if (!opened) {
+      ++outcome_.dropped;
+      return;
+    }
+    last_heard_ = now;
+    if (!peer_) peer_ = slot.source;
+    if (opened->header.type == wire::PacketType::Hello && handshake_ != nullptr) {
+      handshake_->answer_again();
+      return;
+    }
+    endpoint_.on_packet(*opened, now);
+  }
+
+  // Out: what is due, once the socket took everything it refused last time.
+  void fill_out(Microseconds now) {
+    if (!peer_ || unsent_from_ != unsent_to_) return;
+    unsent_from_ = unsent_to_ = 0;
+    if (handshake_ != nullptr) {
+      auto buffer = std::span(send_memory_).first(kDatagramBytes);
+      if (auto length = handshake_->next_datagram(buffer, now); length && *length > 0) {
+        outgoing_[unsent_to_++] = {buffer.first(*length), *peer_};
+      }
+    }
+    for (std::size_t i = unsent_to_; i < kBatch; ++i) {
+      auto buffer = std::span(send_memory_).subspan(i * kDatagramBytes, kDatagramBytes);
+      auto length = endpoint_.next_datagram(buffer, now);
+      if (!length || *length == 0) break;
+      outgoing_[unsent_to_++] = {buffer.first(*length), *peer_};
+    }
+  }
+
+  void send_out() {
+    if (unsent_from_ >= unsent_to_) return;
+    auto sent =
+        socket_.send_batch(std::span(outgoing_).subspan(unsent_from_, unsent_to_ - unsent_from_));
+    if (sent) {
+      unsent_from_ += *sent;
+      outcome_.datagrams_out += *sent;
+    } else {
+      unsent_from_ = unsent_to_;  // an ICMP error for one datagram; the protocol repairs loss
+    }
+  }
+
+  // After the end: false to stop now. Only a sender owes answers after the end (a CLOSE_ACK to
+  // a repeated CLOSE), until the peer is quiet or the linger's limit passes.
+  bool linger_after_end() {
+    // The transfer's time ends here, not after the linger for a repeated CLOSE.
+    const Microseconds now = monotonic_now();
+    if (finished_at_ < 0) finished_at_ = now;
+    if constexpr (!std::is_same_v<Endpoint, DataSender>) {
+      return false;
+    } else {
+      const Microseconds quiet_until = std::max(finished_at_, last_heard_) + kCloseQuiet;
+      if (now >= std::min(quiet_until, finished_at_ + kCloseLingerMax)) return false;
+      wait_readable(fd(), quiet_until - now);
+      return true;
+    }
+  }
+
+  DatagramSocket& socket_;
+  PacketPath& path_;
+  Endpoint& endpoint_;
+  std::optional<udp::endpoint> peer_;
+  const RunLimits& limits_;
+  Handshake* handshake_;
+  std::vector<std::uint8_t> receive_memory_;
+  std::vector<std::uint8_t> send_memory_;
+  std::array<IncomingDatagram, kBatch> slots_{};
+  std::array<OutgoingDatagram, kBatch> outgoing_{};
+  RunOutcome outcome_;
+  Microseconds last_heard_ = 0;
+  std::size_t unsent_from_ = 0;
+  std::size_t unsent_to_ = 0;  // outgoing_[unsent_from_, unsent_to_) still to go
+  double applied_rate_ = 0;
+  Microseconds finished_at_ = -1;
+};
+
 template <typename Endpoint>
 RunOutcome run(DatagramSocket& socket, PacketPath& path, Endpoint& endpoint,
                std::optional<udp::endpoint> peer, const RunLimits& limits, Handshake* handshake) {
-  RunOutcome outcome;
-  std::vector<std::uint8_t> receive_memory(kBatch * kDatagramBytes);
-  std::vector<std::uint8_t> send_memory(kBatch * kDatagramBytes);
-  std::array<IncomingDatagram, kBatch> slots;
-  std::array<OutgoingDatagram, kBatch> outgoing;
-  const Microseconds started = monotonic_now();
-  Microseconds last_heard = started;
-  std::size_t unsent_from = 0;
-  std::size_t unsent_to = 0;  // outgoing[unsent_from, unsent_to) still to go
-  double applied_rate = 0;
-  Microseconds finished_at = -1;
-  for (;;) {
-    if (finished_at < 0 && limits.stop != nullptr && limits.stop->load(std::memory_order_relaxed)) {
-      outcome.code = wire::CloseCode::Aborted;
-      break;
-    }
-    publish(endpoint, limits, applied_rate);
-    Microseconds now = monotonic_now();
-    // In: everything waiting now.
-    for (;;) {
-      for (std::size_t i = 0; i < kBatch; ++i) {
-        slots[i].buffer = std::span(receive_memory).subspan(i * kDatagramBytes, kDatagramBytes);
-      }
-      auto received = socket.receive_batch(slots);
-      if (!received || *received == 0) break;
-      now = monotonic_now();
-      for (std::size_t i = 0; i < *received; ++i) {
-        ++outcome.datagrams_in;
-        auto opened = path.open(slots[i].buffer.first(slots[i].length));
-        if (!opened) {
-          ++outcome.dropped;
-          continue;
-        }
-        last_heard = now;
-        if (!peer) peer = slots[i].source;
-        if (opened->header.type == wire::PacketType::Hello && handshake != nullptr) {
-          handshake->answer_again();
-          continue;
-        }
-        endpoint.on_packet(*opened, now);
-      }
-      if (*received < kBatch) break;
-    }
-    if (now - last_heard > limits.idle_timeout) {
-      outcome.code = wire::CloseCode::IdleTimeout;
-      break;
-    }
-    // Out: what is due, after whatever the socket refused last time.
-    if (peer && unsent_from == unsent_to) {
-      unsent_from = unsent_to = 0;
-      if (handshake != nullptr) {
-        auto buffer = std::span(send_memory).first(kDatagramBytes);
-        if (auto length = handshake->next_datagram(buffer, now); length && *length > 0) {
-          outgoing[unsent_to++] = {buffer.first(*length), *peer};
-        }
-      }
-      for (std::size_t i = unsent_to; i < kBatch; ++i) {
-        auto buffer = std::span(send_memory).subspan(i * kDatagramBytes, kDatagramBytes);
-        auto length = endpoint.next_datagram(buffer, now);
-        if (!length || *length == 0) break;
-        outgoing[unsent_to++] = {buffer.first(*length), *peer};
-      }
-    }
-    if (unsent_from < unsent_to) {
-      auto sent =
-          socket.send_batch(std::span(outgoing).subspan(unsent_from, unsent_to - unsent_from));
-      if (sent) {
-        unsent_from += *sent;
-        outcome.datagrams_out += *sent;
-      } else {
-        unsent_from = unsent_to;  // an ICMP error for one datagram; the protocol repairs loss
-      }
-    }
-    if (unsent_from < unsent_to) {
-      pollfd writable{socket.socket().native_handle(), POLLOUT, 0};
-      ::poll(&writable, 1, 1);
-      continue;
-    }
-    if (finished(endpoint)) {
-      // The transfer's time ends here, not after the linger for a repeated CLOSE.
-      now = monotonic_now();
-      if (finished_at < 0) finished_at = now;
-      // Only a sender owes answers after the end (CLOSE_ACK to a repeated CLOSE).
-      if constexpr (!std::is_same_v<Endpoint, DataSender>) break;
-      const Microseconds quiet_until = std::max(finished_at, last_heard) + kCloseQuiet;
-      if (now >= std::min(quiet_until, finished_at + kCloseLingerMax)) break;
-      wait_readable(socket.socket().native_handle(), quiet_until - now);
-      continue;
-    }
-    const Microseconds wake = endpoint.next_wakeup(monotonic_now());
-    wait_readable(socket.socket().native_handle(),
-                  std::min(wake - monotonic_now(), limits.idle_timeout));
-  }
-  outcome.completed = endpoint.state() == Endpoint::State::Done;
-  if (endpoint.state() == Endpoint::State::Failed) outcome.code = endpoint.close_code();
-  outcome.elapsed = (finished_at >= 0 ? finished_at : monotonic_now()) - started;
-  return outcome;
+  return RunLoop<Endpoint>(socket, path, endpoint, std::move(peer), limits, handshake).run();
 }
 
 }  // namespace
@@ -227,13 +281,13 @@ RunOutcome run_handshake(DatagramSocket& socket, Handshake& handshake,
 RunOutcome run_sender(DatagramSocket& socket, PacketPath& path, DataSender& sender,
                       std::optional<udp::endpoint> peer, const RunLimits& limits,
                       Handshake* handshake) {
-  return run(socket, path, sender, peer, limits, handshake);
+  return run(socket, path, sender, std::move(peer), limits, handshake);
 }
 
 RunOutcome run_receiver(DatagramSocket& socket, PacketPath& path, DataReceiver& receiver,
                         std::optional<udp::endpoint> peer, const RunLimits& limits,
                         Handshake* handshake) {
-  return run(socket, path, receiver, peer, limits, handshake);
+  return run(socket, path, receiver, std::move(peer), limits, handshake);
 }
 
 }  // namespace gridftp::transport::udpx
