@@ -305,8 +305,9 @@ int serve_one_connection(Server& server, const NativeOptions& native, int inetd_
     serve_signals(signals, server, nullptr);  // a session process does not reload
   });
   server.run();
-  // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread): the thread waits in sigwait for SIGTERM;
-  // this wakes it, it does not kill the process (serve_signals returns on it).
+  // The thread waits in sigwait for SIGTERM: this wakes it, it does not kill the process
+  // (serve_signals returns on it).
+  // NOLINTNEXTLINE(bugprone-bad-signal-to-kill-thread)
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
   return 0;

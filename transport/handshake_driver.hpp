@@ -26,7 +26,7 @@ namespace gridftp::transport {
 
 namespace detail {
 // Handshake flights are a few KB; one TLS record is at most ~18 KB.
-inline constexpr std::size_t kHandshakeReadBytes = 32 * 1024;
+inline constexpr std::size_t kHandshakeReadBytes = std::size_t{32} * 1024;
 
 template <typename Stream>
 inline constexpr bool kIsByteStream = std::is_base_of_v<ByteStream, Stream>;
@@ -95,7 +95,7 @@ awaitable<Result<std::string>> drive_handshake(Stream& stream, security::Handsha
     pending.erase(0, **length);
     if (!answer) {
       // An alert queued by the failure tells the peer why; losing it is harmless.
-      co_await detail::send_flight(stream, handshake.engine().take_output());
+      static_cast<void>(co_await detail::send_flight(stream, handshake.engine().take_output()));
       co_return make_error(answer.error());
     }
     auto sent = co_await detail::send_flight(stream, std::move(*answer));

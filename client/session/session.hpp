@@ -53,7 +53,7 @@ class Session {
   static Result<std::unique_ptr<Session>> connect(transport::asio::io_context& io, const Url& url,
                                                   const std::string& label,
                                                   const SessionOptions& options,
-                                                  std::shared_ptr<spdlog::logger> log,
+                                                  const std::shared_ptr<spdlog::logger>& log,
                                                   std::shared_ptr<const GsiCredentials> gsi = {});
   // Reads the greeting, logs in and asks FEAT. ftp://: anonymous unless the URL names a user.
   // gsiftp://: AUTH GSSAPI with delegation, then `USER :globus-mapping:` (or the URL's user)

@@ -25,7 +25,7 @@ constexpr const char* kGsiMappedUser = ":globus-mapping:";
 Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& io, const Url& url,
                                                   const std::string& label,
                                                   const SessionOptions& options,
-                                                  std::shared_ptr<spdlog::logger> log,
+                                                  const std::shared_ptr<spdlog::logger>& log,
                                                   std::shared_ptr<const GsiCredentials> gsi) {
   const bool wants_gsi = url.scheme == Scheme::GsiFtp;
   const bool wants_ftps = url.scheme == Scheme::Ftps;

@@ -10,7 +10,7 @@ std::string session_key(const Url& url) {
 }
 
 // Reply texts come as several lines; messages are one line per file.
-std::string one_line(std::string text) {
+std::string one_line(const std::string& text) {
   std::string out;
   bool space = false;
   for (const char c : text) {
@@ -108,7 +108,7 @@ std::string SessionPool::failure_detail() const {
                 rejection;
     }
   }
-  return one_line(std::move(detail));
+  return one_line(detail);
 }
 
 std::optional<int> SessionPool::refusal_code() const {

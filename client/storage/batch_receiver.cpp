@@ -125,7 +125,9 @@ Result<void> BatchReceiver::begin_file(const batch::BatchEvent& event) {
                         event.offset == held_->offset;
   if (!resuming) {
     if (current_) give_up("the server did not resend it");
-    current_.emplace();
+    // emplace(Current{}), not emplace(): clang reads Current as not default-constructible while
+    // BatchReceiver, which encloses it, is still incomplete.
+    current_.emplace(Current{});
     current_->id = next_id_();
     current_->path = event.path;
     current_->started = Clock::now();

@@ -9,7 +9,7 @@
 namespace gridftp::client {
 namespace {
 
-constexpr std::size_t kChunkBytes = 1024 * 1024;
+constexpr std::size_t kChunkBytes = std::size_t{1024} * 1024;
 
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 

@@ -6,7 +6,7 @@
 namespace gridftp::client {
 namespace {
 
-constexpr std::size_t kWriteBytes = 256 * 1024;
+constexpr std::size_t kWriteBytes = std::size_t{256} * 1024;
 
 }  // namespace
 
@@ -20,7 +20,7 @@ Result<void> batch_put(Session& session, const std::string& remote_dir,
     return make_error(begun.error());
   }
   std::string out;
-  out.reserve(kWriteBytes + 64 * 1024);
+  out.reserve(kWriteBytes + std::size_t{64} * 1024);
   Result<void> outcome;
   for (bool ended = false; !ended;) {
     out.clear();

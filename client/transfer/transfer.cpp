@@ -21,9 +21,9 @@ namespace {
 // -rst: the receiver's 111 markers every second, so a resumed put resends little.
 constexpr unsigned kRestartMarkerSeconds = 1;
 // Large enough to keep a loopback stream busy, small enough to stay off the heap's slow path.
-constexpr std::size_t kChunkBytes = 256 * 1024;
+constexpr std::size_t kChunkBytes = std::size_t{256} * 1024;
 // A listing bigger than this is almost certainly not a listing; stop reading.
-constexpr std::size_t kMaxListingBytes = 64 * 1024 * 1024;
+constexpr std::size_t kMaxListingBytes = std::size_t{64} * 1024 * 1024;
 
 template <typename T>
 Result<T> fail_with_server_reason(Session& session, std::error_code error) {
@@ -113,9 +113,9 @@ Session::MarkerCallback stream_marker_recorder(RestartState* restart) {
     return {};
   }
   return [restart](const ParsedReply& reply) {
-    if (reply.code == protocol::control::reply_code::kPerfMarker) {
-      restart->dest_sends_markers = true;
-    } else if (record_range_marker(reply, *restart)) {
+    // A performance marker, or a range marker it recorded: either way the destination sends.
+    if (reply.code == protocol::control::reply_code::kPerfMarker ||
+        record_range_marker(reply, *restart)) {
       restart->dest_sends_markers = true;
     }
   };

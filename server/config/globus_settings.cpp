@@ -314,10 +314,9 @@ bool is_octal_mode(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '7'; });
 }
 
-void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outcome& out) {
-  auto& problems = out.problems;
+// apply_one's groups: each applies `s` when its key is one of the group's and says whether it was.
+bool apply_network(const Setting& s, ServerConfig& c, std::vector<std::string>& problems) {
   const auto& k = s.key;
-  const bool on = s.value == "1";
   if (k == "port") {
     read_number(s, c.listen.port, 0, 65535, problems);
   } else if (k == "control_interface") {
@@ -328,55 +327,27 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
     const auto range = parse_port_range(s.value);
     if (!range) {
       problems.push_back(fmt::format("port_range ({}): '{}' is not MIN,MAX", s.origin, s.value));
-      return;
+      return true;
     }
     std::tie(c.listen.passive_port_min, c.listen.passive_port_max) = *range;
-  } else if (k == "allow_anonymous") {
-    c.anonymous.enabled = on;
-    p.anonymous_by_globus = on;
-  } else if (k == "anonymous_user") {
-    c.anonymous.account = s.value;
   } else if (k == "threads") {
     read_number(s, c.server.threads, 0, 1024, problems);
   } else if (k == "connections_max") {
     read_number(s, c.limits.max_sessions, 1, 1'000'000, problems);
-  } else if (k == "log_level") {
-    const auto level = log_level_from_globus(s.value);
-    if (!level) {
-      problems.push_back(fmt::format("log_level ({}): unknown level '{}'", s.origin, s.value));
-      return;
-    }
-    c.logging.level = *level;
-  } else if (k == "log_single") {
-    c.logging.server_log = s.value;
-  } else if (k == "log_transfer") {
-    c.logging.transfer_log = s.value;
-  } else if (k == "restrict_paths") {
-    c.server.restrict_paths = s.value;
-  } else if (k == "disable_command_list") {
-    c.server.disabled_commands.clear();
-    std::size_t start = 0;
-    while (start <= s.value.size()) {
-      const auto comma = std::min(s.value.find(',', start), s.value.size());
-      auto verb = upper(std::string_view(s.value).substr(start, comma - start));
-      if (!verb.empty()) c.server.disabled_commands.push_back(std::move(verb));
-      start = comma + 1;
-    }
-  } else if (k == "use_home_dirs") {
-    c.server.use_home_dirs = on;
-  } else if (k == "home_dir") {
-    c.server.home_dir = s.value;
-  } else if (k == "banner") {
-    c.server.banner = s.value;
-  } else if (k == "blocksize") {
-    read_number(s, c.storage.block_bytes, 4096, 64U << 20, problems);
-  } else if (k == "sync_writes") {
-    c.storage.durable = on;
   } else if (k == "control_idle_timeout") {
     read_number(s, c.timeouts.idle_seconds, 1, 1u << 30, problems);
   } else if (k == "control_preauth_timeout") {
     read_number(s, c.timeouts.login_seconds, 1, 1u << 30, problems);
-  } else if (k == "inetd") {
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool apply_process(const Setting& s, ServerConfig& c, ProcessOptions& p) {
+  const auto& k = s.key;
+  const bool on = s.value == "1";
+  if (k == "inetd") {
     p.inetd = on;
   } else if (k == "detach") {
     p.detach = on;
@@ -394,41 +365,110 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
     p.config_file = s.value;
   } else if (k == "config_dir") {
     p.config_dir = s.value;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void apply_log_unique(const Setting& s, ServerConfig& c, const Outcome& out) {
+  if (c.logging.server_log.empty()) {
+    c.logging.server_log = s.value + "gridftp.log";
+    out.warnings.push_back(
+        fmt::format("log_unique ({}): gridftpd writes one server log, not one per session: {}",
+                    s.origin, c.logging.server_log.string()));
+  } else {
+    out.warnings.push_back(
+        fmt::format("log_unique ({}): ignored: gridftpd writes one server log, {}", s.origin,
+                    c.logging.server_log.string()));
+  }
+}
+
+bool apply_logging(const Setting& s, ServerConfig& c, const Outcome& out) {
+  const auto& k = s.key;
+  if (k == "log_level") {
+    const auto level = log_level_from_globus(s.value);
+    if (!level) {
+      out.problems.push_back(fmt::format("log_level ({}): unknown level '{}'", s.origin, s.value));
+      return true;
+    }
+    c.logging.level = *level;
+  } else if (k == "log_single") {
+    c.logging.server_log = s.value;
+  } else if (k == "log_transfer") {
+    c.logging.transfer_log = s.value;
+  } else if (k == "log_module") {
+    apply_log_module(s, out);
+  } else if (k == "log_unique") {
+    apply_log_unique(s, c, out);
+  } else if (k == "log_filemode") {
+    if (!is_octal_mode(s.value)) {
+      out.problems.push_back(
+          fmt::format("log_filemode ({}): '{}' is not an octal mode", s.origin, s.value));
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void apply_perms(const Setting& s, std::vector<std::string>& problems) {
+  if (!is_octal_mode(s.value)) {
+    problems.push_back(fmt::format("perms ({}): '{}' is not an octal mode", s.origin, s.value));
+  } else if (std::stoul(s.value, nullptr, 8) != 0644) {
+    problems.push_back(fmt::format(
+        "perms ({}): {} is not supported: gridftpd creates files 0644 (less the umask), "
+        "Globus's default; set the umask of the service to narrow it",
+        s.origin, s.value));
+  }
+}
+
+void apply_disabled_commands(const Setting& s, ServerConfig& c) {
+  c.server.disabled_commands.clear();
+  std::size_t start = 0;
+  while (start <= s.value.size()) {
+    const auto comma = std::min(s.value.find(',', start), s.value.size());
+    auto verb = upper(std::string_view(s.value).substr(start, comma - start));
+    if (!verb.empty()) c.server.disabled_commands.push_back(std::move(verb));
+    start = comma + 1;
+  }
+}
+
+void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outcome& out) {
+  if (apply_network(s, c, out.problems) || apply_process(s, c, p) || apply_logging(s, c, out)) {
+    return;
+  }
+  const auto& k = s.key;
+  const bool on = s.value == "1";
+  if (k == "allow_anonymous") {
+    c.anonymous.enabled = on;
+    p.anonymous_by_globus = on;
+  } else if (k == "anonymous_user") {
+    c.anonymous.account = s.value;
+  } else if (k == "restrict_paths") {
+    c.server.restrict_paths = s.value;
+  } else if (k == "disable_command_list") {
+    apply_disabled_commands(s, c);
+  } else if (k == "use_home_dirs") {
+    c.server.use_home_dirs = on;
+  } else if (k == "home_dir") {
+    c.server.home_dir = s.value;
+  } else if (k == "banner") {
+    c.server.banner = s.value;
+  } else if (k == "blocksize") {
+    read_number(s, c.storage.block_bytes, 4096, 64U << 20, out.problems);
+  } else if (k == "sync_writes") {
+    c.storage.durable = on;
   } else if (k == "banner_file") {
     if (auto text = read_message_file(s, out)) c.server.banner = std::move(*text);
   } else if (k == "login_msg") {
     c.server.login_message = s.value;
   } else if (k == "login_msg_file") {
     if (auto text = read_message_file(s, out)) c.server.login_message = std::move(*text);
-  } else if (k == "log_module") {
-    apply_log_module(s, out);
-  } else if (k == "log_unique") {
-    if (c.logging.server_log.empty()) {
-      c.logging.server_log = s.value + "gridftp.log";
-      out.warnings.push_back(
-          fmt::format("log_unique ({}): gridftpd writes one server log, not one per session: {}",
-                      s.origin, c.logging.server_log.string()));
-    } else {
-      out.warnings.push_back(
-          fmt::format("log_unique ({}): ignored: gridftpd writes one server log, {}", s.origin,
-                      c.logging.server_log.string()));
-    }
-  } else if (k == "log_filemode") {
-    if (!is_octal_mode(s.value)) {
-      problems.push_back(
-          fmt::format("log_filemode ({}): '{}' is not an octal mode", s.origin, s.value));
-    }
   } else if (k == "auth_level") {
     apply_auth_level(s, out);
   } else if (k == "perms") {
-    if (!is_octal_mode(s.value)) {
-      problems.push_back(fmt::format("perms ({}): '{}' is not an octal mode", s.origin, s.value));
-    } else if (std::stoul(s.value, nullptr, 8) != 0644) {
-      problems.push_back(fmt::format(
-          "perms ({}): {} is not supported: gridftpd creates files 0644 (less the umask), "
-          "Globus's default; set the umask of the service to narrow it",
-          s.origin, s.value));
-    }
+    apply_perms(s, out.problems);
   }
 }
 
@@ -441,7 +481,7 @@ std::optional<OptionSupport> support_for(std::string_view key) {
 
 TextFileReader real_text_files() {
   return [](const std::string& path, std::string& why) -> std::optional<std::string> {
-    constexpr std::size_t kMaxBytes = 64 * 1024;
+    constexpr std::size_t kMaxBytes = std::size_t{64} * 1024;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       why = fmt::format("cannot read {}: {}", path, std::strerror(errno));

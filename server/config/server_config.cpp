@@ -108,7 +108,9 @@ const toml::table* section(const toml::table& root, std::string_view name,
   return node->as_table();
 }
 
-void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::string>& problems) {
+// [listen], [limits], [timeouts] and [udpx]: addresses, ports and how long and how much.
+void read_network_sections(const toml::table& root, ServerConfig& c,
+                           std::vector<std::string>& problems) {
   TableReader listen(section(root, "listen", problems), "listen", problems);
   listen.read_string("control_interface", c.listen.control_interface);
   listen.read_integer("port", c.listen.port);
@@ -120,20 +122,6 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   listen.read_bool("require_data_peer_match", c.listen.require_data_peer_match);
   listen.read_integer("data_socket_buffer", c.listen.data_socket_buffer);
   listen.report_unknown_keys();
-
-  TableReader server(section(root, "server", problems), "server", problems);
-  server.read_integer("threads", c.server.threads);
-  server.read_string("banner", c.server.banner);
-  server.read_string("login_message", c.server.login_message);
-  server.read_bool("create_missing_roots", c.server.create_missing_roots);
-  server.read_string("restrict_paths", c.server.restrict_paths);
-  server.read_string_list("disabled_commands", c.server.disabled_commands);
-  server.read_bool("use_home_dirs", c.server.use_home_dirs);
-  server.read_integer("partial_expiry_seconds", c.server.partial_expiry_seconds);
-  server.read_string("home_dir", c.server.home_dir);
-  for (auto& verb : c.server.disabled_commands)
-    for (auto& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  server.report_unknown_keys();
 
   TableReader limits(section(root, "limits", problems), "limits", problems);
   limits.read_integer("max_sessions", c.limits.max_sessions);
@@ -158,6 +146,24 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   udpx.read_integer("idle_timeout_seconds", c.udpx.idle_timeout_seconds);
   udpx.read_bool("allow_unauthenticated", c.udpx.allow_unauthenticated);
   udpx.report_unknown_keys();
+}
+
+// [server], [anonymous], [accounts], [gsi] and [tls]: who may log in, where, and how.
+void read_access_sections(const toml::table& root, ServerConfig& c,
+                          std::vector<std::string>& problems) {
+  TableReader server(section(root, "server", problems), "server", problems);
+  server.read_integer("threads", c.server.threads);
+  server.read_string("banner", c.server.banner);
+  server.read_string("login_message", c.server.login_message);
+  server.read_bool("create_missing_roots", c.server.create_missing_roots);
+  server.read_string("restrict_paths", c.server.restrict_paths);
+  server.read_string_list("disabled_commands", c.server.disabled_commands);
+  server.read_bool("use_home_dirs", c.server.use_home_dirs);
+  server.read_integer("partial_expiry_seconds", c.server.partial_expiry_seconds);
+  server.read_string("home_dir", c.server.home_dir);
+  for (auto& verb : c.server.disabled_commands)
+    for (auto& ch : verb) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  server.report_unknown_keys();
 
   TableReader anonymous(section(root, "anonymous", problems), "anonymous", problems);
   anonymous.read_bool("enabled", c.anonymous.enabled);
@@ -191,7 +197,11 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   tls.read_path("key", c.tls.key);
   tls.read_bool("required", c.tls.required);
   tls.report_unknown_keys();
+}
 
+// [metrics], [storage] and [logging]: what the server writes and reports.
+void read_output_sections(const toml::table& root, ServerConfig& c,
+                          std::vector<std::string>& problems) {
   TableReader metrics(section(root, "metrics", problems), "metrics", problems);
   metrics.read_bool("enabled", c.metrics.enabled);
   metrics.read_string("address", c.metrics.address);
@@ -211,6 +221,12 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   logging.read_path("transfer_log", c.logging.transfer_log);
   logging.read_string("transfer_log_format", c.logging.transfer_log_format);
   logging.report_unknown_keys();
+}
+
+void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::string>& problems) {
+  read_network_sections(root, c, problems);
+  read_access_sections(root, c, problems);
+  read_output_sections(root, c, problems);
 }
 
 const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits",  "timeouts",

@@ -23,7 +23,7 @@ transport::awaitable<Result<void>> send_batch(transport::ByteStream& stream, Bat
                                               TransferProgress& progress) {
   auto deadline = close_on_stall(stream, stall_timeout);
   std::string out;
-  out.reserve(kWriteBytes + 64 * 1024);
+  out.reserve(kWriteBytes + std::size_t{64} * 1024);
   Result<void> outcome;
   for (bool ended = false; !ended;) {
     out.clear();

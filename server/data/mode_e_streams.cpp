@@ -18,7 +18,6 @@ namespace gridftp::server {
 namespace {
 
 namespace mode_e = protocol::mode_e;
-using transport::use_awaitable;
 
 }  // namespace
 
@@ -267,7 +266,8 @@ class StreamReceiver {
       at_eod = co_await consume(into->first(got));
     }
     if (!at_eod) {
-      co_await store_all();
+      // What is already here still reaches the file; the connection's error is the one reported.
+      static_cast<void>(co_await store_all());
       co_return make_error(at_eod.error());
     }
     co_return Result<void>{};

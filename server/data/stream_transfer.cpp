@@ -21,7 +21,6 @@ namespace gridftp::server {
 namespace {
 
 namespace asio = transport::asio;
-using transport::use_awaitable;
 
 constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kSendfileChunkBytes = 16 << 20;

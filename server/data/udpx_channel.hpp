@@ -18,7 +18,7 @@ namespace gridftp::server {
 class UdpxChannel {
  public:
   bool enabled() const { return stack_.has_value(); }
-  void enable(protocol::control::NetStack stack) { stack_ = std::move(stack); }
+  void enable(protocol::control::NetStack stack) { stack_ = stack; }
   void disable();
   const protocol::control::NetStack& stack() const { return *stack_; }
 
@@ -27,7 +27,7 @@ class UdpxChannel {
                                                         const transport::asio::ip::address& address,
                                                         const ListenConfig& listen);
   // The peer's UDP address (PORT/EPRT): we start the handshake.
-  void set_active(transport::udpx::udp::endpoint peer) {
+  void set_active(const transport::udpx::udp::endpoint& peer) {
     socket_.reset();
     active_peer_ = peer;
   }

@@ -55,6 +55,7 @@ int pipe_holding(const std::string& bytes) {
 Result<pid_t> spawn_self(const std::vector<std::string>& command,
                          const std::vector<HandedDescriptor>& handed) {
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
   int highest = 2;

@@ -22,7 +22,7 @@ namespace gridftp::server {
 namespace rc = protocol::control::reply_code;
 
 // Replies waiting for a peer before its next commands are read (control_session read loop).
-constexpr std::size_t kMaxReplyBacklogBytes = 256 * 1024;
+constexpr std::size_t kMaxReplyBacklogBytes = std::size_t{256} * 1024;
 using protocol::control::Reply;
 using transport::use_awaitable;
 

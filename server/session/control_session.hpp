@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@
 #include "server/session/transfer_settings.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/byte_stream.hpp"
+#include "transport/deadline.hpp"
 #include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
@@ -190,6 +192,13 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
   transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
   transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
+  // A MODE E receiver's listener: accepts connections from the expected peer, each handed to
+  // `start_stream`, until the listener closes or `complete()`; an unexpected peer ends it with
+  // UnexpectedDataPeer. Each connection restarts `accept_deadline` at `timeout`.
+  transport::awaitable<Result<void>> accept_mode_e_streams(
+      tcp::acceptor& acceptor, transport::Deadline& accept_deadline, std::chrono::seconds timeout,
+      const std::function<bool()>& complete,
+      const std::function<void(const DataStreamPtr&)>& start_stream);
   // A receiving transfer's 112 and 111 markers: one at the start, then every marker_seconds
   // (TREV) until stop_markers, `received` giving the ranges held so far.
   struct MarkerTimer;  // session_mode_e.cpp

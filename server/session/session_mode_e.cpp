@@ -193,6 +193,28 @@ transport::awaitable<Result<void>> ControlSession::commit_upload(
                                     use_awaitable);
 }
 
+transport::awaitable<Result<void>> ControlSession::accept_mode_e_streams(
+    tcp::acceptor& acceptor, transport::Deadline& accept_deadline, std::chrono::seconds timeout,
+    const std::function<bool()>& complete,
+    const std::function<void(const DataStreamPtr&)>& start_stream) {
+  while (acceptor.is_open() && !complete()) {
+    auto socket = data_channel_.new_stream_socket();
+    auto stream = std::make_shared<DataStream>(DataStream{socket, {}, socket->get_executor()});
+    boost::system::error_code ec;
+    co_await acceptor.async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
+    if (ec) break;
+    if (!data_channel_.is_expected_peer(*stream->socket)) {
+      log_->warn("{} data connection from an unexpected address refused", tag());
+      close_data_streams();
+      co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
+    }
+    accept_deadline.expires_after(timeout);
+    stream->socket->set_option(tcp::no_delay(true), ec);
+    start_stream(stream);
+  }
+  co_return Result<void>{};
+}
+
 transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
   auto security = data_security();
@@ -230,32 +252,18 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   });
   const StreamLimits limits{block_bytes(), timeout, *security,
                             sendfile_use(services_.config.storage)};
-  Result<void> outcome_override;
   transport::TaskGroup group(executor_);
+  const auto start_stream = [&](const DataStreamPtr& stream) {
+    data_streams_.push_back(stream);
+    group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
+                                                                      limits, on_failure)));
+  };
   for (auto& stream : reused) {
-    data_streams_.push_back(stream);
     stream->executor = stream->socket->get_executor();
-    group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
-                                                                      limits, on_failure)));
+    start_stream(stream);
   }
-  while (acceptor->is_open() && !shared->is_complete()) {
-    auto socket = data_channel_.new_stream_socket();
-    auto stream = std::make_shared<DataStream>(DataStream{socket, {}, socket->get_executor()});
-    boost::system::error_code ec;
-    co_await acceptor->async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
-    if (ec) break;
-    if (!data_channel_.is_expected_peer(*stream->socket)) {
-      log_->warn("{} data connection from an unexpected address refused", tag());
-      close_data_streams();
-      outcome_override = make_error(error_code_for(Condition::UnexpectedDataPeer));
-      break;
-    }
-    accept_deadline->expires_after(timeout);
-    stream->socket->set_option(tcp::no_delay(true), ec);
-    data_streams_.push_back(stream);
-    group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
-                                                                      limits, on_failure)));
-  }
+  const auto outcome_override = co_await accept_mode_e_streams(
+      *acceptor, *accept_deadline, timeout, [&] { return shared->is_complete(); }, start_stream);
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;

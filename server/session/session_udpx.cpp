@@ -61,6 +61,47 @@ Result<udpx::InBandTls> key_exchange(const DataSecurity* dcau, bool active) {
   return udpx::dcau_tls(active ? dcau->connecting : dcau->accepting, side, dcau->expected_peer);
 }
 
+// Where a UDPX transfer's bytes come from or go to: the upload's file (through the restart's
+// layout when `restart`), the retrieved file, or a listing's text. Returns the ranges a receiver
+// has written, for its markers (null when this end sends).
+Result<std::shared_ptr<udpx::WrittenRanges>> attach_file(udpx::UdpxTransferSpec& spec,
+                                                         TransferJob& job, bool restart) {
+  std::shared_ptr<udpx::WrittenRanges> written;
+  if (job.upload) {
+    written = std::make_shared<udpx::WrittenRanges>();
+    const protocol::restart::ByteRangeSet nothing;
+    spec.sink = std::make_unique<udpx::LaidOutSink>(
+        std::make_unique<udpx::FileBlockSink>(job.upload->fd()),
+        protocol::udpx::RestartLayout(restart ? *job.present : nothing, 0,
+                                      protocol::udpx::RestartLayout::kOpenEnd),
+        written);
+  } else if (job.source) {
+    auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
+    if (restart) {
+      // begin_retrieve lets a UDPX restart through for regular files only.
+      const auto size = storage::regular_file_size(job.source->get());
+      if (!size) return make_error(error_code_for(Condition::ParameterNotImplemented));
+      protocol::udpx::RestartLayout layout(*job.present, 0, *size);
+      spec.shape.length = layout.length();
+      spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), std::move(layout));
+    } else {
+      // UDPX lays blocks out by offset, so the length is known before the first one:
+      // begin_retrieve fitted the window to a regular file, and for a device (the /dev/zero of
+      // memory-to-memory benchmarks) took it from ERET.
+      if (job.length == UINT64_MAX)
+        return make_error(error_code_for(Condition::ParameterNotImplemented));
+      spec.shape.base = job.offset;
+      spec.shape.length = job.length;
+      spec.source = std::move(file);
+    }
+  } else {
+    auto text = std::make_unique<TextBlockSource>(std::move(*job.listing));
+    spec.shape.length = text->size();
+    spec.source = std::move(text);
+  }
+  return written;
+}
+
 }  // namespace
 
 bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
@@ -103,52 +144,21 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   // ends lay out from the same list (docs/UDPX.md §8); with none, blocks go at file offsets.
   const bool restart = job.present && (job.command == "RETR" || job.command == "STOR");
   // What a receiving transfer holds, for its 111 markers: the restart's ranges and what it wrote.
-  std::shared_ptr<udpx::WrittenRanges> written;
-  if (job.upload) {
-    written = std::make_shared<udpx::WrittenRanges>();
-    const protocol::restart::ByteRangeSet nothing;
-    spec.sink = std::make_unique<udpx::LaidOutSink>(
-        std::make_unique<udpx::FileBlockSink>(job.upload->fd()),
-        protocol::udpx::RestartLayout(restart ? *job.present : nothing, 0,
-                                      protocol::udpx::RestartLayout::kOpenEnd),
-        written);
-  } else if (job.source) {
-    auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
-    if (restart) {
-      // begin_retrieve lets a UDPX restart through for regular files only.
-      const auto size = storage::regular_file_size(job.source->get());
-      if (!size) co_return make_error(error_code_for(Condition::ParameterNotImplemented));
-      protocol::udpx::RestartLayout layout(*job.present, 0, *size);
-      spec.shape.length = layout.length();
-      spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), std::move(layout));
-    } else {
-      // UDPX lays blocks out by offset, so the length is known before the first one:
-      // begin_retrieve fitted the window to a regular file, and for a device (the /dev/zero of
-      // memory-to-memory benchmarks) took it from ERET.
-      if (job.length == UINT64_MAX)
-        co_return make_error(error_code_for(Condition::ParameterNotImplemented));
-      spec.shape.base = job.offset;
-      spec.shape.length = job.length;
-      spec.source = std::move(file);
-    }
-  } else {
-    auto text = std::make_unique<TextBlockSource>(std::move(*job.listing));
-    spec.shape.length = text->size();
-    spec.source = std::move(text);
-  }
+  auto written = attach_file(spec, job, restart);
+  if (!written) co_return make_error(written.error());
   auto socket = udpx_.take_socket(executor_);
   if (!socket) co_return make_error(socket.error());
   udpx_.live = std::make_shared<udpx::UdpxLive>();
   // A receiver sends 112 and 111 markers as over TCP MODE E, so a client can restart a failed
   // upload or third-party transfer with only the missing ranges.
-  const auto held = [live = udpx_.live, written,
+  const auto held = [live = udpx_.live, written = *written,
                      present = restart ? *job.present : protocol::restart::ByteRangeSet{}, this] {
     progress_.bytes = live->bytes.load();
     auto ranges = written->snapshot();
     ranges.insert(present);
     return ranges;
   };
-  const auto markers = written ? start_markers(held, job.upload) : nullptr;
+  const auto markers = *written ? start_markers(held, job.upload) : nullptr;
   auto report =
       co_await udpx::run_udpx_transfer_on_thread(std::move(*socket), std::move(spec), udpx_.live);
   if (markers) {

@@ -57,7 +57,7 @@ asio::ip::address ControlSession::data_address() const {
   const auto& configured = services_.config.listen.data_interface;
   if (!configured.empty()) {
     boost::system::error_code ec;
-    const auto address = asio::ip::make_address(configured, ec);
+    auto address = asio::ip::make_address(configured, ec);
     if (!ec) return address;
   }
   // The control connection's local address: a client reaches us there (unspecified if unknown).

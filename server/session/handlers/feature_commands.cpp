@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <spdlog/spdlog.h>
+
 #include "protocol/control/feat.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/control/reply_codes.hpp"
