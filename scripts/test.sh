@@ -84,6 +84,10 @@ GRIDFTP_RECORD_THREADS=1 stage "threaded suites (TSan)" \
   ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' \
   --output-on-failure -j "$jobs"
 
+# clang-tidy over the five modules with the tree's .clang-tidy (docs/TESTING.md, "clang-tidy"):
+# a file's clean result is cached by its preprocessed text, so only changed files cost time.
+stage "clang-tidy (.clang-tidy, cached by content)" tests/static/check_tidy.sh . build/asan
+
 # Every parser of peer or file input under libFuzzer, a fixed short time each (docs/TESTING.md);
 # bench/fuzz.sh runs the same targets for longer.
 stage "fuzzers (${GRIDFTP_FUZZ_SECONDS:-15} s a target)" \

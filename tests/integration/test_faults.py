@@ -45,6 +45,19 @@ def visible_and_hidden(directory: str) -> tuple[list[str], list[str]]:
             [n for n in names if n.startswith(".gridftpd-part.")])
 
 
+def wait_for_allocated(directory: str, at_least: int, within: float = 60) -> None:
+    """Waits until the one partial upload in `directory` has at least `at_least` bytes of disk
+    allocated: what the server wrote, not what the client sent (a fixed sleep raced a loaded
+    machine)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        _, hidden = visible_and_hidden(directory)
+        if hidden and os.stat(os.path.join(directory, hidden[0])).st_blocks * 512 >= at_least:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"the partial in {directory} never held {at_least} bytes")
+
+
 def upload_expecting_452(ctl: RawControl, command: str, payload: bytes, what: str) -> str:
     """Sends `payload` for `command` over a passive connection, as far as the server takes it,
     and returns the final reply, which must be 452."""
@@ -205,7 +218,7 @@ def test_one_of_four_mode_e_streams_cut_mid_transfer_and_the_restart():
         stream.sendall(mode_e_header(0, block, i * block) + payload[i * block:(i + 1) * block]
                        + end)
     streams[3].sendall(mode_e_header(0, block, 3 * block) + payload[3 * block:3 * block + 1000])
-    time.sleep(0.3)  # the three whole blocks are written before the fourth stream dies
+    wait_for_allocated(server.fs("incoming"), 3 * block)  # the three whole blocks are on disk
     abort_socket(streams[3])
     code, text, prelims = read_final_reply(ctl, 60)
     assert code == 426, f"one MODE E stream reset mid-block: expected 426, got {text!r}"
