@@ -29,40 +29,71 @@ struct FinalReplies {
   std::optional<Result<ParsedReply>> dest;
 };
 
-FinalReplies await_final_replies(Session& source, Session& dest, Clock::duration timeout,
-                                 const Session::MarkerCallback& on_dest_marker) {
+// The shared state of the two reply readers: each stores its side's reply and wakes the waiter.
+struct ReplyWatch {
   std::mutex mutex;
   std::condition_variable changed;
   FinalReplies replies;
-  const auto watch = [&](Session& session, std::optional<Result<ParsedReply>>& slot,
-                         const Session::MarkerCallback& on_marker) {
-    auto reply = session.finish_transfer(timeout, on_marker);
-    std::lock_guard lock(mutex);
-    slot.emplace(std::move(reply));
-    changed.notify_all();
-  };
-  std::thread source_thread(watch, std::ref(source), std::ref(replies.source),
-                            Session::MarkerCallback{});
-  std::thread dest_thread(watch, std::ref(dest), std::ref(replies.dest), on_dest_marker);
-  {
-    std::unique_lock lock(mutex);
-    const auto failed = [&] {
-      return (replies.source && !*replies.source) || (replies.dest && !*replies.dest);
-    };
-    const auto both = [&] { return replies.source && replies.dest; };
-    changed.wait(lock, [&] { return both() || failed(); });
-    if (!both() && !changed.wait_for(lock, std::chrono::seconds(5), both)) {
-      for (auto [session, slot] : {std::pair{&source, &replies.source}, {&dest, &replies.dest}}) {
-        if (!*slot) {
-          // Runs inside that thread's read (its io_context), never beside it.
-          transport::asio::post(session->io(), [session] { session->control().channel().close(); });
-        }
-      }
+
+  [[nodiscard]] bool both_arrived() const { return replies.source && replies.dest; }
+  [[nodiscard]] bool one_failed() const {
+    return (replies.source && !*replies.source) || (replies.dest && !*replies.dest);
+  }
+};
+
+// One side's final reply, read on its own thread, handed to the waiter.
+void read_final_reply(ReplyWatch& watch, Session& session, std::optional<Result<ParsedReply>>& slot,
+                      Clock::duration timeout, const Session::MarkerCallback& on_marker) {
+  auto reply = session.finish_transfer(timeout, on_marker);
+  std::lock_guard lock(watch.mutex);
+  slot.emplace(std::move(reply));
+  watch.changed.notify_all();
+}
+
+// Closes the control connection of each side that has not replied yet; the caller holds the lock.
+void close_unanswered(Session& source, Session& dest, const FinalReplies& replies) {
+  const std::pair<Session*, const std::optional<Result<ParsedReply>>*> sides[] = {
+      {&source, &replies.source}, {&dest, &replies.dest}};
+  for (const auto& side : sides) {
+    if (!*side.second) {
+      Session* session = side.first;
+      // Runs inside that thread's read (its io_context), never beside it.
+      transport::asio::post(session->io(), [session] { session->control().channel().close(); });
     }
   }
+}
+
+// Waits for both replies; once one side has failed, the other gets 5 s before it is cut off.
+void wait_or_cut_off(ReplyWatch& watch, Session& source, Session& dest) {
+  std::unique_lock lock(watch.mutex);
+  const auto both = [&] { return watch.both_arrived(); };
+  watch.changed.wait(lock, [&] { return both() || watch.one_failed(); });
+  if (!both() && !watch.changed.wait_for(lock, std::chrono::seconds(5), both)) {
+    close_unanswered(source, dest, watch.replies);
+  }
+}
+
+FinalReplies await_final_replies(Session& source, Session& dest, Clock::duration timeout,
+                                 const Session::MarkerCallback& on_dest_marker) {
+  ReplyWatch watch;
+  std::thread source_thread(read_final_reply, std::ref(watch), std::ref(source),
+                            std::ref(watch.replies.source), timeout, Session::MarkerCallback{});
+  std::thread dest_thread(read_final_reply, std::ref(watch), std::ref(dest),
+                          std::ref(watch.replies.dest), timeout, on_dest_marker);
+  wait_or_cut_off(watch, source, dest);
   source_thread.join();
   dest_thread.join();
-  return replies;
+  return std::move(watch.replies);
+}
+
+// The first failure among both final replies, if any.
+Result<void> first_reply_error(const FinalReplies& replies) {
+  for (const auto* reply : {&*replies.source, &*replies.dest}) {
+    if (!*reply) {
+      return make_error(reply->error());
+    }
+  }
+  return {};
 }
 
 // -rst: the REST argument that resumes this transfer on both servers, if an earlier attempt left
@@ -121,16 +152,15 @@ void note_dest_reply(const ParsedReply& reply, const TransferOptions& options,
   options.restart->dest_store_began = true;
 }
 
-}  // namespace
+// What the source says before the transfer: the -off/-len window, its size and its checksum.
+struct SourcePlan {
+  std::optional<PartialRange> range;
+  std::optional<std::uint64_t> size_bytes;
+  std::optional<std::string> expected;
+};
 
-Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
-                                       Session& dest, const std::string& dest_path,
-                                       const TransferOptions& requested) {
-  const auto start = Clock::now();
-  auto options = requested;  // -p turns into stream mode where a server lacks MODE E
-  if (auto prepared = prepare_session(source, options); !prepared) {
-    return make_error(prepared.error());
-  }
+Result<SourcePlan> plan_from_source(Session& source, const std::string& source_path,
+                                    const TransferOptions& options) {
   // guc asks CKSM before SIZE; only -off without -len needs the size first.
   auto range = resolve_range(options.range, std::nullopt);
   std::optional<std::uint64_t> size_bytes;
@@ -156,12 +186,23 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (!range || !expected) {
     return make_error(range ? expected.error() : range.error());
   }
+  return SourcePlan{*range, size_bytes, *expected};
+}
+
+// -size: what will move, where it is known.
+void report_shape(const TransferOptions& options, const SourcePlan& plan) {
   if (options.ask_size && options.on_shape) {
-    const auto shown = *range ? std::optional<std::uint64_t>((*range)->length) : size_bytes;
+    const auto shown =
+        plan.range ? std::optional<std::uint64_t>(plan.range->length) : plan.size_bytes;
     if (shown) {
       options.on_shape(FileShape{shown, options.parallelism.value_or(1)});
     }
   }
+}
+
+// Prepares the dest (which may drop -p), brings the source back to MODE S if the dest cannot
+// run MODE E, and asks the dest for restart markers under -rst.
+Result<void> prepare_dest(Session& source, Session& dest, TransferOptions& options) {
   const bool source_in_mode_e = options.parallelism.has_value();
   if (auto prepared = prepare_session(dest, options); !prepared) {
     return make_error(prepared.error());
@@ -178,64 +219,112 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
       return make_error(asked.error());
     }
   }
-  // Dest is always passive and source always active (docs/WIRE.md §1.5).
-  auto address = dest.request_passive();
-  if (!address) {
-    return make_error(address.error());
-  }
-  if (auto allocated = send_allocate(dest, allocation_bytes(size_bytes, *range)); !allocated) {
-    return make_error(allocated.error());
-  }
-  auto resume = resume_argument(dest, dest_path, options, size_bytes);
+  return {};
+}
+
+// What the dest already held: a resumed file counts only what moves in this attempt.
+std::uint64_t held_before_resume(const std::optional<std::string>& resume,
+                                 const TransferOptions& options) {
   if (!resume) {
-    return make_error(resume.error());
+    return 0;
   }
-  // What the dest already held: a resumed file counts only what moves in this attempt.
-  std::uint64_t held_before = 0;
-  if (*resume) {
-    auto held =
-        protocol::restart::parse_range_list(options.parallelism ? **resume : "0-" + **resume);
-    held_before = held ? held->covered_bytes() : 0;
-  }
+  auto held = protocol::restart::parse_range_list(options.parallelism ? *resume : "0-" + *resume);
+  return held ? held->covered_bytes() : 0;
+}
+
+// REST (when resuming) then STOR/ESTO on the dest, whose reply is read later.
+Result<void> start_store(Session& dest, const std::string& dest_path,
+                         const std::optional<PartialRange>& range,
+                         const std::optional<std::string>& resume) {
   // The same list goes to both servers, right before their transfer commands (docs/WIRE.md §4.3).
-  if (*resume) {
-    if (auto restarted = dest.restart_at(**resume); !restarted) {
+  if (resume) {
+    if (auto restarted = dest.restart_at(*resume); !restarted) {
       return make_error(restarted.error());
     }
   }
   // The dest answers STOR only once the source has connected, so its replies are read last.
-  if (auto sent = dest.send_transfer_command(store_command(dest_path, *range)); !sent) {
+  if (auto sent = dest.send_transfer_command(store_command(dest_path, range)); !sent) {
     return make_error(sent.error());
   }
+  return {};
+}
+
+// OPTS RETR Parallelism (with -p), PORT to the dest's address, REST (when resuming) and
+// RETR/ERET on the source.
+Result<void> start_retrieve(Session& source, const std::string& source_path,
+                            const TransferOptions& options, const SourcePlan& plan,
+                            const protocol::control::HostPort& address,
+                            const std::optional<std::string>& resume) {
   if (options.parallelism) {
     if (auto set = source.set_parallelism(*options.parallelism); !set) {
       return make_error(set.error());
     }
   }
-  if (auto ported = source.send_port(*address); !ported) {
+  if (auto ported = source.send_port(address); !ported) {
     return make_error(ported.error());
   }
-  if (*resume) {
-    if (auto restarted = source.restart_at(**resume); !restarted) {
+  if (resume) {
+    if (auto restarted = source.restart_at(*resume); !restarted) {
       return make_error(restarted.error());
     }
   }
-  if (auto sent = source.send_transfer_command(retrieve_command(source_path, *range)); !sent) {
+  if (auto sent = source.send_transfer_command(retrieve_command(source_path, plan.range)); !sent) {
     return make_error(sent.error());
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<TransferStats> third_party_copy(Session& source, const std::string& source_path,
+                                       Session& dest, const std::string& dest_path,
+                                       const TransferOptions& requested) {
+  const auto start = Clock::now();
+  auto options = requested;  // -p turns into stream mode where a server lacks MODE E
+  if (auto prepared = prepare_session(source, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  auto plan = plan_from_source(source, source_path, options);
+  if (!plan) {
+    return make_error(plan.error());
+  }
+  report_shape(options, *plan);
+  if (auto prepared = prepare_dest(source, dest, options); !prepared) {
+    return make_error(prepared.error());
+  }
+  // Dest is always passive and source always active (docs/WIRE.md §1.5).
+  auto address = dest.request_passive();
+  if (!address) {
+    return make_error(address.error());
+  }
+  if (auto allocated = send_allocate(dest, allocation_bytes(plan->size_bytes, plan->range));
+      !allocated) {
+    return make_error(allocated.error());
+  }
+  auto resume = resume_argument(dest, dest_path, options, plan->size_bytes);
+  if (!resume) {
+    return make_error(resume.error());
+  }
+  const std::uint64_t held_before = held_before_resume(*resume, options);
+  if (auto started = start_store(dest, dest_path, plan->range, *resume); !started) {
+    return make_error(started.error());
+  }
+  if (auto started = start_retrieve(source, source_path, options, *plan, *address, *resume);
+      !started) {
+    return make_error(started.error());
   }
   std::uint64_t marker_bytes = 0;
   auto replies = await_final_replies(
       source, dest, source.options().transfer_reply_timeout,
       [&](const ParsedReply& reply) { note_dest_reply(reply, options, marker_bytes); });
-  for (auto* reply : {&*replies.source, &*replies.dest}) {
-    if (!*reply) {
-      return make_error(reply->error());
-    }
+  if (auto replied = first_reply_error(replies); !replied) {
+    return make_error(replied.error());
   }
-  if (auto verified = verify_remote(dest, dest_path, *range, *expected, options); !verified) {
+  if (auto verified = verify_remote(dest, dest_path, plan->range, plan->expected, options);
+      !verified) {
     return make_error(verified.error());
   }
-  std::uint64_t bytes = *range ? (*range)->length : size_bytes.value_or(marker_bytes);
+  std::uint64_t bytes = plan->range ? plan->range->length : plan->size_bytes.value_or(marker_bytes);
   bytes = bytes > held_before ? bytes - held_before : 0;
   return TransferStats{bytes, Clock::now() - start, std::nullopt};
 }
@@ -283,10 +372,8 @@ Result<BatchStored> third_party_batch(Session& source, const std::string& source
     return make_error(sent.error());
   }
   auto replies = await_final_replies(source, dest, source.options().transfer_reply_timeout, {});
-  for (auto* reply : {&*replies.source, &*replies.dest}) {
-    if (!*reply) {
-      return make_error(reply->error());
-    }
+  if (auto replied = first_reply_error(replies); !replied) {
+    return make_error(replied.error());
   }
   return parse_batch_stored(**replies.dest);
 }
