@@ -116,14 +116,8 @@ void wait_for_readers(ReaderState& state, Session& source, Session& dest) {
   if (both_ended() || state.changed.wait_for(lock, kFailureGrace, both_ended)) {
     return;
   }
-  for (const auto& [waiting, ended] :
-       {std::pair{&source, state.source_ended}, std::pair{&dest, state.dest_ended}}) {
-    if (!ended) {
-      // Runs inside that thread's read (its io_context), never beside it.
-      Session* session = waiting;
-      transport::asio::post(session->io(), [session] { session->control().channel().close(); });
-    }
-  }
+  if (!state.source_ended) source.close_from_reader();
+  if (!state.dest_ended) dest.close_from_reader();
 }
 
 }  // namespace

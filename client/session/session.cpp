@@ -280,4 +280,8 @@ Result<ParsedReply> Session::finish_transfer(Clock::duration timeout,
   }
 }
 
+void Session::close_from_reader() {
+  transport::asio::post(io_, [this] { control().channel().close(); });
+}
+
 }  // namespace gridftp::client

@@ -141,6 +141,10 @@ class Session {
                                       const MarkerCallback& on_marker = {});
 
   ControlConnection& control() { return *control_; }
+  // Closes the control connection from inside whichever read runs on io() (posted there, never
+  // beside it), which ends that read with an error: how a thread waiting on another session's
+  // reply cuts this one off. Safe from any thread.
+  void close_from_reader();
   const SessionOptions& options() const { return options_; }
   transport::asio::io_context& io() { return io_; }
 

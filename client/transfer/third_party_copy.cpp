@@ -50,26 +50,14 @@ void read_final_reply(ReplyWatch& watch, Session& session, std::optional<Result<
   watch.changed.notify_all();
 }
 
-// Closes the control connection of each side that has not replied yet; the caller holds the lock.
-void close_unanswered(Session& source, Session& dest, const FinalReplies& replies) {
-  const std::pair<Session*, const std::optional<Result<ParsedReply>>*> sides[] = {
-      {&source, &replies.source}, {&dest, &replies.dest}};
-  for (const auto& side : sides) {
-    if (!*side.second) {
-      Session* session = side.first;
-      // Runs inside that thread's read (its io_context), never beside it.
-      transport::asio::post(session->io(), [session] { session->control().channel().close(); });
-    }
-  }
-}
-
 // Waits for both replies; once one side has failed, the other gets 5 s before it is cut off.
 void wait_or_cut_off(ReplyWatch& watch, Session& source, Session& dest) {
   std::unique_lock lock(watch.mutex);
   const auto both = [&] { return watch.both_arrived(); };
   watch.changed.wait(lock, [&] { return both() || watch.one_failed(); });
   if (!both() && !watch.changed.wait_for(lock, std::chrono::seconds(5), both)) {
-    close_unanswered(source, dest, watch.replies);
+    if (!watch.replies.source) source.close_from_reader();
+    if (!watch.replies.dest) dest.close_from_reader();
   }
 }
 
