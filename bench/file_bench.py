@@ -64,6 +64,7 @@ TARGET_DURABLE = 1.1          # on / (off + dd conv=fdatasync)
 TARGET_CKSUM_E2E = 1.5        # Globus / gridftpd, upload + CKSM end to end
 TARGET_CKSUM_ALONE_S = 0.050  # gridftpd's CKSM after the upload
 CLIENT_BOUND_SHARE = 0.9      # a client using this much of one core is the bound
+MACHINE_BOUND_SHARE = 0.9     # client + server + rest using this much of every core: the bound
 NOISY_SHARE = 0.25            # other processes using this much of a core taint a run
 MB = 1e6
 MIB = 1 << 20
@@ -424,8 +425,15 @@ def transfer_table(cells: list[Cell], records: list[dict], reps: int) -> list[st
              "CPU as a share of one core (100% = one core for the whole run), gridftpd / Globus.",
              "",
              "| client | row | cache | -p | MB | gridftpd MB/s | Globus MB/s | ratio | "
-             "client CPU % | server CPU % | rest CPU % | >= 1.25 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "client CPU % | server CPU % | rest CPU % | CPU s/GB | >= 1.25 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    cores = os.cpu_count() or 1
+
+    def machine_share(r: dict) -> float:
+        return r["client_share"] + r["server_share"] + r["others_share"]
+
+    def cpu_per_gb(r: dict) -> float:
+        return (r["client_share"] + r["server_share"]) * r["wall_s"] / (r["bytes"] / 1e9)
     for cell in cells:
         if cell.op == "cksum":
             continue
@@ -433,17 +441,26 @@ def transfer_table(cells: list[Cell], records: list[dict], reps: int) -> list[st
         g, G = runs["gridftpd"], runs["globus"]
         ratio = med(G, "wall_s") / med(g, "wall_s")
         bound = min(med(g, "client_share"), med(G, "client_share")) >= CLIENT_BOUND_SHARE
+        busy = min(statistics.median(machine_share(r) for r in runs_of)
+                   for runs_of in (g, G)) >= MACHINE_BOUND_SHARE * cores
         verdict = "PASS" if ratio >= TARGET_VS_GLOBUS else (
-            "FAIL (client-bound)" if bound else "FAIL")
+            "FAIL (client-bound)" if bound else "FAIL (machine-bound)" if busy else "FAIL")
+        per_gb = (f"{statistics.median(cpu_per_gb(r) for r in g):.2f} / "
+                  f"{statistics.median(cpu_per_gb(r) for r in G):.2f}")
 
         def pair(key):
             return f"{100 * med(g, key):.0f} / {100 * med(G, key):.0f}"
         lines.append(f"| {cell.client} | {cell.op} | {cell.cache} | {cell.streams_text()} | "
                      f"{cell.size / MB:.0f} | {med(g, 'mb_s'):.0f} | {med(G, 'mb_s'):.0f} | "
                      f"{ratio:.2f} | {pair('client_share')} | {pair('server_share')} | "
-                     f"{pair('others_share')} | {verdict} |")
+                     f"{pair('others_share')} | {per_gb} | {verdict} |")
     lines += ["", f"client-bound: the client used at least {100 * CLIENT_BOUND_SHARE:.0f}% of "
               "one core against both servers (median), so no server can make that row faster. "
+              f"machine-bound: client, server and rest together used at least "
+              f"{100 * MACHINE_BOUND_SHARE:.0f}% of all {cores} cores against both servers "
+              "(median): the row's rate is then the machine's CPU over the CPU each byte costs, "
+              "and CPU s/GB (client + server CPU seconds per 10^9 bytes, gridftpd / Globus) is "
+              "the figure a server can still move. "
               "rest: every other process on the machine meanwhile (kernel threads, other users)."]
     return lines
 

@@ -154,8 +154,8 @@ struct StorageConfig {
   // MODE E blocks this server sends, and the unit it reads a file in (Globus's -bs and its
   // default: globus-url-copy receives 256 KiB blocks faster than 1 MiB ones, docs/STORAGE.md).
   std::uint64_t block_bytes = 256U << 10;
-  // When MODE E blocks of a regular file go out with sendfile(2): "other-hosts" (a peer on this
-  // host gets a copying send, transport::SendfileUse), "always" or "never".
+  // When a regular file goes out with sendfile(2), stream mode and MODE E alike: "other-hosts"
+  // (a peer on this host gets a copying send, transport::SendfileUse), "always" or "never".
   std::string sendfile = "other-hosts";
   // Digests computed while a file is received (CKSM names: ADLER32, MD5, SHA1, SHA256, SHA512,
   // CRC32C) and stored with it, so CKSM answers without reading the file again.

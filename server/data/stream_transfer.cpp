@@ -57,6 +57,20 @@ transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int f
   co_return Result<void>{};
 }
 
+// A slice of a copying send on a clear connection; MSG_MORE while more follows, so the slices
+// leave in full segments instead of one short push each.
+transport::awaitable<Result<void>> send_slice(tcp::socket& socket, std::span<const char> bytes,
+                                              bool more, transport::Deadline& deadline,
+                                              std::chrono::seconds timeout,
+                                              TransferProgress& progress) {
+  deadline.expires_after(timeout);
+  boost::system::error_code ec;
+  co_await transport::async_send_all(socket, bytes, more, ec);
+  if (ec) co_return make_error(data_socket_error(ec, deadline));
+  progress.bytes += bytes.size();
+  co_return Result<void>{};
+}
+
 }  // namespace
 
 transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, const char* data,
@@ -73,10 +87,12 @@ transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, cons
 
 transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int fd,
                                              std::uint64_t offset, std::uint64_t length, bool ascii,
+                                             transport::SendfileUse sendfile,
                                              std::chrono::seconds stall_timeout,
                                              TransferProgress& progress) {
   auto deadline = close_on_stall(stream, stall_timeout);
-  if (auto* socket = stream.clear_socket(); !ascii && socket != nullptr) {
+  auto* socket = stream.clear_socket();
+  if (!ascii && socket != nullptr && transport::sendfile_wanted(sendfile, *socket)) {
     bool unsupported = false;
     auto result = co_await send_with_sendfile(*socket, fd, offset, length, *deadline, stall_timeout,
                                               progress, unsupported);
@@ -85,7 +101,11 @@ transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int 
       co_return result;
     }
   }
-  transport::AlignedBuffer buffer(kChunkBytes);
+  // A clear connection that is not spliced goes to a peer on this host: slices small enough that
+  // the bytes the read brought in are still in the core's cache when the socket's copy takes them
+  // (transport/file_send.hpp). TLS and ASCII transfers keep the larger buffer: each pass seals
+  // or converts the whole of it.
+  transport::AlignedBuffer buffer(socket != nullptr ? transport::kStagedSliceBytes : kChunkBytes);
   std::string converted;
   auto position = static_cast<off_t>(offset);
   std::uint64_t left = length;
@@ -108,7 +128,10 @@ transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int 
       data = converted.data();
       size = converted.size();
     }
-    auto written = co_await write_all(stream, data, size, *deadline, stall_timeout, progress);
+    auto written = socket != nullptr
+                       ? co_await send_slice(*socket, {data, size}, left > 0, *deadline,
+                                             stall_timeout, progress)
+                       : co_await write_all(stream, data, size, *deadline, stall_timeout, progress);
     if (!written) {
       deadline->stop();
       co_return written;

@@ -14,6 +14,7 @@
 #include "transport/asio.hpp"
 #include "transport/byte_stream.hpp"
 #include "transport/deadline.hpp"
+#include "transport/sendfile_use.hpp"
 
 namespace gridftp::server {
 
@@ -33,10 +34,12 @@ transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, cons
                                              TransferProgress& progress);
 
 // Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to
-// CR LF. Errors: errno from the file or socket; Condition::DataConnection on a stall past
-// `stall_timeout`.
+// CR LF. A clear connection sends with sendfile(2) where `sendfile` wants it for its peer, else
+// through a buffer. Errors: errno from the file or socket; Condition::DataConnection on a stall
+// past `stall_timeout`.
 transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int fd,
                                              std::uint64_t offset, std::uint64_t length, bool ascii,
+                                             transport::SendfileUse sendfile,
                                              std::chrono::seconds stall_timeout,
                                              TransferProgress& progress);
 // Sends an in-memory listing.

@@ -167,7 +167,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     sent = co_await send_batch(stream, *job.batch, timeout, progress_);
   } else if (job.source) {
     sent = co_await send_file(stream, job.source->get(), job.offset, job.length, settings_.ascii,
-                              timeout, progress_);
+                              sendfile_use(services_.config.storage), timeout, progress_);
   } else {
     sent = co_await send_text(stream, std::move(*job.listing), timeout, progress_);
   }

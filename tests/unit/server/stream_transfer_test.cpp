@@ -156,7 +156,8 @@ TEST_CASE("send_file reads a window of a file to a stream that cannot take sendf
   asio::co_spawn(
       io,
       [&, &sender = sender]() -> transport::awaitable<void> {
-        outcome = co_await send_file(*sender, file.get(), 100, 1500000, false, 30s, progress);
+        outcome = co_await send_file(*sender, file.get(), 100, 1500000, false,
+                                     transport::SendfileUse::OtherHosts, 30s, progress);
         std::error_code ec;
         co_await sender->finish(ec);
       },
