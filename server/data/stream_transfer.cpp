@@ -27,6 +27,16 @@ constexpr std::size_t kSendfileChunkBytes = 16 << 20;
 
 std::error_code errno_code() { return {errno, std::generic_category()}; }
 
+// Whether fewer than half of a regular file's bytes are allocated. Holes read as the kernel's one
+// zero page, which is in every core's cache, so the reason for a copying send to a peer on this
+// host (transport/sendfile_use.hpp) does not hold there, and sendfile moved a sparse file at
+// twice the copy's rate and more (bench/README.md, "Stream mode and the checksum's slice").
+bool mostly_holes(int fd) {
+  struct stat facts {};
+  if (::fstat(fd, &facts) != 0 || !S_ISREG(facts.st_mode)) return false;
+  return facts.st_blocks * 512 < facts.st_size / 2;
+}
+
 transport::awaitable<Result<void>> send_with_sendfile(tcp::socket& socket, int fd,
                                                       std::uint64_t offset, std::uint64_t length,
                                                       transport::Deadline& deadline,
@@ -92,7 +102,8 @@ transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int 
                                              TransferProgress& progress) {
   auto deadline = close_on_stall(stream, stall_timeout);
   auto* socket = stream.clear_socket();
-  if (!ascii && socket != nullptr && transport::sendfile_wanted(sendfile, *socket)) {
+  if (!ascii && socket != nullptr &&
+      (transport::sendfile_wanted(sendfile, *socket) || mostly_holes(fd))) {
     bool unsupported = false;
     auto result = co_await send_with_sendfile(*socket, fd, offset, length, *deadline, stall_timeout,
                                               progress, unsupported);

@@ -72,10 +72,11 @@ Result<void> Upload::write_at(std::uint64_t offset, std::span<const char> bytes)
   const auto first = start_offset_ + offset;
   std::uint64_t position = first;
   while (!bytes.empty()) {
-    // A slice at a time, each checksummed right after its write: the write's copy has just
+    // A slice at a time when checksummed, each right after its write: the write's copy has just
     // brought it into the core's cache, where a whole megabyte would no longer be (measured: the
     // checksum of a whole buffer after its write cost guc's puts 10-25%, bench/README.md).
-    const auto slice = bytes.first(std::min(bytes.size(), kChecksumSliceBytes));
+    const auto slice =
+        checksums_ ? bytes.first(std::min(bytes.size(), kChecksumSliceBytes)) : bytes;
     const auto slice_position = position;
     auto rest = slice;
     while (!rest.empty()) {
