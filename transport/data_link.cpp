@@ -130,7 +130,7 @@ awaitable<void> DataLink::write_all(tcp::socket& socket, std::span<const char> b
                                     boost::system::error_code& ec, bool more) {
   ec.clear();
   if (!tls_) {
-    co_await async_send_all(socket, bytes, false, ec);
+    co_await async_send_all(socket, bytes, more, ec);
     co_return;
   }
   auto& engine = tls_->engine();

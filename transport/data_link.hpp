@@ -43,8 +43,9 @@ class DataLink {
   // (TCP FIN, or TLS close_notify); a broken record is connection_aborted.
   awaitable<std::size_t> read_some(tcp::socket& socket, std::span<char> out,
                                    boost::system::error_code& ec);
-  // Writes all of `bytes` (encrypted when TLS). With `more`, TLS records that fit the output
-  // ring wait there for the next write_all (a block header joins its payload in one send).
+  // Writes all of `bytes` (encrypted when TLS). With `more`, data follows at once: a clear link
+  // sends with MSG_MORE, and TLS records that fit the output ring wait there for the next
+  // write_all (either way a block header joins its payload in one send).
   awaitable<void> write_all(tcp::socket& socket, std::span<const char> bytes,
                             boost::system::error_code& ec, bool more = false);
   // Ends a TLS link cleanly (close_notify) before the socket closes; stream mode's end of file.

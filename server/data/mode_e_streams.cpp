@@ -89,37 +89,12 @@ protocol::restart::ByteRangeSet ReceiverShared::received_ranges() const {
 
 namespace {
 
-// A block piece through TLS (PROT S/P): header, payload and trailer as plaintext records.
-transport::awaitable<Result<std::size_t>> send_piece_tls(
-    tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
-    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer,
-    std::span<const std::uint8_t> header, std::optional<std::span<const std::uint8_t>> trailer,
-    transport::Deadline& deadline) {
-  boost::system::error_code ec;
-  co_await link.write_all(socket, {reinterpret_cast<const char*>(header.data()), header.size()}, ec,
-                          true);
-  // Read and seal the payload a slice at a time through the same bytes of `buffer`, so what the
-  // read brought in is still in the core's cache when it is sealed.
-  for (std::size_t done = 0; done < want && !ec;) {
-    const auto slice = buffer.first(std::min(want - done, transport::kStagedSliceBytes));
-    auto got = source.read_at(wire_offset + done, slice);
-    if (!got) co_return make_error(got.error());
-    if (*got < slice.size())
-      co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
-    done += slice.size();
-    co_await link.write_all(socket, slice, ec, done < want || trailer.has_value());
-  }
-  if (!ec && trailer)
-    co_await link.write_all(socket,
-                            {reinterpret_cast<const char*>(trailer->data()), trailer->size()}, ec);
-  if (ec) co_return make_error(data_socket_error(ec, deadline));
-  co_return want;
-}
-
-// One MODE E block piece on a clear connection: the header, then the payload straight from a
-// regular file with sendfile when `use_sendfile` (no user-space copy), else read and sent through
-// `buffer` a slice at a time, and the trailer when this is the stream's last piece. MSG_MORE keeps
-// header, payload and trailer in the same segments. Returns the payload bytes sent.
+// One MODE E block piece: the header, the payload, and the trailer when this is the stream's last
+// piece, with `more` on every write but the last so they leave in the same segments (or TLS
+// records). A clear connection sends the payload of a regular file with sendfile when
+// `use_sendfile` (no user-space copy); otherwise it is read through `buffer` a slice at a time,
+// each sent (or sealed) while the read has left it in the core's cache. Returns the payload bytes
+// sent.
 transport::awaitable<Result<std::size_t>> send_piece(
     tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
     std::uint64_t wire_offset, std::size_t want, std::span<char> buffer, bool use_sendfile,
@@ -129,12 +104,9 @@ transport::awaitable<Result<std::size_t>> send_piece(
   };
   const auto header = mode_e::encode_header({0, want, wire_offset});
   boost::system::error_code ec;
-  if (!link.is_clear())
-    co_return co_await send_piece_tls(socket, link, source, wire_offset, want, buffer, header,
-                                      trailer, deadline);
-  co_await transport::async_send_all(socket, as_chars(header), true, ec);
+  co_await link.write_all(socket, as_chars(header), ec, true);
   std::size_t sent = 0;
-  bool staged = !use_sendfile || source.splice_descriptor() < 0;
+  bool staged = !link.is_clear() || !use_sendfile || source.splice_descriptor() < 0;
   if (!ec && !staged) {
     sent = co_await transport::async_send_file(socket, source.splice_descriptor(),
                                                source.file_offset(wire_offset), want, ec);
@@ -147,11 +119,11 @@ transport::awaitable<Result<std::size_t>> send_piece(
     if (!got) co_return make_error(got.error());
     if (*got < slice.size()) break;  // the file shrank
     sent += slice.size();
-    co_await transport::async_send_all(socket, slice, sent < want || trailer.has_value(), ec);
+    co_await link.write_all(socket, slice, ec, sent < want || trailer.has_value());
   }
   if (!ec && sent < want)
     co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
-  if (!ec && trailer) co_await transport::async_send_all(socket, as_chars(*trailer), false, ec);
+  if (!ec && trailer) co_await link.write_all(socket, as_chars(*trailer), ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   co_return sent;
 }

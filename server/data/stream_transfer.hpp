@@ -26,12 +26,12 @@ struct TransferProgress {
 };
 
 // Writes `size` bytes to `stream` within `timeout` (re-arming `deadline`, the connection's
-// stall watch) and counts them in `progress`. Errors: Condition::TransferAborted on a stall or
-// a broken connection.
+// stall watch) and counts them in `progress`; `more`: data follows at once (MSG_MORE). Errors:
+// Condition::TransferAborted on a stall or a broken connection.
 transport::awaitable<Result<void>> write_all(transport::ByteStream& stream, const char* data,
                                              std::size_t size, transport::Deadline& deadline,
                                              std::chrono::seconds timeout,
-                                             TransferProgress& progress);
+                                             TransferProgress& progress, bool more = false);
 
 // Sends `fd` from `offset`, `length` bytes at most (to its end by default); `ascii` converts LF to
 // CR LF. A clear connection sends with sendfile(2) where `sendfile` wants it for its peer, else
