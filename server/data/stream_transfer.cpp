@@ -98,10 +98,10 @@ transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int 
       co_return result;
     }
   }
-  // A clear connection that is not spliced goes to a peer on this host: slices small enough that
-  // the bytes the read brought in are still in the core's cache when the socket's copy takes them
-  // (transport/file_send.hpp). TLS and ASCII transfers keep the larger buffer: each pass seals
-  // or converts the whole of it.
+  // A clear connection that is not spliced goes (unless sendfile failed) to a peer on this host:
+  // slices small enough that the bytes the read brought in are still in the core's cache when the
+  // socket's copy takes them (transport/file_send.hpp). TLS transfers keep the larger buffer:
+  // each pass seals the whole of it into records.
   transport::AlignedBuffer buffer(socket != nullptr ? transport::kStagedSliceBytes : kChunkBytes);
   std::string converted;
   auto position = static_cast<off_t>(offset);
