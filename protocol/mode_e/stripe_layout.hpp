@@ -1,0 +1,38 @@
+// Which bytes of a transfer each stripe moves when a striped server (a frontend with data movers)
+// splits it (GFD.20 "OPTS RETR" StripeLayout; docs/WIRE.md §1.4). Pure: the ranges a stripe owns,
+// for that stripe's BlockPlanner to cut into blocks.
+//   Blocked:     stripe i of N owns the blocks of `block_size` bytes, counted from file offset 0,
+//                whose number b has b % N == i (Globus's default layout, 1 MiB blocks unless
+//                OPTS RETR BlockSize= says otherwise).
+//   Partitioned: stripe i of N owns the i-th of N contiguous pieces of ceil(length / N) bytes of
+//                the transfer's range (the last ones shorter or empty).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "protocol/core/result.hpp"
+#include "protocol/restart/byte_range_set.hpp"
+
+namespace gridftp::protocol::mode_e {
+
+struct StripeLayout {
+  enum class Kind { Blocked, Partitioned };
+  Kind kind = Kind::Blocked;
+  std::uint64_t block_size = std::uint64_t{1} << 20;  // Blocked only
+};
+
+struct StripePlace {
+  unsigned index = 0;  // 0-based
+  unsigned count = 1;  // stripes in the transfer, > index
+};
+
+// The parts of `transfer` (file offsets [start, end)) that the stripe at `place` moves, in
+// ascending order, adjacent parts merged. A Blocked stripe of a large file owns many ranges
+// (length / (block_size * count) of them), each a whole block but at the transfer's two ends.
+// Errors: Errc::BadBlockSize for a Blocked layout with block_size 0, protocol::Errc::BadArgument
+// when place.count is 0 or place.index is not below it.
+Result<std::vector<restart::Range>> stripe_ranges(const StripeLayout& layout, StripePlace place,
+                                                  restart::Range transfer);
+
+}  // namespace gridftp::protocol::mode_e
