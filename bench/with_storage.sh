@@ -16,9 +16,9 @@ for i in "${!args[@]}"; do
   if [[ ${args[$i]} == -c ]]; then
     src=${args[$((i + 1))]}
     dst=$src.with-storage.toml
-    drop='^$'
-    [[ -n ${GRIDFTPD_CHECKSUMS:-} ]] && drop='^checksums = '
-    grep -v "$drop" "$src" | sed "s/^\[storage\]\$/[storage]$extra/" > "$dst"
+    keep=(cat)  # the file's own checksums line goes when GRIDFTPD_CHECKSUMS replaces it
+    [[ -n ${GRIDFTPD_CHECKSUMS:-} ]] && keep=(grep -v '^checksums = ')
+    "${keep[@]}" < "$src" | sed "s/^\[storage\]\$/[storage]$extra/" > "$dst"
     args[$((i + 1))]=$dst
   fi
 done
