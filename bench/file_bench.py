@@ -22,7 +22,12 @@ of the server's process tree (sessions included) and of the rest of the machine,
 share of one core (100% = one core busy for the whole run).
 
 The disk's own ceilings are measured in every repetition: dd read with the page cache dropped,
-dd read warm, dd write (page cache) and dd write with conv=fdatasync.
+dd read warm, dd write (page cache) and dd write with conv=fdatasync. So is the data path's own
+ceiling for every row's shape (bench/data_path_ceiling.py): the same file over the same number
+of loopback TCP connections by a sendfile sender and a receiver that discards (get-null) or
+splices into a file on the same disk (the other rows), no protocol. ceiling / Globus is the most
+any server could reach against Globus on that row; a row where it is under 1.25 is marked
+ceiling-bound, and gridftpd / ceiling says how near gridftpd came.
 
     python3 bench/file_bench.py                         # 1G warm, 2G dropped, 4G cksum, 3 reps
     python3 bench/file_bench.py --quick                 # smoke run: 64M everything, 1 rep
@@ -57,6 +62,7 @@ import gridftp_harness as h  # noqa: E402
 from gsi_bench import OtherLoad, _tree_ticks, wait_server_idle  # noqa: E402
 from host_cpu import TICK_SECONDS, children_cpu_seconds  # noqa: E402
 from stream_get_bench import parse_size  # noqa: E402
+import data_path_ceiling  # noqa: E402
 
 OPS = ("get-null", "get-file", "put", "third", "cksum")
 TARGET_VS_GLOBUS = 1.25       # gridftpd / Globus, durable off, every row
@@ -192,6 +198,37 @@ def measure_ceilings(bench_dir: str, files: dict[int, str], write_sizes: list[in
             sync_disk()
             seconds = timed_dd(["if=/dev/zero", f"of={target}", f"count={nbytes // MIB}", *extra])
             out.append({"ceiling": label, "bytes": nbytes // MIB * MIB, "seconds": seconds})
+            os.unlink(target)
+            sync_disk()
+    return out
+
+
+def data_path_name(sink: str, streams: int, cache: str) -> str:
+    return f"data path to {sink}, {max(1, streams)} stream(s), {cache}"
+
+
+def data_path_shapes(cells: list) -> list[tuple[str, int, str, int]]:
+    """(sink, streams, cache, size) of every row's data path, each once."""
+    shapes = {("null" if c.op == "get-null" else "file", max(1, c.streams), c.cache, c.size)
+              for c in cells if c.op != "cksum"}
+    return sorted(shapes)
+
+
+def measure_data_paths(bench_dir: str, files: dict[int, str],
+                       shapes: list[tuple[str, int, str, int]]) -> list[dict]:
+    out = []
+    target = os.path.join(bench_dir, "data-path.bin")
+    for sink, streams, cache, size in shapes:
+        if cache == "dropped":
+            drop_caches()
+        else:
+            read_through(files[size])
+        sync_disk()
+        seconds = data_path_ceiling.measure(files[size], streams,
+                                            target if sink == "file" else None)
+        out.append({"ceiling": data_path_name(sink, streams, cache), "bytes": size,
+                    "seconds": seconds})
+        if sink == "file":
             os.unlink(target)
             sync_disk()
     return out
@@ -371,7 +408,9 @@ def run_plan(runner: Runner, cells: list[Cell], args, ceiling_sizes: dict) -> tu
     total = sum(len(c.servers) for c in cells) * args.reps
     done, began = 0, time.monotonic()
     for rep in range(args.reps):
-        for reading in measure_ceilings(runner.dir, runner.files, **ceiling_sizes):
+        readings = measure_ceilings(runner.dir, runner.files, **ceiling_sizes)
+        readings += measure_data_paths(runner.dir, runner.files, data_path_shapes(cells))
+        for reading in readings:
             reading.update(rep=rep, mb_s=reading["bytes"] / reading["seconds"] / MB)
             ceilings.append(reading)
             log(f"rep {rep + 1}: {reading['ceiling']} {reading['bytes'] / MB:.0f} MB: "
@@ -420,13 +459,17 @@ def ceiling_median(ceilings: list[dict], name: str, nbytes: int) -> float | None
     return statistics.median(seconds) if seconds else None
 
 
-def transfer_table(cells: list[Cell], records: list[dict], reps: int) -> list[str]:
+def transfer_table(cells: list[Cell], records: list[dict], ceilings: list[dict],
+                   reps: int) -> list[str]:
     lines = [f"Durable off, median of {reps}; MB/s = 10^6 B/s over the whole client command; "
-             "CPU as a share of one core (100% = one core for the whole run), gridftpd / Globus.",
+             "CPU as a share of one core (100% = one core for the whole run), gridftpd / Globus; "
+             "ceiling: the row's data path with no protocol (median MB/s), ceiling / Globus the "
+             "most a server could reach there, gridftpd / ceiling how near gridftpd came.",
              "",
              "| client | row | cache | -p | MB | gridftpd MB/s | Globus MB/s | ratio | "
+             "ceiling MB/s | ceiling / Globus | gridftpd / ceiling | "
              "client CPU % | server CPU % | rest CPU % | CPU s/GB | >= 1.25 |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     cores = os.cpu_count() or 1
 
     def machine_share(r: dict) -> float:
@@ -443,8 +486,14 @@ def transfer_table(cells: list[Cell], records: list[dict], reps: int) -> list[st
         bound = min(med(g, "client_share"), med(G, "client_share")) >= CLIENT_BOUND_SHARE
         busy = min(statistics.median(machine_share(r) for r in runs_of)
                    for runs_of in (g, G)) >= MACHINE_BOUND_SHARE * cores
+        sink = "null" if cell.op == "get-null" else "file"
+        ceiling_s = ceiling_median(ceilings, data_path_name(sink, cell.streams, cell.cache),
+                                   cell.size)
+        ceiling = cell.size / ceiling_s / MB if ceiling_s else float("nan")
+        under = ceiling / med(G, "mb_s") < TARGET_VS_GLOBUS
         verdict = "PASS" if ratio >= TARGET_VS_GLOBUS else (
-            "FAIL (client-bound)" if bound else "FAIL (machine-bound)" if busy else "FAIL")
+            "FAIL (client-bound)" if bound else "FAIL (ceiling-bound)" if under else
+            "FAIL (machine-bound)" if busy else "FAIL")
         per_gb = (f"{statistics.median(cpu_per_gb(r) for r in g):.2f} / "
                   f"{statistics.median(cpu_per_gb(r) for r in G):.2f}")
 
@@ -452,10 +501,17 @@ def transfer_table(cells: list[Cell], records: list[dict], reps: int) -> list[st
             return f"{100 * med(g, key):.0f} / {100 * med(G, key):.0f}"
         lines.append(f"| {cell.client} | {cell.op} | {cell.cache} | {cell.streams_text()} | "
                      f"{cell.size / MB:.0f} | {med(g, 'mb_s'):.0f} | {med(G, 'mb_s'):.0f} | "
-                     f"{ratio:.2f} | {pair('client_share')} | {pair('server_share')} | "
+                     f"{ratio:.2f} | {ceiling:.0f} | {ceiling / med(G, 'mb_s'):.2f} | "
+                     f"{med(g, 'mb_s') / ceiling:.2f} | {pair('client_share')} | "
+                     f"{pair('server_share')} | "
                      f"{pair('others_share')} | {per_gb} | {verdict} |")
     lines += ["", f"client-bound: the client used at least {100 * CLIENT_BOUND_SHARE:.0f}% of "
               "one core against both servers (median), so no server can make that row faster. "
+              f"ceiling-bound: the row's own data path, moved with no protocol by a sendfile "
+              f"sender and a receiver that discards or splices, is under "
+              f"{TARGET_VS_GLOBUS} x Globus's rate, so no server can reach {TARGET_VS_GLOBUS} x "
+              "there (the ceiling's rate is measured from the first connection, the servers' "
+              "over the whole client command, login included). "
               f"machine-bound: client, server and rest together used at least "
               f"{100 * MACHINE_BOUND_SHARE:.0f}% of all {cores} cores against both servers "
               "(median): the row's rate is then the machine's CPU over the CPU each byte costs, "
@@ -545,7 +601,7 @@ def report(machine: dict, cells: list[Cell], records: list[dict], ceilings: list
         lines += ["", f"WARNING: other processes used {100 * rest:.0f}% of a core during the "
                       "median run: the machine was not quiet, so these figures are noise."]
     if any(c.op != "cksum" for c in cells):
-        lines += [""] + transfer_table(cells, records, args.reps)
+        lines += [""] + transfer_table(cells, records, ceilings, args.reps)
     if any(r["server"] == "gridftpd-durable" for r in records):
         lines += [""] + durable_table(cells, records, ceilings)
     if any(c.op == "cksum" for c in cells):
