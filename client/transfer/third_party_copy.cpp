@@ -201,8 +201,9 @@ Result<void> prepare_dest(Session& source, Session& dest, TransferOptions& optio
       return make_error(moded.error());
     }
   }
-  // -rst: the dest's 111 markers say what it holds, also in stream mode (gridftpd).
-  if (options.restart != nullptr && !options.udpx) {
+  // -rst: the dest's 111 markers say what it holds, also in stream mode and over UDPX
+  // (gridftpd).
+  if (options.restart != nullptr) {
     if (auto asked = dest.ask_restart_markers(kRestartMarkerSeconds); !asked) {
       return make_error(asked.error());
     }

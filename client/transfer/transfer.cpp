@@ -336,7 +336,7 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
   // -off/-len windows start over; a whole file resumes from what the receiver confirmed.
   RestartState* restart = range->has_value() ? nullptr : options.restart;
   const bool stream_mode = !options.parallelism && !options.udpx;
-  if (restart != nullptr && !options.udpx) {
+  if (restart != nullptr) {
     if (auto asked = session.ask_restart_markers(kRestartMarkerSeconds); !asked) {
       return make_error(asked.error());
     }

@@ -25,6 +25,9 @@ Covered, byte-identical by SHA-256, at PROT C (DCAU A), S (-dcsafe) and P (-dcpr
     timeout, keeps every block that arrived, and the retry's REST range list has the server
     send only the missing ranges (the stream of them, docs/UDPX.md §8); a REST list past the
     end of the file is refused with 501 before anything starts;
+  * the same with gridcp -udp -rst for a put whose receiving session dies (the retry sends only
+    what the server's 111 markers confirmed: gridcp asks TREV RESTART 1 over UDPX too) and for a
+    third-party copy whose source session dies;
   * SITE UDPX RATE on the sending server of a running third-party transfer (driven here over
     two raw GSI control channels): the pace changes within a second, SITE UDPX STAT reports
     the running transfer; then on the receiving server, whose FEEDBACK caps the sender; the
@@ -412,6 +415,73 @@ def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
     print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
     assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
         f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+
+
+def cut_off_and_resume(server_to_cut, argv: list[str], partial_growing, what: str) -> str:
+    """Runs gridcp `argv` (with -rst), kills `server_to_cut`'s session processes once
+    `partial_growing()` says a good part of the file has moved, and returns gridcp's output once
+    it has finished on its own retry."""
+    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(partial_growing, 30, f"the {what} to be under way")
+        sessions = session_processes(server_to_cut)
+        assert sessions, f"no session process to cut off in the {what}"
+        for pid in sessions:
+            os.kill(pid, signal.SIGKILL)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, f"gridcp -udp -rst did not finish the {what}:\n{output}"
+    return output
+
+
+def partial_upload_size(server, directory: str) -> int:
+    parts = [os.path.join(server.fs(directory), name) for name in os.listdir(server.fs(directory))
+             if name.startswith(".gridftpd-part.")]
+    return max((os.path.getsize(p) for p in parts), default=0)
+
+
+def test_a_put_cut_off_mid_transfer_resumes_with_only_what_is_missing():
+    """The receiving session dies mid-put; gridcp -rst retries with the ranges the server's 111
+    markers confirmed (REST), and the retry's STOR moves only the rest."""
+    server = gsi_server()
+    size = 64 * MIB
+    source = os.path.join(make_temp_dir("udpx-put-cut-"), "src.bin")
+    digest = make_file(source, size, seed=95)
+    argv = [gridcp_binary(), "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
+            "--rst-interval", "1", "--st", "3", file_url(source),
+            server.gsiftp_url("incoming/put-cut.bin")]
+    cut_off_and_resume(server, argv,
+                       lambda: partial_upload_size(server, "incoming") > 16 * MIB, "UDPX put")
+    assert_file_digest(server.fs("incoming/put-cut.bin"), digest, "a UDPX put resumed")
+    resumed = [r for r in udpx_records(server, "STOR") if r["result"] == "ok"]
+    assert len(resumed) == 1, f"expected one completed UDPX STOR, got {resumed}"
+    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
+    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
+        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+
+
+def test_a_third_party_copy_cut_off_mid_transfer_resumes_with_only_what_is_missing():
+    """gridcp -udp -rst drives a copy between two gridftpd; the source's session dies mid-copy;
+    the retry sends REST with the ranges the dest confirmed to both servers, and the source
+    moves only the rest."""
+    source, dest = gsi_server(), gsi_server(udpx={"idle_timeout_seconds": 3})
+    size = 64 * MIB
+    digest = make_file(source.fs("data/third-cut.bin"), size, seed=96)
+    make_tree_readable(source.fs("data"))
+    argv = [gridcp_binary(), "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
+            "--rst-interval", "1", "--st", "10", source.gsiftp_url("data/third-cut.bin"),
+            dest.gsiftp_url("incoming/third-cut.bin")]
+    cut_off_and_resume(source, argv,
+                       lambda: partial_upload_size(dest, "incoming") > 16 * MIB, "UDPX copy")
+    assert_file_digest(dest.fs("incoming/third-cut.bin"), digest, "a UDPX copy resumed")
+    moved = [r["bytes"] for r in udpx_records(source, "RETR") if r["result"] == "ok"]
+    print(f"  the retry moved {moved} of {size} bytes", flush=True)
+    assert len(moved) == 1 and 0 < moved[0] < size - 8 * MIB, \
+        f"the retry moved {moved} of {size} bytes: not only what was missing"
 
 
 def test_a_restart_list_past_the_end_of_the_file_is_refused():
