@@ -48,7 +48,7 @@ Result<std::unique_ptr<security::Handshake>> make_gsi_handshake(const DataChanne
 
 }  // namespace
 
-DataSocket::DataSocket(asio::io_context& io) : io_(io), socket_(io) {}
+DataSocket::DataSocket(asio::io_context& io) : io_(io), socket_(io), stream_(socket_, link_) {}
 
 Result<void> DataSocket::secure(const DataChannelSecurity& security, security::TlsRole role,
                                 Clock::duration timeout) {
@@ -78,28 +78,34 @@ Result<void> DataSocket::secure(const DataChannelSecurity& security, security::T
 }
 
 transport::awaitable<Result<std::size_t>> DataSocket::read_once(std::span<char> buffer) {
-  boost::system::error_code ec;
-  const auto count = co_await link_.read_some(socket_, buffer, ec);
+  std::error_code ec;
+  const auto count = co_await stream_.read_some(buffer, ec);
   // FIN or close_notify: the end of the stream (Globus sends no close_notify, docs/WIRE.md §5.7).
-  if (ec == asio::error::eof) co_return std::size_t{0};
-  if (ec) co_return make_error(transport::to_error_code(ec));
+  if (ec == transport::TransportErrc::EndOfStream) co_return std::size_t{0};
+  if (ec) co_return make_error(ec);
   co_return count;
 }
 
 transport::awaitable<Result<void>> DataSocket::write_once(std::string_view bytes) {
-  boost::system::error_code ec;
-  co_await link_.write_all(socket_, {bytes.data(), bytes.size()}, ec);
-  if (ec) co_return make_error(transport::to_error_code(ec));
+  std::error_code ec;
+  co_await stream_.write_all({bytes.data(), bytes.size()}, ec);
+  if (ec) co_return make_error(ec);
   co_return Result<void>{};
 }
 
 transport::awaitable<Result<std::size_t>> DataSocket::send_file_once(std::span<const char> header,
                                                                      int fd, std::uint64_t offset,
                                                                      std::size_t count) {
+  // The header through the stream, with `more` so it shares its segment with the payload; the
+  // payload from the file straight into the clear socket beneath it.
+  std::error_code header_ec;
+  co_await stream_.write_all(header, header_ec, true);
+  if (header_ec) co_return make_error(header_ec);
+  auto* const clear = stream_.clear_socket();
+  if (clear == nullptr)
+    co_return make_error(std::make_error_code(std::errc::operation_not_supported));
   boost::system::error_code ec;
-  co_await transport::async_send_all(socket_, header, true, ec);
-  std::size_t sent = 0;
-  if (!ec) sent = co_await transport::async_send_file(socket_, fd, offset, count, ec);
+  const auto sent = co_await transport::async_send_file(*clear, fd, offset, count, ec);
   if (sent == 0 && transport::is_sendfile_unsupported(ec))
     co_return make_error(std::make_error_code(std::errc::operation_not_supported));
   if (ec) co_return make_error(transport::to_error_code(ec));
@@ -107,9 +113,9 @@ transport::awaitable<Result<std::size_t>> DataSocket::send_file_once(std::span<c
 }
 
 transport::awaitable<Result<void>> DataSocket::finish_tls() {
-  boost::system::error_code ec;
-  co_await link_.finish(socket_, ec);
-  if (ec) co_return make_error(transport::to_error_code(ec));
+  std::error_code ec;
+  co_await stream_.finish(ec);
+  if (ec) co_return make_error(ec);
   co_return Result<void>{};
 }
 

@@ -1,7 +1,8 @@
 // One data connection of gridcp: a TCP socket and the transport::DataLink gridftpd uses too (the
-// DCAU or FTPS handshake, then clear bytes or TLS records; docs/WIRE.md §5.7), behind blocking
-// calls with deadlines for gridcp's one-thread-per-socket model (run_with_timeout). Not a MODE E
-// codec.
+// DCAU or FTPS handshake, then clear bytes or TLS records; docs/WIRE.md §5.7). Its bytes go
+// through the byte-stream seam (a transport::SocketStream, as gridftpd's data connections do),
+// behind blocking calls with deadlines for gridcp's one-thread-per-socket model
+// (run_with_timeout). Not a MODE E codec.
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "security/openssl_ptr.hpp"
 #include "transport/asio.hpp"
 #include "transport/data_link.hpp"
+#include "transport/socket_stream.hpp"
 
 namespace gridftp::client {
 
@@ -88,6 +90,7 @@ class DataSocket {
   transport::asio::io_context& io_;
   transport::tcp::socket socket_;
   transport::DataLink link_;
+  transport::SocketStream stream_;  // over socket_ and link_, declared after them
   std::string failure_detail_;
   bool sends_close_notify_ = false;  // FTPS
 };
