@@ -31,7 +31,8 @@ die() {
   exit 1
 }
 
-command -v kubectl > /dev/null || die "kubectl not found (Debian: apt-get install kubernetes-client)"
+command -v kubectl > /dev/null ||
+  die "kubectl not found (Debian: apt-get install kubernetes-client)"
 command -v node > /dev/null || die "node not found (Debian: apt-get install nodejs)"
 python3 -c 'import yaml' 2> /dev/null || die "python3 without PyYAML (Debian: python3-yaml)"
 [[ -d $validator/node_modules/kubernetes-models ]] ||
@@ -44,7 +45,8 @@ check() {
   kubectl kustomize "$tree/overlays/$overlay" > "$out.yaml" 2> "$out.log" || return 3
   local status=0
   mkdir -p "$out.configs"
-  python3 "$validator/check_rendered.py" "$out.yaml" "$out.json" "$out.configs" >> "$out.log" || status=1
+  python3 "$validator/check_rendered.py" "$out.yaml" "$out.json" "$out.configs" >> "$out.log" ||
+    status=1
   node "$validator/validate.js" < "$out.json" >> "$out.log" || status=1
   return $status
 }
@@ -72,7 +74,8 @@ if [[ -n $gridftpd ]]; then
   openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=gridftpd-k8s-test -days 1 \
     -keyout "$pki/host/hostkey.pem" -out "$pki/host/hostcert.pem" 2> /dev/null
   chmod 600 "$pki/host/hostkey.pem"
-  cp "$pki/host/hostcert.pem" "$pki/certificates/$(openssl x509 -noout -hash -in "$pki/host/hostcert.pem").0"
+  ca_hash=$(openssl x509 -noout -hash -in "$pki/host/hostcert.pem")
+  cp "$pki/host/hostcert.pem" "$pki/certificates/$ca_hash.0"
   : > "$pki/gridmap/grid-mapfile"
   for overlay in "${overlays[@]}"; do
     for config in "$work/$overlay.configs"/*.toml; do
@@ -91,7 +94,8 @@ fi
 expect_rejected() {
   local what=$1 overlay=$2 pattern=$3 status=0
   check "$work/broken" "$overlay" || status=$?
-  ((status != 3)) || die "$what: kustomize failed, so the validator was not reached: $(cat "$work/$overlay.log")"
+  ((status != 3)) ||
+    die "$what: kustomize failed, so the checks were not reached: $(cat "$work/$overlay.log")"
   ((status == 1)) || die "$what: accepted"
   grep -q -- "$pattern" "$work/$overlay.log" || {
     cat "$work/$overlay.log" >&2
@@ -108,19 +112,22 @@ fresh_copy() {
 # A string where the schema wants an integer.
 fresh_copy
 sed -i 's/containerPort: 2811$/containerPort: "2811"/' "$work/broken/base/frontend/deployment.yaml"
-grep -q 'containerPort: "2811"' "$work/broken/base/frontend/deployment.yaml" || die "type break not applied"
+grep -q 'containerPort: "2811"' "$work/broken/base/frontend/deployment.yaml" ||
+  die "type break not applied"
 expect_rejected "containerPort as a string" small-site "containerPort must be integer"
 
 # A required field left out: the headless Service's port number.
 fresh_copy
 sed -i '/^      port: 6001$/d' "$work/broken/base/movers/service.yaml"
-grep -q 'port: 6001$' "$work/broken/base/movers/service.yaml" && die "required-field break not applied"
+grep -q 'port: 6001$' "$work/broken/base/movers/service.yaml" &&
+  die "required-field break not applied"
 expect_rejected "Service port without its number" large-site "must have required property port"
 
 # A passive range wider than the Service forwards.
 fresh_copy
-sed -i 's/value: "50000,50019"/value: "50000,50029"/' "$work/broken/overlays/large-site/frontend.yaml"
-grep -q '50000,50029' "$work/broken/overlays/large-site/frontend.yaml" || die "range break not applied"
+range_patch=$work/broken/overlays/large-site/frontend.yaml
+sed -i 's/value: "50000,50019"/value: "50000,50029"/' "$range_patch"
+grep -q '50000,50029' "$range_patch" || die "range break not applied"
 expect_rejected "passive range beyond the Service's ports" large-site "is not the Service's data ports"
 
 echo "k8s manifests: ${#overlays[@]} overlays valid, 3 broken copies rejected"

@@ -21,7 +21,8 @@ MOVER_ARGS = ["-c", "/etc/gridftpd/gridftpd.toml", "-dn", "-p", "6001"]
 
 
 def find(objects, kind, name):
-    found = [o for o in objects if o.get("kind") == kind and o.get("metadata", {}).get("name") == name]
+    found = [o for o in objects
+             if o.get("kind") == kind and o.get("metadata", {}).get("name") == name]
     return found[0] if len(found) == 1 else None
 
 
@@ -54,7 +55,8 @@ def problems(objects):
     if passive is None:
         out.append("frontend: no GLOBUS_TCP_PORT_RANGE MIN,MAX")
     else:
-        forwarded = {p.get("port") for p in service["spec"].get("ports", []) if p.get("port") != 2811}
+        forwarded = {p.get("port") for p in service["spec"].get("ports", [])
+                     if p.get("port") != 2811}
         if forwarded != passive:
             out.append(f"frontend passive range {min(passive)}-{max(passive)} is not the Service's "
                        f"data ports {sorted(forwarded)}")
