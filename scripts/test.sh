@@ -7,7 +7,8 @@
 #     Python ftplib, vsftpd) on the release build,
 #   - the Debian package built from that release build, installed, smoke-tested and purged,
 #   - the README's quick start as root and as an unprivileged user, the shipped monitoring
-#     rules and dashboard, and the bash completions.
+#     rules and dashboard, the bash completions, and the Kubernetes manifests (deploy/k8s,
+#     rendered and validated offline).
 # Exits non-zero if anything fails; prints each stage's time at the end (docs/TESTING.md).
 #
 # Time on a 2-core machine (docs/TESTING.md, "How long it takes"): compiles go through ccache
@@ -110,6 +111,10 @@ stage "Debian package" tests/package/test_package.sh
 stage "README quick start (root and unprivileged)" tests/package/test_quickstart.sh build/release
 stage "monitoring rules and dashboard" tests/package/test_monitoring.sh build/release
 stage "bash completion" tests/package/test_completion.sh build/release
+# deploy/k8s: every overlay rendered by kubectl's kustomize and validated against Kubernetes'
+# published schemas, with no cluster, each role's config through gridftpd --check-config; and
+# three broken copies that must be rejected.
+stage "Kubernetes manifests (offline render + schemas)" tests/package/test_k8s_manifests.sh build/release
 
 total=$((SECONDS - run_started))
 echo

@@ -96,6 +96,7 @@ Result<tcp::endpoint> Server::bind() {
   if (ec) return fail(ec);
   const auto bound = acceptor_.local_endpoint(ec);
   if (ec) return fail(ec);
+  accepting_ = true;
   return bound;
 }
 
@@ -108,6 +109,7 @@ Result<tcp::endpoint> Server::bind_every_ipv4_interface() {
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   const auto bound = ec ? tcp::endpoint() : acceptor_.local_endpoint(ec);
   if (ec) return make_error(transport::to_error_code(ec));
+  accepting_ = true;
   return bound;
 }
 
@@ -119,7 +121,7 @@ Result<std::optional<tcp::endpoint>> Server::open_metrics() {
   }
   if (!config_.metrics.enabled) return std::optional<tcp::endpoint>{};
   auto endpoint = MetricsEndpoint::open(io_context_, config_.metrics.address, config_.metrics.port,
-                                        services_.metrics);
+                                        services_.metrics, [this] { return accepting_.load(); });
   if (!endpoint) return make_error(endpoint.error());
   metrics_endpoint_ = std::move(*endpoint);
   metrics_endpoint_->start();
@@ -161,12 +163,12 @@ void Server::run() {
 
 void Server::stop() {
   if (stopping_.exchange(true)) return;
+  accepting_ = false;
   asio::post(io_context_, [this] {
     loggers_.control->info("shutting down: no new sessions, grace={}s",
                            config_.timeouts.shutdown_grace_seconds);
     boost::system::error_code ignored;
     acceptor_.close(ignored);
-    if (metrics_endpoint_) metrics_endpoint_->stop();
     shut_down_sessions();
     {
       // The fork server ends once it has answered what it was asked (read_fork_server_reports).
@@ -220,6 +222,8 @@ transport::awaitable<void> Server::finish_shutdown() {
     boost::system::error_code ec;
     co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
   }
+  // Open until here, so that /readyz says 503 while sessions drain and a last scrape sees them.
+  if (metrics_endpoint_) metrics_endpoint_->stop();
   io_context_.stop();
 }
 

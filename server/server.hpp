@@ -126,6 +126,8 @@ class Server {
   std::shared_ptr<ForkServerLink> fork_server_;  // under sessions_mutex_; null when none runs
   bool forks_sessions_ = false;  // session processes come from a fork server when one runs
   std::atomic<bool> stopping_{false};
+  // The control listener is bound and not yet closed by stop(): what /readyz reports.
+  std::atomic<bool> accepting_{false};
   std::optional<std::vector<std::string>> spawn_arguments_;
   std::unique_ptr<security::KeyPool> delegation_keys_;
   std::shared_ptr<MetricsEndpoint> metrics_endpoint_;

@@ -21,7 +21,7 @@ std::string error(std::string_view status) {
 
 }  // namespace
 
-std::string answer_scrape(std::string_view head, std::string_view exposition) {
+std::string answer_scrape(std::string_view head, Readiness readiness, std::string_view exposition) {
   if (head.size() > kMaxRequestHead) return error("431 Request Header Fields Too Large");
   const auto line_end = head.find("\r\n");
   const auto line = head.substr(0, line_end);
@@ -34,9 +34,17 @@ std::string answer_scrape(std::string_view head, std::string_view exposition) {
   auto target = line.substr(first_space + 1, second_space - first_space - 1);
   target = target.substr(0, target.find('?'));  // Prometheus may add parameters
   if (method != "GET" && method != "HEAD") return error("405 Method Not Allowed");
+  const bool with_body = method == "GET";
+  constexpr std::string_view plain = "text/plain; charset=utf-8";
+  // Liveness: answering at all means the process's control loop runs.
+  if (target == "/healthz") return response("200 OK", plain, "ok\n", with_body);
+  if (target == "/readyz") {
+    return readiness == Readiness::Accepting ? response("200 OK", plain, "ready\n", with_body)
+                                             : response("503 Service Unavailable", plain,
+                                                        "not accepting connections\n", with_body);
+  }
   if (target != "/metrics") return error("404 Not Found");
-  return response("200 OK", "text/plain; version=0.0.4; charset=utf-8", exposition,
-                  method == "GET");
+  return response("200 OK", "text/plain; version=0.0.4; charset=utf-8", exposition, with_body);
 }
 
 }  // namespace gridftp::protocol::metrics

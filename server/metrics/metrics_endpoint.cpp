@@ -21,7 +21,8 @@ constexpr std::chrono::seconds kRequestTimeout{5};
 Result<std::shared_ptr<MetricsEndpoint>> MetricsEndpoint::open(asio::io_context& io,
                                                                const std::string& address,
                                                                std::uint16_t port,
-                                                               std::shared_ptr<MetricsPage> page) {
+                                                               std::shared_ptr<MetricsPage> page,
+                                                               AcceptingCheck accepting) {
   boost::system::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
   if (ec) return make_error(std::make_error_code(std::errc::invalid_argument));
@@ -33,7 +34,7 @@ Result<std::shared_ptr<MetricsEndpoint>> MetricsEndpoint::open(asio::io_context&
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return make_error(transport::to_error_code(ec));
   return std::shared_ptr<MetricsEndpoint>(
-      new MetricsEndpoint(std::move(acceptor), std::move(page)));
+      new MetricsEndpoint(std::move(acceptor), std::move(page), std::move(accepting)));
 }
 
 tcp::endpoint MetricsEndpoint::local_endpoint() const {
@@ -62,12 +63,12 @@ transport::awaitable<void> MetricsEndpoint::accept_loop() {
       continue;
     }
     const auto executor = socket.get_executor();
-    asio::co_spawn(executor, answer(std::move(socket), page_), asio::detached);
+    asio::co_spawn(executor, answer(std::move(socket), shared_from_this()), asio::detached);
   }
 }
 
 transport::awaitable<void> MetricsEndpoint::answer(tcp::socket socket,
-                                                   std::shared_ptr<MetricsPage> page) {
+                                                   std::shared_ptr<MetricsEndpoint> self) {
   auto deadline = std::make_shared<transport::Deadline>(socket.get_executor());
   deadline->expires_after(kRequestTimeout);
   auto* raw = &socket;
@@ -86,9 +87,11 @@ transport::awaitable<void> MetricsEndpoint::answer(tcp::socket socket,
     head.append(buffer, got);
   }
   if (!ec) {
-    const auto reply =
-        protocol::metrics::answer_scrape(head.substr(0, head.find("\r\n\r\n")),
-                                         protocol::metrics::format_exposition(page->snapshot()));
+    const auto readiness = self->accepting_() ? protocol::metrics::Readiness::Accepting
+                                              : protocol::metrics::Readiness::NotAccepting;
+    const auto reply = protocol::metrics::answer_scrape(
+        head.substr(0, head.find("\r\n\r\n")), readiness,
+        protocol::metrics::format_exposition(self->page_->snapshot()));
     co_await asio::async_write(socket, asio::buffer(reply),
                                asio::redirect_error(transport::use_awaitable, ec));
   }

@@ -84,17 +84,45 @@ TEST_CASE("The exposition has HELP and TYPE per family and cumulative buckets", 
 
 TEST_CASE("A scrape is answered only at GET or HEAD /metrics", "[metrics]") {
   const std::string body = "gridftpd_sessions_active 0\n";
-  const auto ok = answer_scrape("GET /metrics HTTP/1.1\r\nHost: x", body);
+  const auto scrape = [&](std::string_view head) {
+    return answer_scrape(head, Readiness::Accepting, body);
+  };
+  const auto ok = scrape("GET /metrics HTTP/1.1\r\nHost: x");
   CHECK(ok.starts_with("HTTP/1.1 200 OK\r\n"));
   CHECK(ok.find("Content-Length: " + std::to_string(body.size()) + "\r\n") != std::string::npos);
   CHECK(ok.ends_with("\r\n\r\n" + body));
-  CHECK(answer_scrape("GET /metrics?x=1 HTTP/1.0", body).starts_with("HTTP/1.1 200"));
-  const auto head = answer_scrape("HEAD /metrics HTTP/1.1", body);
+  CHECK(scrape("GET /metrics?x=1 HTTP/1.0").starts_with("HTTP/1.1 200"));
+  const auto head = scrape("HEAD /metrics HTTP/1.1");
   CHECK(head.starts_with("HTTP/1.1 200"));
   CHECK(head.ends_with("\r\n\r\n"));
-  CHECK(answer_scrape("GET / HTTP/1.1", body).starts_with("HTTP/1.1 404"));
-  CHECK(answer_scrape("POST /metrics HTTP/1.1", body).starts_with("HTTP/1.1 405"));
-  CHECK(answer_scrape("garbage", body).starts_with("HTTP/1.1 400"));
-  CHECK(answer_scrape("GET /metrics SMTP", body).starts_with("HTTP/1.1 400"));
-  CHECK(answer_scrape(std::string(kMaxRequestHead + 1, 'a'), body).starts_with("HTTP/1.1 431"));
+  CHECK(scrape("GET / HTTP/1.1").starts_with("HTTP/1.1 404"));
+  CHECK(scrape("GET /health HTTP/1.1").starts_with("HTTP/1.1 404"));
+  CHECK(scrape("GET /healthz/x HTTP/1.1").starts_with("HTTP/1.1 404"));
+  CHECK(scrape("POST /metrics HTTP/1.1").starts_with("HTTP/1.1 405"));
+  CHECK(scrape("POST /healthz HTTP/1.1").starts_with("HTTP/1.1 405"));
+  CHECK(scrape("garbage").starts_with("HTTP/1.1 400"));
+  CHECK(scrape("GET /metrics SMTP").starts_with("HTTP/1.1 400"));
+  CHECK(scrape(std::string(kMaxRequestHead + 1, 'a')).starts_with("HTTP/1.1 431"));
+}
+
+TEST_CASE("The probes: /healthz always, /readyz only while the server accepts", "[metrics]") {
+  const std::string body = "gridftpd_sessions_active 0\n";
+  for (const auto readiness : {Readiness::Accepting, Readiness::NotAccepting}) {
+    CHECK(answer_scrape("GET /healthz HTTP/1.1\r\nHost: x", readiness, body) ==
+          "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n"
+          "Content-Length: 3\r\nConnection: close\r\n\r\nok\n");
+    // A kubelet probe may add a query; a HEAD gets the same head with no body.
+    CHECK(answer_scrape("HEAD /healthz?verbose HTTP/1.0", readiness, body) ==
+          "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n"
+          "Content-Length: 3\r\nConnection: close\r\n\r\n");
+  }
+  CHECK(answer_scrape("GET /readyz HTTP/1.1", Readiness::Accepting, body) ==
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 6\r\nConnection: close\r\n\r\nready\n");
+  CHECK(answer_scrape("GET /readyz HTTP/1.1", Readiness::NotAccepting, body) ==
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 26\r\nConnection: close\r\n\r\nnot accepting connections\n");
+  // /metrics does not depend on readiness: a draining server is still scraped.
+  CHECK(answer_scrape("GET /metrics HTTP/1.1", Readiness::NotAccepting, body)
+            .starts_with("HTTP/1.1 200 OK\r\n"));
 }
