@@ -5,7 +5,7 @@
 namespace gridftp::client {
 
 FtpsControlChannel::FtpsControlChannel(std::unique_ptr<TcpControlChannel> inner)
-    : LayeredControlChannel(std::move(inner)) {}
+    : LayeredControlChannel(std::move(inner)), stream_(inner_->socket(), link_) {}
 
 Result<void> FtpsControlChannel::start_tls(security::TlsEngine engine, Clock::duration timeout) {
   auto handshake = std::make_unique<security::TlsHandshake>(std::move(engine));
@@ -26,17 +26,17 @@ std::string FtpsControlChannel::describe_tls() const {
 }
 
 transport::awaitable<Result<void>> FtpsControlChannel::write_once(std::string plain) {
-  boost::system::error_code ec;
-  co_await link_.write_all(inner_->socket(), {plain.data(), plain.size()}, ec);
-  if (ec) co_return make_error(transport::to_error_code(ec));
+  std::error_code ec;
+  co_await stream_.write_all({plain.data(), plain.size()}, ec);
+  if (ec) co_return make_error(ec);
   co_return Result<void>{};
 }
 
 transport::awaitable<Result<std::size_t>> FtpsControlChannel::read_once(std::span<char> buffer) {
-  boost::system::error_code ec;
-  const auto count = co_await link_.read_some(inner_->socket(), buffer, ec);
-  if (ec == transport::asio::error::eof) co_return std::size_t{0};  // FIN or close_notify
-  if (ec) co_return make_error(transport::to_error_code(ec));
+  std::error_code ec;
+  const auto count = co_await stream_.read_some(buffer, ec);
+  if (ec == transport::TransportErrc::EndOfStream) co_return std::size_t{0};  // FIN, close_notify
+  if (ec) co_return make_error(ec);
   co_return count;
 }
 

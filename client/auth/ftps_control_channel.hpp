@@ -1,6 +1,8 @@
 // ControlChannel for ftps:// (RFC 4217 explicit FTPS): clear text until the server accepts
 // AUTH TLS (234), then one TLS session over the same connection carries every command and reply.
-// The session drives AUTH TLS and the handshake; this class only moves bytes.
+// The session drives AUTH TLS and the handshake; this class only moves bytes, once protected
+// through a transport::SocketStream over the connection and its DataLink (the byte-stream seam
+// gridcp's data connections and gridftpd's use too).
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include "client/session/tcp_control_channel.hpp"
 #include "security/tls_engine.hpp"
 #include "transport/data_link.hpp"
+#include "transport/socket_stream.hpp"
 
 namespace gridftp::client {
 
@@ -39,6 +42,7 @@ class FtpsControlChannel final : public LayeredControlChannel<TcpControlChannel>
   transport::awaitable<Result<void>> write_once(std::string plain);
 
   transport::DataLink link_;
+  transport::SocketStream stream_;  // over inner_'s socket and link_, declared after link_
   bool protected_ = false;
   std::string handshake_detail_;
 };

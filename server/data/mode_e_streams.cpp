@@ -12,7 +12,9 @@
 #include "server/data/stall_watch.hpp"
 #include "transport/aligned_buffer.hpp"
 #include "transport/deadline.hpp"
+#include "transport/error_conversion.hpp"
 #include "transport/file_send.hpp"
+#include "transport/socket_stream.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -96,22 +98,25 @@ namespace {
 // each sent (or sealed) while the read has left it in the core's cache. Returns the payload bytes
 // sent.
 transport::awaitable<Result<std::size_t>> send_piece(
-    tcp::socket& socket, transport::DataLink& link, const BlockSource& source,
-    std::uint64_t wire_offset, std::size_t want, std::span<char> buffer, bool use_sendfile,
+    transport::ByteStream& bytes, const BlockSource& source, std::uint64_t wire_offset,
+    std::size_t want, std::span<char> buffer, bool use_sendfile,
     std::optional<std::span<const std::uint8_t>> trailer, transport::Deadline& deadline) {
-  const auto as_chars = [](std::span<const std::uint8_t> bytes) {
-    return std::span<const char>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const auto as_chars = [](std::span<const std::uint8_t> raw) {
+    return std::span<const char>(reinterpret_cast<const char*>(raw.data()), raw.size());
   };
   const auto header = mode_e::encode_header({0, want, wire_offset});
-  boost::system::error_code ec;
-  co_await link.write_all(socket, as_chars(header), ec, true);
+  std::error_code ec;
+  co_await bytes.write_all(as_chars(header), ec, true);
   std::size_t sent = 0;
-  bool staged = !link.is_clear() || !use_sendfile || source.splice_descriptor() < 0;
+  // sendfile feeds the socket beneath the stream, which a clear stream alone exposes.
+  auto* const clear = bytes.clear_socket();
+  bool staged = clear == nullptr || !use_sendfile || source.splice_descriptor() < 0;
   if (!ec && !staged) {
-    sent = co_await transport::async_send_file(socket, source.splice_descriptor(),
-                                               source.file_offset(wire_offset), want, ec);
-    staged = sent == 0 && transport::is_sendfile_unsupported(ec);
-    if (staged) ec.clear();
+    boost::system::error_code send_ec;
+    sent = co_await transport::async_send_file(*clear, source.splice_descriptor(),
+                                               source.file_offset(wire_offset), want, send_ec);
+    staged = sent == 0 && transport::is_sendfile_unsupported(send_ec);
+    if (!staged && send_ec) ec = transport::to_error_code(send_ec);
   }
   while (!ec && staged && sent < want) {
     const auto slice = buffer.first(std::min(want - sent, transport::kStagedSliceBytes));
@@ -119,11 +124,11 @@ transport::awaitable<Result<std::size_t>> send_piece(
     if (!got) co_return make_error(got.error());
     if (*got < slice.size()) break;  // the file shrank
     sent += slice.size();
-    co_await link.write_all(socket, slice, ec, sent < want || trailer.has_value());
+    co_await bytes.write_all(slice, ec, sent < want || trailer.has_value());
   }
   if (!ec && sent < want)
     co_return make_error(error_code_for(Condition::TransferFailed));  // file shrank
-  if (!ec && trailer) co_await link.write_all(socket, as_chars(*trailer), ec);
+  if (!ec && trailer) co_await bytes.write_all(as_chars(*trailer), ec);
   if (ec) co_return make_error(data_socket_error(ec, deadline));
   co_return sent;
 }
@@ -153,6 +158,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   bool trailer_sent = false;
   Result<void> outcome = co_await prepare_link(*stream, limits, *deadline, true);
   const bool use_sendfile = transport::sendfile_wanted(limits.sendfile, *socket);
+  transport::SocketStream bytes(*socket, stream->link);
   std::optional<protocol::mode_e::Block> block;
   if (outcome) block = shared->next_block();
   while (block && outcome) {
@@ -164,7 +170,7 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
       const bool last_piece = !next && sent + want == block->length;
       deadline->expires_after(limits.stall_timeout);
       auto piece = co_await send_piece(
-          *socket, stream->link, source, block->offset + sent, want, payload.span(), use_sendfile,
+          bytes, source, block->offset + sent, want, payload.span(), use_sendfile,
           last_piece ? std::optional<std::span<const std::uint8_t>>(trailer) : std::nullopt,
           *deadline);
       if (!piece) {
@@ -179,9 +185,8 @@ transport::awaitable<Result<void>> send_stream(DataStreamPtr stream, BlockSource
   }
   if (outcome && !trailer_sent) {
     deadline->expires_after(limits.stall_timeout);
-    boost::system::error_code ec;
-    co_await stream->link.write_all(
-        *socket, {reinterpret_cast<const char*>(trailer.data()), trailer.size()}, ec);
+    std::error_code ec;
+    co_await bytes.write_all({reinterpret_cast<const char*>(trailer.data()), trailer.size()}, ec);
     if (ec) outcome = make_error(data_socket_error(ec, *deadline));
   }
   deadline->stop();
@@ -205,6 +210,7 @@ class StreamReceiver {
                  ReceiverShared& shared, transport::Deadline& watch,
                  transport::asio::any_io_executor executor)
       : stream_(stream),
+        bytes_(*stream.socket, stream.link),
         upload_(std::move(upload)),
         shared_(shared),
         watch_(watch),
@@ -228,8 +234,8 @@ class StreamReceiver {
         break;
       }
       watch_.expires_after(stall_timeout);
-      boost::system::error_code ec;
-      const auto got = co_await stream_.link.read_some(*stream_.socket, *into, ec);
+      std::error_code ec;
+      const auto got = co_await bytes_.read_some(*into, ec);
       if (ec) {
         // A close before this connection's EOD loses whatever the sender still meant to send.
         at_eod = make_error(data_socket_error(ec, watch_));
@@ -353,6 +359,7 @@ class StreamReceiver {
   using Buffers = std::array<transport::AlignedBuffer, 2>;
 
   DataStream& stream_;
+  transport::SocketStream bytes_;  // the connection's bytes, through the seam
   std::shared_ptr<storage::Upload> upload_;
   ReceiverShared& shared_;
   transport::Deadline& watch_;

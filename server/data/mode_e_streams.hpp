@@ -35,7 +35,9 @@ struct DataStream {
   // after another stream failed) must be posted here, as Asio sockets are not thread-safe.
   asio::any_io_executor executor;
   // The bytes' path: clear, or TLS after the DCAU handshake, which runs once per connection
-  // (a cached connection keeps it: DCAU/PROT changes drop the cache).
+  // (a cached connection keeps it: DCAU/PROT changes drop the cache). Senders and receivers
+  // move their bytes through a transport::SocketStream over `socket` and this link, the
+  // byte-stream seam every data connection of gridftpd and gridcp uses.
   transport::DataLink link = {};
   bool link_ready = false;
   // Read on `executor` once the stream's transfer ended (with_figures), for the transfer log.
