@@ -155,6 +155,31 @@ std::string read_udpx_request(const CopyFlags& flags, CopyOptions& options) {
   return {};
 }
 
+// -stripe and -sbs: MODE E to a striped receiver. -sbs alone implies -stripe, as in
+// globus-url-copy, where any layout makes it ask SPAS.
+std::string read_stripe_request(const CopyFlags& flags, CopyOptions& options) {
+  if (!flags.stripe && flags.striped_block_size.empty()) return {};
+  if (flags.udp) return "-stripe cannot be combined with -udp (UDPX is one flow)";
+  if (flags.pipelining) return "-stripe cannot be combined with -pp";
+  StripeRequest request;
+  if (!flags.striped_block_size.empty()) {
+    auto size = parse_size_argument(flags.striped_block_size);
+    if (!size) {
+      return "bad -sbs '" + flags.striped_block_size +
+             "' (0 for Partitioned, or a block size in bytes or with K, M, G)";
+    }
+    request.layout =
+        *size == 0
+            ? protocol::mode_e::StripeLayout{protocol::mode_e::StripeLayout::Kind::Partitioned, 0}
+            : protocol::mode_e::StripeLayout{protocol::mode_e::StripeLayout::Kind::Blocked, *size};
+  }
+  options.transfer.stripe = request;
+  // Striping is MODE E; file by file, so that each file's STOR gets its own SPAS.
+  if (!options.transfer.parallelism) options.transfer.parallelism = 1;
+  options.batch = false;
+  return {};
+}
+
 std::string check_credential(const CopyFlags& flags) {
   if (flags.credential.empty() || ::access(flags.credential.c_str(), R_OK) == 0) return {};
   return "cannot read -cred " + flags.credential;
@@ -223,6 +248,7 @@ CopyOptionsFromFlags copy_options_from(const CopyFlags& flags, const std::vector
   }
   if (out.error.empty()) out.error = check_credential(flags);
   if (out.error.empty()) copy_plain_options(flags, out.options);
+  if (out.error.empty()) out.error = read_stripe_request(flags, out.options);
   return out;
 }
 

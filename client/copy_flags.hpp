@@ -28,10 +28,12 @@ struct CopyFlags {
   std::string url_file;              // -f
   std::optional<unsigned> parallel;  // -p: MODE E whenever given, as globus-url-copy
   // Sizes stay text until parse_size_argument reads them (bytes, or with K, M, G).
-  std::string tcp_buffer_size;  // -tcp-bs
-  std::string block_size;       // -bs
-  std::string partial_offset;   // -off
-  std::string partial_length;   // -len
+  std::string tcp_buffer_size;     // -tcp-bs
+  std::string block_size;          // -bs
+  bool stripe = false;             // -stripe: SPAS/SPOR with a striped receiver
+  std::string striped_block_size;  // -sbs: 0 Partitioned, N > 0 Blocked with N-byte blocks
+  std::string partial_offset;      // -off
+  std::string partial_length;      // -len
   bool verify_checksum = false;
   std::string checksum_algorithm = "MD5";
   unsigned stall_timeout_seconds = 600;  // -st; 0: no stall timeout

@@ -13,8 +13,6 @@ struct FlagSpec {
   std::string_view reason;
 };
 
-constexpr std::string_view kStriping =
-    "no striped transfers (see gridftpd striping, not built yet)";
 constexpr std::string_view kModules =
     "gridcp names no storage module to the servers; each uses its configured one";
 constexpr std::string_view kAssertions = "no authorization assertions are sent";
@@ -95,9 +93,9 @@ constexpr std::array kFlags{
     FlagSpec{"len", true, {}},
     FlagSpec{"partial-length", true, {}},
     FlagSpec{"list", true, {}},
-    FlagSpec{"stripe", false, kStriping},
-    FlagSpec{"striped-block-size", true, kStriping},
-    FlagSpec{"sbs", true, kStriping},
+    FlagSpec{"stripe", false, {}},
+    FlagSpec{"striped-block-size", true, {}},
+    FlagSpec{"sbs", true, {}},
     FlagSpec{"ipv6", false, {}},
     FlagSpec{"udt", false, "no UDT; -udp selects gridftpd's UDPX data channel"},
     FlagSpec{"no-g2", false, {}},

@@ -88,6 +88,12 @@ void add_flags(CLI::App& app, CopyFlags& flags) {
   app.add_option("--bs,--block-size", flags.block_size,
                  "MODE E block size for the blocks gridcp sends, in bytes or with K, M, G "
                  "(default 1M, at most 1G)");
+  app.add_flag("--stripe", flags.stripe,
+               "Striped transfers (MODE E): ask a striped receiver for one address per stripe "
+               "(SPAS) and send to every stripe (SPOR for a third-party source)");
+  app.add_option("--sbs,--striped-block-size", flags.striped_block_size,
+                 "Striped layout: 0 for Partitioned, N > 0 for Blocked with N-byte blocks (bytes "
+                 "or with K, M, G); implies -stripe");
   app.add_option("--off,--partial-offset", flags.partial_offset,
                  "Transfer only from this offset, in bytes or with K, M, G (ERET/ESTO)");
   app.add_option("--len,--partial-length", flags.partial_length,

@@ -21,25 +21,46 @@ std::string_view header_bytes(const mode_e::BlockHeader& header,
 
 }  // namespace
 
+namespace {
+
+// What stripe `index` of `count` is not to send: what the receiver already holds, and every
+// other stripe's share of [0, length).
+Result<protocol::restart::ByteRangeSet> not_for_stripe(const SendPlan& plan, unsigned index,
+                                                       unsigned count) {
+  protocol::restart::ByteRangeSet skip = plan.already_present;
+  for (unsigned other = 0; other < count; ++other) {
+    if (other == index) continue;
+    if (!plan.layout) {
+      if (index != 0) skip.insert(0, plan.length);  // no layout: all of it on stripe 0
+      continue;
+    }
+    auto ranges = mode_e::stripe_ranges(*plan.layout, {other, count}, {0, plan.length});
+    if (!ranges) return make_error(ranges.error());
+    for (const auto& range : *ranges) skip.insert(range);
+  }
+  return skip;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ModeESender>> ModeESender::create(const LocalSource& source,
                                                          const SendPlan& plan) {
-  std::vector<protocol::restart::Range> ranges;
-  if (plan.length > 0) {
-    ranges.push_back({0, plan.length});
+  const auto count = static_cast<unsigned>(plan.stripes.size());
+  if (count == 0) return make_error(std::make_error_code(std::errc::invalid_argument));
+  std::vector<mode_e::BlockPlanner> planners;
+  for (unsigned index = 0; index < count; ++index) {
+    auto skip = not_for_stripe(plan, index, count);
+    if (!skip) return make_error(skip.error());
+    auto planner = mode_e::BlockPlanner::for_restart(0, plan.length, *skip, plan.block_size_bytes);
+    if (!planner) return make_error(planner.error());
+    planners.push_back(std::move(*planner));
   }
-  auto planner = plan.already_present.empty()
-                     ? mode_e::BlockPlanner::create(ranges, plan.block_size_bytes)
-                     : mode_e::BlockPlanner::for_restart(0, plan.length, plan.already_present,
-                                                         plan.block_size_bytes);
-  if (!planner) {
-    return make_error(planner.error());
-  }
-  return std::make_unique<ModeESender>(source, plan, std::move(*planner));
+  return std::make_unique<ModeESender>(source, plan, std::move(planners));
 }
 
 ModeESender::ModeESender(const LocalSource& source, const SendPlan& plan,
-                         mode_e::BlockPlanner planner)
-    : source_(source), plan_(plan), planner_(std::move(planner)) {}
+                         std::vector<mode_e::BlockPlanner> planners)
+    : source_(source), plan_(plan), planners_(std::move(planners)) {}
 
 ModeESender::~ModeESender() {
   cancel();
@@ -49,19 +70,24 @@ ModeESender::~ModeESender() {
 void ModeESender::start() {
   // Held while the list grows: a stream that fails at once walks it in stream_done().
   std::lock_guard lock(mutex_);
-  streams_running_ = plan_.streams;
-  for (unsigned index = 0; index < plan_.streams; ++index) {
-    Stream& stream = streams_.emplace_back();
-    // GFD.20: the EOF header goes on exactly one connection; it counts as that one's EOD.
-    const bool sends_eof = index == 0;
-    stream.thread = std::thread([this, &stream, sends_eof] { send_loop(stream, sends_eof); });
+  const auto stripes = static_cast<unsigned>(plan_.stripes.size());
+  streams_running_ = plan_.streams * stripes;
+  for (unsigned stripe = 0; stripe < stripes; ++stripe) {
+    for (unsigned index = 0; index < plan_.streams; ++index) {
+      Stream& stream = streams_.emplace_back();
+      stream.stripe = stripe;
+      // GFD.20: the EOF header goes on exactly one connection of each stripe; it counts as that
+      // one's EOD.
+      const bool sends_eof = index == 0;
+      stream.thread = std::thread([this, &stream, sends_eof] { send_loop(stream, sends_eof); });
+    }
   }
 }
 
 void ModeESender::send_loop(Stream& stream, bool sends_eof) {
-  auto connected =
-      connect_with_deadline(stream.io, stream.data.socket(), plan_.address.address,
-                            plan_.address.port, plan_.stall_timeout, plan_.socket_buffer);
+  const auto& address = plan_.stripes[stream.stripe];
+  auto connected = connect_with_deadline(stream.io, stream.data.socket(), address.address,
+                                         address.port, plan_.stall_timeout, plan_.socket_buffer);
   if (connected) {
     connected = stream.data.secure(plan_.security, security::TlsRole::Client, plan_.stall_timeout);
   }
@@ -92,7 +118,7 @@ Result<void> ModeESender::send_blocks(Stream& stream, std::vector<char>& buffer)
       if (failure_) {
         return make_error(failure_);
       }
-      block = planner_.next_block();
+      block = planners_[stream.stripe].next_block();
     }
     if (!block) {
       return {};

@@ -1,16 +1,19 @@
 // The active, sending side of a MODE E put (docs/WIRE.md §2.1, §2.3, §2.4): opens N connections to
-// the server's passive address; N threads pull blocks from one BlockPlanner, read each with
-// pread into their own reused buffer and send header + payload; then every connection gets an
-// EOD, and exactly one gets EOF|EOD with the count N. Connections stay open until close(), after
-// the server's 226. On gsiftp with DCAU each connection is secured first, we being the TLS
-// client (docs/WIRE.md §5.7).
+// each of the server's passive addresses (one, or one per stripe after SPAS); the N threads of a
+// stripe pull that stripe's blocks from its own BlockPlanner, read each with pread into their own
+// reused buffer and send header + payload; then every connection gets an EOD, and exactly one
+// per stripe gets EOF|EOD with the count N (GFD.20: the EOF counts one stripe's connections).
+// Connections stay open until close(), after the server's 226. On gsiftp with DCAU each connection
+// is secured first, we being the TLS client (docs/WIRE.md §5.7).
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "client/clock.hpp"
 #include "client/data/data_socket.hpp"
@@ -18,14 +21,20 @@
 #include "client/storage/local_source.hpp"
 #include "protocol/control/passive_reply.hpp"
 #include "protocol/mode_e/block_planner.hpp"
+#include "protocol/mode_e/stripe_layout.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 #include "transport/asio.hpp"
 
 namespace gridftp::client {
 
 struct SendPlan {
-  protocol::control::HostPort address;
-  unsigned streams = 1;
+  // One address per receiving stripe: PASV's one, or SPAS's list (GFD.20; docs/WIRE.md §3.1).
+  std::vector<protocol::control::HostPort> stripes;
+  // How blocks are spread over several stripes (gridcp -sbs: Blocked, or Partitioned for 0).
+  // Without one every block goes to the first stripe, as globus-url-copy -stripe without -sbs
+  // does; each stripe still gets its EOF.
+  std::optional<protocol::mode_e::StripeLayout> layout;
+  unsigned streams = 1;  // connections to each stripe
   std::uint64_t block_size_bytes = 0;
   std::uint64_t local_offset = 0;  // file byte of wire offset 0 (ESTO: -off)
   std::uint64_t length = 0;        // bytes to send, wire offsets [0, length)
@@ -43,7 +52,7 @@ class ModeESender {
   static Result<std::unique_ptr<ModeESender>> create(const LocalSource& source,
                                                      const SendPlan& plan);
   ModeESender(const LocalSource& source, const SendPlan& plan,
-              protocol::mode_e::BlockPlanner planner);
+              std::vector<protocol::mode_e::BlockPlanner> planners);
   ModeESender(const ModeESender&) = delete;
   ModeESender& operator=(const ModeESender&) = delete;
   ~ModeESender();
@@ -61,6 +70,7 @@ class ModeESender {
 
  private:
   struct Stream {
+    unsigned stripe = 0;
     transport::asio::io_context io;
     DataSocket data{io};
     std::thread thread;
@@ -81,7 +91,7 @@ class ModeESender {
 
   std::mutex mutex_;  // guards everything below
   std::condition_variable done_signal_;
-  protocol::mode_e::BlockPlanner planner_;
+  std::vector<protocol::mode_e::BlockPlanner> planners_;  // one per stripe
   std::uint64_t bytes_sent_ = 0;
   unsigned streams_running_ = 0;
   std::error_code failure_;

@@ -101,6 +101,13 @@ Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
   return received;
 }
 
+Result<std::vector<protocol::control::HostPort>> receiving_stripes(Session& session, bool striped) {
+  if (striped) return session.request_striped_passive();
+  auto address = session.request_passive();
+  if (!address) return make_error(address.error());
+  return std::vector<protocol::control::HostPort>{std::move(*address)};
+}
+
 Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
                                   const ModeESendRequest& request) {
   RestartState* restart = request.restart;
@@ -113,19 +120,20 @@ Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
   } else if (restart != nullptr) {
     restart->dest_ranges = {};
   }
-  // In MODE E the receiver is passive (docs/WIRE.md §2.1).
-  auto address = session.request_passive();
-  if (!address) {
-    return make_error(address.error());
+  // In MODE E the receiver is passive (docs/WIRE.md §2.1); a striped one names every stripe.
+  auto stripes = receiving_stripes(session, request.stripe.has_value());
+  if (!stripes) {
+    return make_error(stripes.error());
   }
   if (auto allocated = send_allocate(session, request.allocate_bytes); !allocated) {
     return make_error(allocated.error());
   }
   auto sender = ModeESender::create(
       source,
-      SendPlan{*address, request.streams, request.block_size_bytes, request.local_offset,
-               request.length, session.options().data_timeout, session.data_channel_security(),
-               request.progress, std::move(present), session.options().tcp_buffer_bytes});
+      SendPlan{std::move(*stripes), request.stripe ? request.stripe->layout : std::nullopt,
+               request.streams, request.block_size_bytes, request.local_offset, request.length,
+               session.options().data_timeout, session.data_channel_security(), request.progress,
+               std::move(present), session.options().tcp_buffer_bytes});
   if (!sender) {
     return make_error(sender.error());
   }

@@ -31,7 +31,8 @@ struct ModeEReceiveRequest {
 Result<std::uint64_t> receive_mode_e(Session& session, const StagedFile& staged,
                                      const ModeEReceiveRequest& request, ProgressTicker& progress);
 
-// PASV/EPSV, ALLO, `command` (STOR/ESTO), then `streams` connections sending the local bytes
+// PASV/EPSV (SPAS with -stripe), ALLO, `command` (STOR/ESTO), then `streams` connections (to each
+// stripe) sending the local bytes
 // [local_offset, local_offset + length) as wire offsets [0, length). Returns the bytes sent
 // after the 226. With `restart` (-rst): the receiver's 111 range markers are kept in its
 // dest_ranges, and an attempt that follows a failed one sends REST with them and only the rest.
@@ -44,9 +45,14 @@ struct ModeESendRequest {
   std::uint64_t length = 0;
   ProgressTicker* progress = nullptr;  // counts each block sent; may be null
   RestartState* restart = nullptr;
+  // -stripe: SPAS instead of PASV, `streams` connections to each stripe, blocks by its layout.
+  std::optional<StripeRequest> stripe;
 };
 Result<std::uint64_t> send_mode_e(Session& session, const LocalSource& source,
                                   const ModeESendRequest& request);
+
+// The receiver's data addresses: SPAS's list when `striped`, else PASV/EPSV's one address.
+Result<std::vector<protocol::control::HostPort>> receiving_stripes(Session& session, bool striped);
 
 // After a data failure the server usually explains it (426, 451); read that reply briefly so
 // the user sees it, then report the original error.

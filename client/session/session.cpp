@@ -96,12 +96,21 @@ Result<void> Session::set_parallelism(unsigned streams) {
   if (streams == parallelism_) {
     return {};
   }
-  if (auto reply =
-          control_->command_expecting(parallelism_command(streams), rc::kClassPositiveCompletion);
-      !reply) {
-    return make_error(reply.error());
+  if (auto set = set_retr_options(parallelism_command(streams)); !set) {
+    return set;
   }
   parallelism_ = streams;
+  return {};
+}
+
+Result<void> Session::set_retr_options(const std::string& command) {
+  if (command == retr_options_) {
+    return {};
+  }
+  if (auto reply = control_->command_expecting(command, rc::kClassPositiveCompletion); !reply) {
+    return make_error(reply.error());
+  }
+  retr_options_ = command;
   return {};
 }
 
@@ -187,6 +196,41 @@ Result<protocol::control::HostPort> Session::request_passive() {
     address->address = control_->channel().peer_address();
   }
   return address;
+}
+
+Result<std::vector<protocol::control::HostPort>> Session::request_striped_passive() {
+  const bool extended = control_->channel().is_ipv6();
+  const char* command = extended ? "SPAS 2" : "SPAS";
+  auto reply = control_->command_expecting(command, rc::kClassPositiveCompletion);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  auto stripes = protocol::control::parse_spas_reply(reply->lines);
+  if (!stripes) {
+    control_->note_failure(command, *reply);
+    return stripes;
+  }
+  for (auto& stripe : *stripes) {
+    if (stripe.address.empty() || stripe.address == "0.0.0.0") {
+      stripe.address = control_->channel().peer_address();
+    }
+  }
+  return stripes;
+}
+
+Result<void> Session::send_striped_port(const std::vector<protocol::control::HostPort>& stripes) {
+  if (stripes.size() == 1) {
+    return send_port(stripes.front());
+  }
+  auto argument = protocol::control::spor_argument_for(stripes);
+  if (!argument) {
+    return make_error(argument.error());
+  }
+  if (auto reply = control_->command_expecting("SPOR " + *argument, rc::kClassPositiveCompletion);
+      !reply) {
+    return make_error(reply.error());
+  }
+  return {};
 }
 
 Result<DataConnection> Session::open_passive_data() {

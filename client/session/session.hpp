@@ -17,6 +17,7 @@
 #include "client/transfer/transfer_plan.hpp"
 #include "client/url.hpp"
 #include "protocol/control/passive_reply.hpp"
+#include "protocol/control/striped_passive_reply.hpp"
 #include "protocol/listing/listing_entry.hpp"
 #include "security/tls_contexts.hpp"
 
@@ -100,6 +101,9 @@ class Session {
   Result<void> use_net_stack(const std::string& stack);
   // OPTS RETR Parallelism=n,n,n; sent only when n changes (docs/WIRE.md §1.5).
   Result<void> set_parallelism(unsigned streams);
+  // A striped source's OPTS RETR (retr_options_command: the layout, then Parallelism), sent only
+  // when its text changes. Errors: rejected_reply_error().
+  Result<void> set_retr_options(const std::string& command);
   // CKSM <alg> <offset|0> <length|-1> path → the lower-case hex digest. Errors: a refusal
   // (rejected_reply_error()), ClientErrc::ChecksumUnavailable for an unreadable 213.
   Result<std::string> checksum(security::DigestAlgorithm algorithm, const std::string& path,
@@ -109,6 +113,12 @@ class Session {
   // PASV, or EPSV when the control connection is IPv6 (docs/WIRE.md §3.2). An address the server
   // leaves out or gives as 0.0.0.0 becomes the control connection's peer.
   Result<protocol::control::HostPort> request_passive();
+  // SPAS (GFD.20; "SPAS 2" on an IPv6 control connection): one address per stripe of the
+  // server, in stripe order; addresses left out or given as 0.0.0.0 become the control peer's.
+  // Errors: the server's refusal, Errc::BadHostPort for a reply that is no list of addresses.
+  Result<std::vector<protocol::control::HostPort>> request_striped_passive();
+  // SPOR with every stripe's address (a single one goes as PORT/EPRT, as globus-url-copy sends).
+  Result<void> send_striped_port(const std::vector<protocol::control::HostPort>& stripes);
   // request_passive() and connect to it (not yet secured: see DataConnection::secure).
   Result<DataConnection> open_passive_data();
   // PORT for IPv4 addresses, EPRT otherwise (third-party source side).
@@ -169,6 +179,7 @@ class Session {
   bool extended_block_mode_ = false;
   bool extended_block_mode_refused_ = false;
   unsigned parallelism_ = 0;  // 0: never sent
+  std::string retr_options_;  // the last OPTS RETR sent
   std::string net_stack_ = "default";
   std::shared_ptr<const GsiCredentials> gsi_;   // null for ftp://
   GsiControlChannel* gsi_channel_ = nullptr;    // owned by control_; null for ftp://

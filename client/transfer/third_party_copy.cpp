@@ -238,18 +238,25 @@ Result<void> start_store(Session& dest, const std::string& dest_path,
   return {};
 }
 
-// OPTS RETR Parallelism (with -p), PORT to the dest's address, REST (when resuming) and
-// RETR/ERET on the source.
+// OPTS RETR Parallelism (with -p; with -stripe -sbs the layout first), PORT to the dest's address
+// (SPOR to every stripe's), REST (when resuming) and RETR/ERET on the source.
 Result<void> start_retrieve(Session& source, const std::string& source_path,
                             const TransferOptions& options, const SourcePlan& plan,
-                            const protocol::control::HostPort& address,
+                            const std::vector<protocol::control::HostPort>& stripes,
                             const std::optional<std::string>& resume) {
-  if (options.parallelism) {
+  if (options.stripe) {
+    const auto command = retr_options_command(options.stripe->layout, options.parallelism);
+    if (command) {
+      if (auto set = source.set_retr_options(*command); !set) {
+        return make_error(set.error());
+      }
+    }
+  } else if (options.parallelism) {
     if (auto set = source.set_parallelism(*options.parallelism); !set) {
       return make_error(set.error());
     }
   }
-  if (auto ported = source.send_port(address); !ported) {
+  if (auto ported = source.send_striped_port(stripes); !ported) {
     return make_error(ported.error());
   }
   if (resume) {
@@ -281,10 +288,11 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto prepared = prepare_dest(source, dest, options); !prepared) {
     return make_error(prepared.error());
   }
-  // Dest is always passive and source always active (docs/WIRE.md §1.5).
-  auto address = dest.request_passive();
-  if (!address) {
-    return make_error(address.error());
+  // Dest is always passive and source always active (docs/WIRE.md §1.5); a striped dest names
+  // every stripe (SPAS) and the source connects to each (SPOR).
+  auto stripes = receiving_stripes(dest, options.stripe.has_value());
+  if (!stripes) {
+    return make_error(stripes.error());
   }
   if (auto allocated = send_allocate(dest, allocation_bytes(plan->size_bytes, plan->range));
       !allocated) {
@@ -298,7 +306,7 @@ Result<TransferStats> third_party_copy(Session& source, const std::string& sourc
   if (auto started = start_store(dest, dest_path, plan->range, *resume); !started) {
     return make_error(started.error());
   }
-  if (auto started = start_retrieve(source, source_path, options, *plan, *address, *resume);
+  if (auto started = start_retrieve(source, source_path, options, *plan, *stripes, *resume);
       !started) {
     return make_error(started.error());
   }

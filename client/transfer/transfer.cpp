@@ -367,7 +367,7 @@ Result<TransferStats> put_file(Session& session, const std::string& local_path,
     bytes = send_mode_e(
         session, *source,
         ModeESendRequest{command, allocate, *options.parallelism, options.block_size_bytes,
-                         local_offset, length, &progress, restart});
+                         local_offset, length, &progress, restart, options.stripe});
   } else {
     bytes = send_stream(session, *source,
                         StreamSend{command, allocate, local_offset, length, *stream_held, restart},

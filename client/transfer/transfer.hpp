@@ -51,6 +51,8 @@ struct TransferOptions {
   // from the receiver's 111 markers or, from a server that sends none, its size after an earlier
   // STOR began.
   RestartState* restart = nullptr;
+  // -stripe / -sbs (MODE E): put and third-party to a striped receiver (transfer_plan.hpp).
+  std::optional<StripeRequest> stripe;
 };
 
 // Failures of the calls below: a server refusal is rejected_reply_error() with the reply in the

@@ -84,6 +84,20 @@ std::string parallelism_command(unsigned streams) {
   return "OPTS RETR Parallelism=" + n + ',' + n + ',' + n + ';';
 }
 
+std::optional<std::string> retr_options_command(
+    const std::optional<protocol::mode_e::StripeLayout>& layout, std::optional<unsigned> streams) {
+  if (!layout) return streams ? std::optional(parallelism_command(*streams)) : std::nullopt;
+  std::string command = "OPTS RETR ";
+  command += layout->kind == protocol::mode_e::StripeLayout::Kind::Partitioned
+                 ? std::string("StripeLayout=Partitioned;")
+                 : "StripeLayout=Blocked;BlockSize=" + std::to_string(layout->block_size) + ';';
+  if (streams) {
+    const auto n = std::to_string(*streams);
+    command += "Parallelism=" + n + ',' + n + ',' + n + ';';
+  }
+  return command;
+}
+
 std::string checksum_command(security::DigestAlgorithm algorithm, const std::string& path,
                              const std::optional<PartialRange>& range) {
   const std::string extent =

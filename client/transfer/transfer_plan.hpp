@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "protocol/core/result.hpp"
+#include "protocol/mode_e/stripe_layout.hpp"
 #include "security/digest.hpp"
 
 namespace gridftp::client {
@@ -67,6 +68,20 @@ std::string buffer_size_command(std::uint32_t bytes, bool server_has_sbuf);
 
 // "OPTS RETR Parallelism=4,4,4;".
 std::string parallelism_command(unsigned streams);
+// -stripe and -sbs: the receiver is asked for one address per stripe (SPAS, GFD.20) and the
+// sender spreads blocks over them by `layout` (-sbs N > 0: Blocked, N-byte blocks; -sbs 0:
+// Partitioned). Without a layout every block goes to the first stripe, as globus-url-copy
+// -stripe without -sbs sends them, and a third-party source uses its own default layout.
+struct StripeRequest {
+  std::optional<protocol::mode_e::StripeLayout> layout;
+};
+
+// The OPTS RETR a striped third-party source gets from gridcp -stripe -sbs: the layout first,
+// parallelism second, as globus-url-copy words it ("OPTS RETR StripeLayout=Blocked;
+// BlockSize=262144;Parallelism=4,4,4;", or "StripeLayout=Partitioned;"; GFD.20 "Options to
+// RETR"). Without a layout, parallelism_command's text (or nothing when neither is set).
+std::optional<std::string> retr_options_command(
+    const std::optional<protocol::mode_e::StripeLayout>& layout, std::optional<unsigned> streams);
 // "CKSM MD5 0 -1 p" for a whole file, "CKSM MD5 <offset> <length> p" for a range.
 std::string checksum_command(security::DigestAlgorithm algorithm, const std::string& path,
                              const std::optional<PartialRange>& range);

@@ -4,7 +4,7 @@ are never split").
 
   * every flag that the installed `globus-url-copy -help` lists is given to gridcp, with a
     plausible value where it takes one, on a gsiftp:// get from a GSI gridftpd (throwaway PKI):
-    either gridcp refuses it by name with a reason ("option -stripe is not supported: ...",
+    either gridcp refuses it by name with a reason ("option -rp is not supported: ...",
     exit 1, nothing copied), or it works -- the copy is byte-identical, or the flag's own effect
     is checked (-len 2K copies 2048 bytes, -list lists, -c goes on past a failed file, -version
     prints the version, ...). The flags the issue names must work, not be refused;
@@ -208,7 +208,7 @@ def test_every_guc_help_flag_works_or_is_refused_by_name():
             f"{flag}: neither accepted nor refused by name\n{probe.describe()}")
         run_accepted(server, flag, value, out)
     print(f"refused by name: {' '.join(refused)}")
-    assert "-stripe" in refused and "-rp" in refused
+    assert "-rp" in refused and "-stripe" not in refused
 
 
 def test_unknown_words_are_refused_whole():

@@ -371,3 +371,45 @@ TEST_CASE("copy_options_from copies the engine flags", "[client][cli]") {
   CHECK(options.restart.interval == std::chrono::seconds(7));
   CHECK(options.restart.timeout == std::chrono::seconds(60));
 }
+
+TEST_CASE("-stripe and -sbs choose MODE E, file by file, and the layout", "[client][cli][stripe]") {
+  CopyFlags flags;
+  flags.stripe = true;
+  auto striped = copy_options_from(flags, kGet);
+  REQUIRE(striped.error.empty());
+  REQUIRE(striped.options.transfer.stripe);
+  CHECK_FALSE(striped.options.transfer.stripe->layout);
+  CHECK(striped.options.transfer.parallelism == 1u);
+  CHECK_FALSE(striped.options.batch);
+
+  flags.stripe = false;  // -sbs alone implies -stripe, as in globus-url-copy
+  flags.striped_block_size = "256K";
+  flags.parallel = 4;
+  auto blocked = copy_options_from(flags, kGet);
+  REQUIRE(blocked.error.empty());
+  REQUIRE(blocked.options.transfer.stripe);
+  REQUIRE(blocked.options.transfer.stripe->layout);
+  CHECK(blocked.options.transfer.stripe->layout->kind ==
+        gridftp::protocol::mode_e::StripeLayout::Kind::Blocked);
+  CHECK(blocked.options.transfer.stripe->layout->block_size == 262144u);
+  CHECK(blocked.options.transfer.parallelism == 4u);
+
+  flags.striped_block_size = "0";
+  auto partitioned = copy_options_from(flags, kGet);
+  REQUIRE(partitioned.error.empty());
+  CHECK(partitioned.options.transfer.stripe->layout->kind ==
+        gridftp::protocol::mode_e::StripeLayout::Kind::Partitioned);
+}
+
+TEST_CASE("-stripe refuses a bad -sbs, -udp and -pp", "[client][cli][stripe]") {
+  CopyFlags flags;
+  flags.striped_block_size = "lots";
+  CHECK(refusal(flags).starts_with("bad -sbs 'lots'"));
+  flags.striped_block_size.clear();
+  flags.stripe = true;
+  flags.pipelining = true;
+  CHECK(refusal(flags) == "-stripe cannot be combined with -pp");
+  flags.pipelining = false;
+  flags.udp = true;
+  CHECK(refusal(flags) == "-stripe cannot be combined with -udp (UDPX is one flow)");
+}

@@ -54,10 +54,17 @@ TEST_CASE("spell_flags refuses globus-url-copy flags gridcp lacks, by name, with
           "[client][cli]") {
   CHECK(refusal({"-rp"}) ==
         "option -rp is not supported: URL paths are always taken from the server's root");
-  CHECK(refusal({"-stripe"}).starts_with("option -stripe is not supported: no striped"));
-  CHECK(refusal({"-sbs", "0"}).starts_with("option -sbs is not supported: "));
+  CHECK(refusal({"-udt"}).starts_with("option -udt is not supported: no UDT"));
+  CHECK(refusal({"-mn", "posix"}).starts_with("option -mn is not supported: "));
   CHECK(refusal({"-DP", "cat"}).starts_with("option -DP is not supported: "));
-  CHECK(refusal({"--stripe"}).starts_with("option --stripe is not supported: "));
+  CHECK(refusal({"--udt"}).starts_with("option --udt is not supported: "));
+}
+
+TEST_CASE("spell_flags takes globus-url-copy's striping flags", "[client][cli][stripe]") {
+  CHECK(spelled({"-stripe", "-sbs", "0", "a", "b"}) ==
+        std::vector<std::string>{"--stripe", "--sbs", "0", "a", "b"});
+  CHECK(spelled({"-striped-block-size", "256K"}) ==
+        std::vector<std::string>{"--striped-block-size", "256K"});
 }
 
 TEST_CASE("spell_flags catches a missing or unwanted value", "[client][cli]") {

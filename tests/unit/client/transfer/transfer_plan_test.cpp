@@ -53,6 +53,19 @@ TEST_CASE("transfer commands follow globus-url-copy", "[client][plan]") {
   CHECK(client::parallelism_command(1) == "OPTS RETR Parallelism=1,1,1;");
 }
 
+TEST_CASE("a striped source's OPTS RETR gives the layout, then parallelism, as guc words it",
+          "[client][plan][stripe]") {
+  using Layout = gridftp::protocol::mode_e::StripeLayout;
+  CHECK(client::retr_options_command(Layout{Layout::Kind::Blocked, 262144}, 4) ==
+        "OPTS RETR StripeLayout=Blocked;BlockSize=262144;Parallelism=4,4,4;");
+  CHECK(client::retr_options_command(Layout{Layout::Kind::Blocked, 1048576}, std::nullopt) ==
+        "OPTS RETR StripeLayout=Blocked;BlockSize=1048576;");
+  CHECK(client::retr_options_command(Layout{Layout::Kind::Partitioned, 0}, 2) ==
+        "OPTS RETR StripeLayout=Partitioned;Parallelism=2,2,2;");
+  CHECK(client::retr_options_command(std::nullopt, 3) == "OPTS RETR Parallelism=3,3,3;");
+  CHECK_FALSE(client::retr_options_command(std::nullopt, std::nullopt));
+}
+
 TEST_CASE("ALLO carries the window length, else the file size", "[client][plan]") {
   CHECK(client::allocation_bytes(3000000, std::nullopt) == 3000000U);
   CHECK(client::allocation_bytes(3000000, PartialRange{1000, 600000}) == 600000U);
