@@ -372,7 +372,7 @@ TEST_CASE("copy_options_from copies the engine flags", "[client][cli]") {
   CHECK(options.restart.timeout == std::chrono::seconds(60));
 }
 
-TEST_CASE("-stripe and -sbs choose MODE E, file by file, and the layout", "[client][cli][stripe]") {
+TEST_CASE("Striping flags choose MODE E, file by file, and the layout", "[client][cli][stripe]") {
   CopyFlags flags;
   flags.stripe = true;
   auto striped = copy_options_from(flags, kGet);
@@ -401,7 +401,7 @@ TEST_CASE("-stripe and -sbs choose MODE E, file by file, and the layout", "[clie
         gridftp::protocol::mode_e::StripeLayout::Kind::Partitioned);
 }
 
-TEST_CASE("-stripe refuses a bad -sbs, -udp and -pp", "[client][cli][stripe]") {
+TEST_CASE("Striping refuses a bad -sbs, -udp and -pp", "[client][cli][stripe]") {
   CopyFlags flags;
   flags.striped_block_size = "lots";
   CHECK(refusal(flags).starts_with("bad -sbs 'lots'"));
