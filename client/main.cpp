@@ -64,21 +64,8 @@ void add_engine_flags(CLI::App& app, CopyFlags& flags) {
                "-fast; -pp reuses the MODE E data connections from file to file");
 }
 
-void add_flags(CLI::App& app, CopyFlags& flags) {
-  app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
-  app.add_flag("--json", flags.json,
-               "Print one JSON object per file and a final summary on stdout (JSON Lines), and "
-               "nothing else there");
-  app.add_flag("--no-progress", flags.no_progress,
-               "No live progress display, even when stderr is a terminal");
-  app.add_flag("--vb,--verbose-perf", flags.verbose_bytes,
-               "Print bytes and rate after each transfer");
-  app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
-  app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
-  app.add_flag("--cd,--create-dest", flags.create_dest, "Create missing destination directories");
-  app.add_flag("-r,--recurse", flags.recursive, "Copy directories (source URL ends in /)");
-  app.add_option("--list", flags.list_url, "List the directory at this URL");
-  app.add_option("-f", flags.url_file, "Read 'source dest' URL pairs from this file");
+// How the data moves: MODE E streams, block and buffer sizes, striping, a byte range.
+void add_data_shape_flags(CLI::App& app, CopyFlags& flags) {
   app.add_option("-p,--parallel", flags.parallel,
                  "Parallel data streams; switches to extended block mode (MODE E)")
       ->check(CLI::Range(1U, gridftp::protocol::control::kMaxParallelism));
@@ -98,14 +85,10 @@ void add_flags(CLI::App& app, CopyFlags& flags) {
                  "Transfer only from this offset, in bytes or with K, M, G (ERET/ESTO)");
   app.add_option("--len,--partial-length", flags.partial_length,
                  "Transfer only this many bytes, or with K, M, G (ERET/ESTO)");
-  app.add_flag("--verify-checksum", flags.verify_checksum,
-               "Compare source and destination checksums after each file");
-  app.add_option("--checksum-alg", flags.checksum_algorithm,
-                 "Checksum algorithm for -verify-checksum: MD5 (default), ADLER32, SHA1, SHA256, "
-                 "SHA512, CRC32C");
-  app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
-                 "Fail a transfer that makes no progress for this many seconds (default 600; "
-                 "0: never)");
+}
+
+// The data channel's security and the UDPX channel.
+void add_data_channel_flags(CLI::App& app, CopyFlags& flags) {
   app.add_flag("--nodcau,--no-data-channel-authentication", flags.no_dcau,
                "gsiftp: no data channel authentication (DCAU N)");
   app.add_flag("--dcsafe,--data-channel-safe", flags.data_safe,
@@ -118,6 +101,31 @@ void add_flags(CLI::App& app, CopyFlags& flags) {
   app.add_flag("--udp-unauthenticated", flags.udp_unauthenticated,
                "-udp without data channel authentication (ftp://, -nodcau): keys from an "
                "unauthenticated exchange, open to a man in the middle; the server must allow it");
+}
+
+void add_flags(CLI::App& app, CopyFlags& flags) {
+  app.add_flag("-v,--verbose", flags.verbose, "Print the URLs of each transfer");
+  app.add_flag("--json", flags.json,
+               "Print one JSON object per file and a final summary on stdout (JSON Lines), and "
+               "nothing else there");
+  app.add_flag("--no-progress", flags.no_progress,
+               "No live progress display, even when stderr is a terminal");
+  app.add_flag("--vb,--verbose-perf", flags.verbose_bytes,
+               "Print bytes and rate after each transfer");
+  app.add_flag("-q,--quiet", flags.quiet, "Print nothing for successful operations");
+  app.add_flag("--dbg,--debugftp", flags.debug, "Print the control channel dialogue to stderr");
+  app.add_flag("--cd,--create-dest", flags.create_dest, "Create missing destination directories");
+  app.add_flag("-r,--recurse", flags.recursive, "Copy directories (source URL ends in /)");
+  app.add_option("--list", flags.list_url, "List the directory at this URL");
+  app.add_option("-f", flags.url_file, "Read 'source dest' URL pairs from this file");
+  app.add_flag("--verify-checksum", flags.verify_checksum,
+               "Compare source and destination checksums after each file");
+  app.add_option("--checksum-alg", flags.checksum_algorithm,
+                 "Checksum algorithm for -verify-checksum: MD5 (default), ADLER32, SHA1, SHA256, "
+                 "SHA512, CRC32C");
+  app.add_option("--st,--stall-timeout", flags.stall_timeout_seconds,
+                 "Fail a transfer that makes no progress for this many seconds (default 600; "
+                 "0: never)");
   app.add_option("-s,--subject", flags.subject,
                  "gsiftp: the certificate subject both servers must carry, instead of a "
                  "certificate for the URL's host (a server behind a DNS alias)");
@@ -145,6 +153,8 @@ void add_flags(CLI::App& app, CopyFlags& flags) {
   app.add_option("--min-rate", flags.min_rate, "-udp: rate never to go below, bit/s");
   app.add_option("--policy", flags.policy, "-udp: fixed, high, fair (default) or low")
       ->check(CLI::IsMember({"fixed", "high", "fair", "low"}));
+  add_data_shape_flags(app, flags);
+  add_data_channel_flags(app, flags);
   add_engine_flags(app, flags);
   app.add_option("urls", flags.urls, "source URL and destination URL");
 }

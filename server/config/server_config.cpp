@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -115,6 +116,7 @@ void read_network_sections(const toml::table& root, ServerConfig& c,
   listen.read_string("control_interface", c.listen.control_interface);
   listen.read_integer("port", c.listen.port);
   listen.read_string("data_interface", c.listen.data_interface);
+  listen.read_string("passive_address", c.listen.passive_address);
   listen.read_integer("passive_port_min", c.listen.passive_port_min);
   listen.read_integer("passive_port_max", c.listen.passive_port_max);
   listen.read_integer("source_port_min", c.listen.source_port_min);
@@ -256,23 +258,42 @@ ConfigLoad parse_config(std::string_view toml_text, std::string_view source_name
   return load;
 }
 
+namespace {
+
+bool is_ipv4_literal(const std::string& text) {
+  in_addr parsed{};
+  return ::inet_pton(AF_INET, text.c_str(), &parsed) == 1;
+}
+
+// [listen]: the announced address and the two port ranges.
+void check_listen(const ListenConfig& listen, std::vector<std::string>& problems) {
+  if (!listen.passive_address.empty() && !is_ipv4_literal(listen.passive_address)) {
+    problems.push_back(
+        fmt::format("listen.passive_address '{}' is not an IPv4 address (PASV can carry no other)",
+                    listen.passive_address));
+  }
+  if (listen.passive_port_min > listen.passive_port_max) {
+    problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
+  }
+  if ((listen.passive_port_min == 0) != (listen.passive_port_max == 0)) {
+    problems.emplace_back(
+        "listen.passive_port_min and passive_port_max must both be 0 or both set");
+  }
+  if (listen.source_port_min > listen.source_port_max ||
+      (listen.source_port_min == 0) != (listen.source_port_max == 0)) {
+    problems.emplace_back(
+        "listen.source_port_min and source_port_max must both be 0, or a range low to high");
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
   if (c.tls.cert.empty() != c.tls.key.empty())
     problems.emplace_back("tls.cert and tls.key must both be set or both empty");
   if (c.tls.required && !c.tls.enabled) problems.emplace_back("tls.required needs tls.enabled");
-  if (c.listen.passive_port_min > c.listen.passive_port_max) {
-    problems.emplace_back("listen.passive_port_min is above listen.passive_port_max");
-  }
-  if ((c.listen.passive_port_min == 0) != (c.listen.passive_port_max == 0)) {
-    problems.emplace_back(
-        "listen.passive_port_min and passive_port_max must both be 0 or both set");
-  }
-  if (c.listen.source_port_min > c.listen.source_port_max ||
-      (c.listen.source_port_min == 0) != (c.listen.source_port_max == 0)) {
-    problems.emplace_back(
-        "listen.source_port_min and source_port_max must both be 0, or a range low to high");
-  }
+  check_listen(c.listen, problems);
   if (c.limits.max_command_line_bytes < 64) {
     problems.emplace_back("limits.max_command_line_bytes must be at least 64");
   }
@@ -351,6 +372,7 @@ std::string format_config(const ServerConfig& c) {
   root.insert("listen", toml::table{{"control_interface", c.listen.control_interface},
                                     {"port", n(c.listen.port)},
                                     {"data_interface", c.listen.data_interface},
+                                    {"passive_address", c.listen.passive_address},
                                     {"passive_port_min", n(c.listen.passive_port_min)},
                                     {"passive_port_max", n(c.listen.passive_port_max)},
                                     {"source_port_min", n(c.listen.source_port_min)},

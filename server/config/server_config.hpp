@@ -18,6 +18,10 @@ struct ListenConfig {
   std::string control_interface = "127.0.0.1";
   std::uint16_t port = 2811;
   std::string data_interface;
+  // The address PASV and SPAS name instead of the one the listener is bound to, for a host
+  // reached through address translation (a NAT, a Kubernetes Service's external address:
+  // docs/DEPLOY.md); empty names the bound address.
+  std::string passive_address;
   std::uint16_t passive_port_min = 0;
   std::uint16_t passive_port_max = 0;
   // Local ports of data connections this server opens (active mode, third-party); 0 = any.

@@ -53,6 +53,19 @@ std::optional<std::string> ControlSession::refuse_active_peer(const asio::ip::ad
   return std::nullopt;
 }
 
+namespace {
+
+// What PASV and SPAS name: [listen] passive_address when set (address translation in front of
+// this host, docs/DEPLOY.md), else the address the listener is bound to.
+asio::ip::address announced_address(const ListenConfig& listen, const asio::ip::address& bound) {
+  if (listen.passive_address.empty()) return bound;
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address_v4(listen.passive_address, ec);
+  return ec ? bound : asio::ip::address(address);
+}
+
+}  // namespace
+
 asio::ip::address ControlSession::data_address() const {
   const auto& configured = services_.config.listen.data_interface;
   if (!configured.empty()) {
@@ -77,7 +90,8 @@ transport::awaitable<void> ControlSession::on_pasv(const std::string&) {
     send_error(Condition::DataConnection, "Can't open passive listener.");
     co_return;
   }
-  const protocol::control::HostPort host_port{address.to_string(), *endpoint, false};
+  const protocol::control::HostPort host_port{
+      announced_address(services_.config.listen, address).to_string(), *endpoint, false};
   send(rc::kEnteringPassive,
        "Entering Passive Mode (" + protocol::control::format_port_argument(host_port) + ")");
 }
@@ -160,10 +174,11 @@ transport::awaitable<void> ControlSession::on_spas(const std::string&) {
     send_error(Condition::DataConnection, "Can't open passive listener.");
     co_return;
   }
-  const protocol::control::HostPort host_port{address.to_string(), endpoint->port(),
-                                              address.is_v6()};
-  const auto line = address.is_v4() ? protocol::control::format_port_argument(host_port)
-                                    : protocol::control::format_eprt_argument(host_port);
+  const auto announced = announced_address(services_.config.listen, address);
+  const protocol::control::HostPort host_port{announced.to_string(), endpoint->port(),
+                                              announced.is_v6()};
+  const auto line = announced.is_v4() ? protocol::control::format_port_argument(host_port)
+                                      : protocol::control::format_eprt_argument(host_port);
   send(protocol::control::Reply{rc::kEnteringExtendedPassive,
                                 {"Entering Striped Passive Mode.", " " + line, "End"}});
 }

@@ -247,6 +247,22 @@ TEST_CASE("validate checks the passive port range", "[config][validate]") {
   if (!ok) CHECK(mentions(problems, "passive_port"));
 }
 
+TEST_CASE("validate takes an IPv4 passive_address or none", "[config][validate]") {
+  auto [address, ok] = GENERATE(table<const char*, bool>({
+      {"", true},
+      {"203.0.113.7", true},
+      {"::1", false},
+      {"dtn.example.org", false},
+      {"203.0.113", false},
+  }));
+  auto config = valid_config();
+  config.listen.passive_address = address;
+  const auto problems = validate(config);
+  INFO(address << "\n" << joined(problems));
+  CHECK(problems.empty() == ok);
+  if (!ok) CHECK(mentions(problems, "passive_address"));
+}
+
 TEST_CASE("validate requires an absolute anonymous root when anonymous is enabled",
           "[config][validate]") {
   auto config = valid_config();

@@ -1,6 +1,7 @@
 // Data channel addresses over a memory stream: PASV, EPSV, SPAS (listeners on the loopback) and
 // PORT, EPRT, SPOR (RFC 959 §4.1.2, RFC 2428, GFD.20), good and malformed.
 #include <string>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -25,6 +26,24 @@ TEST_CASE("PASV answers 227 with the data interface's address", "[session][data_
   CHECK(reply.code == 227);
   CHECK(reply.text.starts_with("Entering Passive Mode (127,0,0,1,"));
   CHECK(reply.text.ends_with(")"));
+}
+
+TEST_CASE("PASV and SPAS name [listen] passive_address, bound on the data interface",
+          "[session][data_setup]") {
+  SessionHarnessOptions options;
+  options.configure = [](ServerConfig& config) {
+    config.listen.data_interface = "127.0.0.1";
+    config.listen.passive_address = "203.0.113.7";
+  };
+  SessionHarness session(std::move(options));
+  log_in(session);
+  const auto pasv = command(session, "PASV");
+  CHECK(pasv.code == 227);
+  CHECK(pasv.text.starts_with("Entering Passive Mode (203,0,113,7,"));
+  const auto spas = command(session, "SPAS");
+  CHECK(spas.code == 229);
+  REQUIRE(spas.lines.size() == 3);
+  CHECK(spas.lines[1].starts_with(" 203,0,113,7,"));
 }
 
 TEST_CASE("PASV on an IPv6 data interface answers 522", "[session][data_setup]") {
