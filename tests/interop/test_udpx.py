@@ -385,38 +385,6 @@ def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
     server.assert_alive("after a client died mid-put")
 
 
-def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
-    server = gsi_server()
-    size = 64 * MIB
-    digest = make_file(server.fs("data/cut.bin"), size, seed=94)
-    make_tree_readable(server.fs("data"))
-    dest = os.path.join(make_temp_dir("udpx-cut-"), "cut.bin")
-    argv = [gridcp_binary(), "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
-            "--rst-interval", "1", "--st", "3", server.gsiftp_url("data/cut.bin"), file_url(dest)]
-    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    partial = dest + ".gridcp-part"
-    try:
-        wait_until(lambda: os.path.exists(partial) and os.path.getsize(partial) > 8 * MIB, 30,
-                   "the UDPX get to be under way")
-        sessions = session_processes(server)
-        assert sessions, "no session process to cut off"
-        for pid in sessions:  # the server's own children: the session that sends the file
-            os.kill(pid, signal.SIGKILL)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, f"gridcp -udp -rst did not finish the get:\n{output}"
-    assert_file_digest(dest, digest, "a UDPX get resumed after its server session died")
-    resumed = [r for r in udpx_records(server, "RETR") if r["result"] == "ok"]
-    assert len(resumed) == 1, f"expected one completed UDPX RETR, got {resumed}"
-    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
-    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
-        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
-
-
 def cut_off_and_resume(server_to_cut, argv: list[str], partial_growing, what: str) -> str:
     """Runs gridcp `argv` (with -rst), kills `server_to_cut`'s session processes once
     `partial_growing()` says a good part of the file has moved, and returns gridcp's output once
@@ -427,7 +395,7 @@ def cut_off_and_resume(server_to_cut, argv: list[str], partial_growing, what: st
         wait_until(partial_growing, 30, f"the {what} to be under way")
         sessions = session_processes(server_to_cut)
         assert sessions, f"no session process to cut off in the {what}"
-        for pid in sessions:
+        for pid in sessions:  # the server's own children: the session that moves the file
             os.kill(pid, signal.SIGKILL)
         output, _ = proc.communicate(timeout=120)
     finally:
@@ -442,6 +410,26 @@ def partial_upload_size(server, directory: str) -> int:
     parts = [os.path.join(server.fs(directory), name) for name in os.listdir(server.fs(directory))
              if name.startswith(".gridftpd-part.")]
     return max((os.path.getsize(p) for p in parts), default=0)
+
+
+def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
+    server = gsi_server()
+    size = 64 * MIB
+    digest = make_file(server.fs("data/cut.bin"), size, seed=94)
+    make_tree_readable(server.fs("data"))
+    dest = os.path.join(make_temp_dir("udpx-cut-"), "cut.bin")
+    argv = [gridcp_binary(), "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
+            "--rst-interval", "1", "--st", "3", server.gsiftp_url("data/cut.bin"), file_url(dest)]
+    partial = dest + ".gridcp-part"
+    cut_off_and_resume(server, argv,
+                       lambda: os.path.exists(partial) and os.path.getsize(partial) > 8 * MIB,
+                       "UDPX get")
+    assert_file_digest(dest, digest, "a UDPX get resumed after its server session died")
+    resumed = [r for r in udpx_records(server, "RETR") if r["result"] == "ok"]
+    assert len(resumed) == 1, f"expected one completed UDPX RETR, got {resumed}"
+    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
+    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
+        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
 
 
 def test_a_put_cut_off_mid_transfer_resumes_with_only_what_is_missing():
