@@ -19,10 +19,6 @@ std::string_view header_bytes(const mode_e::BlockHeader& header,
   return {reinterpret_cast<const char*>(storage.data()), storage.size()};
 }
 
-}  // namespace
-
-namespace {
-
 // What stripe `index` of `count` is not to send: what the receiver already holds, and every
 // other stripe's share of [0, length).
 Result<protocol::restart::ByteRangeSet> not_for_stripe(const SendPlan& plan, unsigned index,
