@@ -36,6 +36,7 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       id_(id),
       log_(services.log),
       replies_(*control_),
+      login_(services.registry),
       data_channel_(executor_, services.data_loops, services.config.listen),
       transfer_done_(executor_),
       idle_timer_(executor_) {
@@ -50,9 +51,8 @@ ControlSession::~ControlSession() {
 }
 
 void ControlSession::leave_registry() {
-  if (counted_login_ && user_) services_.registry.logout(user_->name);
+  login_.leave();
   if (entered_registry_) services_.registry.leave(peer_address_);
-  counted_login_ = false;
   entered_registry_ = false;
 }
 
@@ -95,7 +95,7 @@ transport::awaitable<void> ControlSession::run() {
   idle_timer_.cancel();
   // An ended session stops counting now, not when its last coroutine lets go of the object.
   leave_registry();
-  log_->info("{} session end user={}", tag(), user_ ? user_->name : "-");
+  log_->info("{} session end user={}", tag(), login_.user() ? login_.user()->name : "-");
 }
 
 void ControlSession::request_close() {
@@ -192,7 +192,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
                                            : "TLS required: use AUTH TLS first.");
     co_return;
   }
-  if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
+  if (auto allowed = protocol::control::check_allowed(verb, login_.phase()); !allowed) {
     send_error(allowed.error());
     co_return;
   }
@@ -220,7 +220,8 @@ void ControlSession::send(Reply reply) {
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
 
 void ControlSession::send_logged_in() {
-  send(protocol::control::make_message_reply(rc::kLoggedIn, {"User " + user_->name + " logged in."},
+  send(protocol::control::make_message_reply(rc::kLoggedIn,
+                                             {"User " + login_.user()->name + " logged in."},
                                              services_.config.server.login_message));
 }
 
@@ -255,8 +256,7 @@ void ControlSession::close_after_replies() { start_drain_if_needed(replies_.clos
 
 void ControlSession::touch_idle() {
   const auto& timeouts = services_.config.timeouts;
-  const auto limit = phase_ == protocol::control::LoginPhase::LoggedIn ? timeouts.idle_seconds
-                                                                       : timeouts.login_seconds;
+  const auto limit = login_.is_logged_in() ? timeouts.idle_seconds : timeouts.login_seconds;
   idle_expiry_ = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
 }
 
@@ -281,7 +281,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
 }
 
 std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
-  auto path = protocol::control::resolve_client_path(settings_.cwd, home_,
+  auto path = protocol::control::resolve_client_path(settings_.cwd, login_.home(),
                                                      argument.empty() ? "." : argument);
   if (!path) {
     send_error(path.error());
@@ -291,7 +291,7 @@ std::optional<std::string> ControlSession::resolve_or_reply(const std::string& a
 }
 
 bool ControlSession::check_storage_or_reply() {
-  if (storage_) return true;
+  if (login_.storage() != nullptr) return true;
   send_error(Condition::NotLoggedIn);
   return false;
 }

@@ -36,6 +36,7 @@
 #include "server/session/transfer_figures.hpp"
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
+#include "server/session/user_login.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/byte_stream.hpp"
 #include "transport/deadline.hpp"
@@ -160,7 +161,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void send_error(Condition condition);
   void send_error(Condition condition, std::string text);
   void send_error(Condition condition, std::vector<std::string> lines);
-  // 230 for user_, with the site's login message (Globus's login_msg) when there is one.
+  // 230 for the logged-in user, with the site's login message (Globus's login_msg) when there is
+  // one.
   void send_logged_in();
   // Starts the writer when queue() or close_after_drain() says none is running.
   void start_drain_if_needed(bool needed);
@@ -262,14 +264,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   ReplyWriter replies_;
 
-  // Login.
-  protocol::control::LoginPhase phase_ = protocol::control::LoginPhase::AwaitingUser;
-  std::string pending_user_;
-  std::optional<auth::UserContext> user_;
-  std::string home_ = "/";  // what "~" stands for
-  std::optional<storage::PosixStorage> storage_;
-  bool counted_login_ = false;
-  unsigned failed_logins_ = 0;  // password logins refused in this session
+  UserLogin login_;
 
   ControlSecurity security_;
   TransferSettings settings_;

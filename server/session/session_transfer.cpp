@@ -221,7 +221,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   }
   TransferRecord record;
   record.session_id = id_;
-  record.user = user_ ? user_->name : "";
+  record.user = login_.user() ? login_.user()->name : "";
   record.command = job.command;
   record.path = job.path;
   record.bytes = progress_.bytes;
@@ -241,7 +241,8 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.started_at = std::chrono::system_clock::now() -
                       std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
   record.reply_code = static_cast<unsigned>(reply_code);
-  record.file = file_system_path(user_ ? user_->root : std::filesystem::path(), job.path);
+  record.file =
+      file_system_path(login_.user() ? login_.user()->root : std::filesystem::path(), job.path);
   record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);
