@@ -38,7 +38,7 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       replies_(*control_),
       login_(services.registry),
       data_channel_(executor_, services.data_loops, services.config.listen),
-      transfer_done_(executor_),
+      transfer_(executor_),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
@@ -81,12 +81,10 @@ transport::awaitable<void> ControlSession::run() {
   asio::co_spawn(executor_, watch_idle(), asio::detached);
   co_await read_commands();
   // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
-  if (transfer_active_) {
-    abort_requested_ = true;
-    boost::system::error_code ec;
-    if (data_socket_) data_socket_->close(ec);
+  if (transfer_.is_active()) {
+    transfer_.request_abort();
     data_channel_.cancel();
-    co_await wait_for_transfer();
+    co_await transfer_.wait_until_done();
   }
   data_channel_.cancel();
   // The last replies (221 after QUIT, 421 at shutdown) may still be on their way out.
@@ -101,9 +99,7 @@ transport::awaitable<void> ControlSession::run() {
 void ControlSession::request_close() {
   asio::post(executor_, [self = shared_from_this()] {
     if (self->replies_.is_closing()) return;
-    self->abort_requested_ = true;
-    boost::system::error_code ignored;
-    if (self->data_socket_) self->data_socket_->close(ignored);
+    self->transfer_.request_abort();
     self->data_channel_.cancel();
     if (self->udpx_.live) self->udpx_.live->stop = true;
     self->send_error(Condition::ServiceClosing, "Server shutting down.");
@@ -183,8 +179,8 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
     send_error(Condition::UnknownCommand, "Command not supported.");
     co_return;
   }
-  if (transfer_active_ && !protocol::control::runs_during_transfer(*command))
-    co_await wait_for_transfer();
+  if (transfer_.is_active() && !protocol::control::runs_during_transfer(*command))
+    co_await transfer_.wait_until_done();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {
     send_error(Condition::NotLoggedIn, services_.gsi != nullptr
@@ -267,7 +263,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
     boost::system::error_code ec;
     co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
     if (closed_ || replies_.is_closing()) co_return;
-    if (transfer_active_) {
+    if (transfer_.is_active()) {
       touch_idle();  // a moving transfer is activity; the data deadline guards stalls
       continue;
     }

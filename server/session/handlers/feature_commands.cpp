@@ -91,8 +91,9 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
                   (login_.user() ? login_.user()->name : std::string("(nobody)")));
   lines.push_back(std::string(" TYPE: ") + settings_.type_name() +
                   ", STRUcture: File, Mode: Stream");
-  if (transfer_active_) {
-    lines.push_back(" Transfer in progress: " + std::to_string(progress_.bytes) + " bytes moved");
+  if (transfer_.is_active()) {
+    lines.push_back(" Transfer in progress: " + std::to_string(transfer_.progress().bytes) +
+                    " bytes moved");
   } else {
     lines.push_back(" No data connection");
   }

@@ -224,17 +224,15 @@ transport::awaitable<void> ControlSession::on_mlsd(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_abor(const std::string&) {
-  if (!transfer_active_) {
+  if (!transfer_.is_active()) {
     data_channel_.cancel();
     send(rc::kClosingData, "Abort successful");
     co_return;
   }
-  abort_requested_ = true;
-  boost::system::error_code ignored;
-  if (data_socket_) data_socket_->close(ignored);
+  transfer_.request_abort();
   close_data_streams();
   data_channel_.cancel();
-  co_await wait_for_transfer();  // the transfer answers 426 first (RFC 959 §4.1.3)
+  co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");
 }
 
