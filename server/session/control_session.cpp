@@ -36,8 +36,9 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       id_(id),
       log_(services.log),
       replies_(*control_),
+      login_(services.registry),
       data_channel_(executor_, services.data_loops, services.config.listen),
-      transfer_done_(executor_),
+      transfer_(executor_),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
@@ -50,9 +51,8 @@ ControlSession::~ControlSession() {
 }
 
 void ControlSession::leave_registry() {
-  if (counted_login_ && user_) services_.registry.logout(user_->name);
+  login_.leave();
   if (entered_registry_) services_.registry.leave(peer_address_);
-  counted_login_ = false;
   entered_registry_ = false;
 }
 
@@ -81,12 +81,10 @@ transport::awaitable<void> ControlSession::run() {
   asio::co_spawn(executor_, watch_idle(), asio::detached);
   co_await read_commands();
   // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
-  if (transfer_active_) {
-    abort_requested_ = true;
-    boost::system::error_code ec;
-    if (data_socket_) data_socket_->close(ec);
+  if (transfer_.is_active()) {
+    transfer_.request_abort();
     data_channel_.cancel();
-    co_await wait_for_transfer();
+    co_await transfer_.wait_until_done();
   }
   data_channel_.cancel();
   // The last replies (221 after QUIT, 421 at shutdown) may still be on their way out.
@@ -95,15 +93,13 @@ transport::awaitable<void> ControlSession::run() {
   idle_timer_.cancel();
   // An ended session stops counting now, not when its last coroutine lets go of the object.
   leave_registry();
-  log_->info("{} session end user={}", tag(), user_ ? user_->name : "-");
+  log_->info("{} session end user={}", tag(), login_.user() ? login_.user()->name : "-");
 }
 
 void ControlSession::request_close() {
   asio::post(executor_, [self = shared_from_this()] {
     if (self->replies_.is_closing()) return;
-    self->abort_requested_ = true;
-    boost::system::error_code ignored;
-    if (self->data_socket_) self->data_socket_->close(ignored);
+    self->transfer_.request_abort();
     self->data_channel_.cancel();
     if (self->udpx_.live) self->udpx_.live->stop = true;
     self->send_error(Condition::ServiceClosing, "Server shutting down.");
@@ -183,8 +179,8 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
     send_error(Condition::UnknownCommand, "Command not supported.");
     co_return;
   }
-  if (transfer_active_ && !protocol::control::runs_during_transfer(*command))
-    co_await wait_for_transfer();
+  if (transfer_.is_active() && !protocol::control::runs_during_transfer(*command))
+    co_await transfer_.wait_until_done();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {
     send_error(Condition::NotLoggedIn, services_.gsi != nullptr
@@ -192,7 +188,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
                                            : "TLS required: use AUTH TLS first.");
     co_return;
   }
-  if (auto allowed = protocol::control::check_allowed(verb, phase_); !allowed) {
+  if (auto allowed = protocol::control::check_allowed(verb, login_.phase()); !allowed) {
     send_error(allowed.error());
     co_return;
   }
@@ -220,7 +216,8 @@ void ControlSession::send(Reply reply) {
 void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
 
 void ControlSession::send_logged_in() {
-  send(protocol::control::make_message_reply(rc::kLoggedIn, {"User " + user_->name + " logged in."},
+  send(protocol::control::make_message_reply(rc::kLoggedIn,
+                                             {"User " + login_.user()->name + " logged in."},
                                              services_.config.server.login_message));
 }
 
@@ -255,8 +252,7 @@ void ControlSession::close_after_replies() { start_drain_if_needed(replies_.clos
 
 void ControlSession::touch_idle() {
   const auto& timeouts = services_.config.timeouts;
-  const auto limit = phase_ == protocol::control::LoginPhase::LoggedIn ? timeouts.idle_seconds
-                                                                       : timeouts.login_seconds;
+  const auto limit = login_.is_logged_in() ? timeouts.idle_seconds : timeouts.login_seconds;
   idle_expiry_ = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
 }
 
@@ -267,7 +263,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
     boost::system::error_code ec;
     co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
     if (closed_ || replies_.is_closing()) co_return;
-    if (transfer_active_) {
+    if (transfer_.is_active()) {
       touch_idle();  // a moving transfer is activity; the data deadline guards stalls
       continue;
     }
@@ -281,7 +277,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
 }
 
 std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
-  auto path = protocol::control::resolve_client_path(settings_.cwd, home_,
+  auto path = protocol::control::resolve_client_path(settings_.cwd, login_.home(),
                                                      argument.empty() ? "." : argument);
   if (!path) {
     send_error(path.error());
@@ -291,7 +287,7 @@ std::optional<std::string> ControlSession::resolve_or_reply(const std::string& a
 }
 
 bool ControlSession::check_storage_or_reply() {
-  if (storage_) return true;
+  if (login_.storage() != nullptr) return true;
   send_error(Condition::NotLoggedIn);
   return false;
 }

@@ -31,11 +31,13 @@
 #include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
 #include "server/session/reply_writer.hpp"
+#include "server/session/running_transfer.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
 #include "server/session/transfer_figures.hpp"
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_settings.hpp"
+#include "server/session/user_login.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/byte_stream.hpp"
 #include "transport/deadline.hpp"
@@ -160,7 +162,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void send_error(Condition condition);
   void send_error(Condition condition, std::string text);
   void send_error(Condition condition, std::vector<std::string> lines);
-  // 230 for user_, with the site's login message (Globus's login_msg) when there is one.
+  // 230 for the logged-in user, with the site's login message (Globus's login_msg) when there is
+  // one.
   void send_logged_in();
   // Starts the writer when queue() or close_after_drain() says none is running.
   void start_drain_if_needed(bool needed);
@@ -220,14 +223,13 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
                                               std::shared_ptr<storage::Upload> upload);
   // Upload::commit, off the session strand when durable: an fdatasync can take seconds.
   transport::awaitable<Result<void>> commit_upload(std::shared_ptr<storage::Upload> upload);
-  // Closes every data connection and listener of the running transfer (ABOR, a failed stream).
+  // Closes every data connection and listener of the running transfer (ABOR, a failed stream),
+  // and stops a UDPX transfer's thread.
   void close_data_streams();
   bool can_reuse_streams(bool sending) const;
-  asio::any_io_executor stream_executor(std::size_t index);
   void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
   transport::awaitable<void> begin_retrieve(const std::string& path_argument, std::uint64_t offset,
                                             std::uint64_t length, const char* command);
-  transport::awaitable<void> wait_for_transfer();
   // In stream mode a dying client's FIN looks like EOF; these tell a cut-off upload apart.
   Result<void> check_upload_complete(const TransferJob& job);
   void finish_transfer(const TransferJob& job, const Result<void>& outcome,
@@ -262,30 +264,16 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
 
   ReplyWriter replies_;
 
-  // Login.
-  protocol::control::LoginPhase phase_ = protocol::control::LoginPhase::AwaitingUser;
-  std::string pending_user_;
-  std::optional<auth::UserContext> user_;
-  std::string home_ = "/";  // what "~" stands for
-  std::optional<storage::PosixStorage> storage_;
-  bool counted_login_ = false;
-  unsigned failed_logins_ = 0;  // password logins refused in this session
+  UserLogin login_;
 
   ControlSecurity security_;
   TransferSettings settings_;
   DataChannel data_channel_;
   UdpxChannel udpx_;
 
-  // The running transfer, if any.
-  bool transfer_active_ = false;
-  bool abort_requested_ = false;
-  std::shared_ptr<tcp::socket> data_socket_;
-  std::vector<DataStreamPtr> data_streams_;  // MODE E connections of the running transfer
+  RunningTransfer transfer_;
   TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
-  std::shared_ptr<tcp::acceptor> stream_acceptor_;  // MODE E receiver's listener while it runs
-  TransferProgress progress_;
-  asio::steady_timer transfer_done_;
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

@@ -48,21 +48,8 @@ struct ControlSession::MarkerTimer {
 };
 
 void ControlSession::close_data_streams() {
-  for (const auto& stream : data_streams_) {
-    asio::post(stream->executor, [stream] {
-      boost::system::error_code ignored;
-      stream->socket->close(ignored);
-    });
-  }
-  boost::system::error_code ignored;
-  if (stream_acceptor_) stream_acceptor_->close(ignored);
+  transfer_.close_streams();
   if (udpx_.live) udpx_.live->stop = true;  // a UDPX transfer's thread ends at its next turn
-}
-
-asio::any_io_executor ControlSession::stream_executor(std::size_t index) {
-  // A stream runs on the loop its socket's reactor belongs to: any other executor would take a
-  // hand-off between threads on every read and write.
-  return data_streams_[index]->socket->get_executor();
 }
 
 bool ControlSession::can_reuse_streams(bool sending) const {
@@ -71,7 +58,8 @@ bool ControlSession::can_reuse_streams(bool sending) const {
 
 void ControlSession::send_perf_marker() {
   send(protocol::control::Reply{
-      rc::kPerfMarker, protocol::restart::perf_marker_lines(now_tenths(), 0, progress_.bytes, 1)});
+      rc::kPerfMarker,
+      protocol::restart::perf_marker_lines(now_tenths(), 0, transfer_.progress().bytes, 1)});
 }
 
 void ControlSession::send_range_marker(const protocol::restart::ByteRangeSet& ranges) {
@@ -87,17 +75,18 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const bool reuse = can_reuse_streams(true);
   const auto per_peer = reuse ? static_cast<unsigned>(stream_cache_.size()) : settings_.parallelism;
   if (reuse) {
-    data_streams_ = stream_cache_.take();
+    transfer_.use_streams(stream_cache_.take());
   } else {
     stream_cache_.drop();
     auto sockets = co_await data_channel_.connect_streams(per_peer, timeout);
     if (!sockets)
-      co_return make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
-                                            : sockets.error());
+      co_return make_error(transfer_.abort_requested() ? error_code_for(Condition::TransferAborted)
+                                                       : sockets.error());
     for (auto& socket : *sockets)
-      data_streams_.push_back(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
+      transfer_.add_stream(std::make_shared<DataStream>(DataStream{socket, {}, {}}));
   }
-  stream_cache_.set_streams_used(data_streams_.size());
+  const auto& streams = transfer_.streams();
+  stream_cache_.set_streams_used(streams.size());
 
   std::shared_ptr<const std::string> text;
   if (job.listing) text = std::make_shared<const std::string>(std::move(*job.listing));
@@ -109,7 +98,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
       services_.config.storage.block_bytes);
   if (!plan) co_return make_error(plan.error());
   auto shared = std::make_shared<SenderShared>(std::move(*plan));
-  shared->bytes = &progress_.bytes;
+  shared->bytes = &transfer_.progress().bytes;
 
   const auto self = shared_from_this();
   const auto on_failure = [self] {
@@ -118,23 +107,24 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const StreamLimits limits{block_bytes(), timeout, *security,
                             sendfile_use(services_.config.storage)};
   transport::TaskGroup group(executor_);
-  for (std::size_t i = 0; i < data_streams_.size(); ++i) {
+  for (std::size_t i = 0; i < streams.size(); ++i) {
     // GFD.20: one EOF per receiving stripe, carrying how many connections went to that stripe.
     const auto eof_count =
         i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
-    data_streams_[i]->executor = stream_executor(i);
-    group.spawn(data_streams_[i]->executor,
-                with_figures(data_streams_[i], send_stream(data_streams_[i], source, shared,
-                                                           eof_count, limits, on_failure)));
+    streams[i]->executor = transfer_.stream_executor(i);
+    group.spawn(streams[i]->executor,
+                with_figures(streams[i], send_stream(streams[i], source, shared, eof_count, limits,
+                                                     on_failure)));
   }
   auto outcome = co_await group.wait();
-  for (const auto& stream : data_streams_) note_data_connection(stream->link, stream->figures);
-  if (outcome && !abort_requested_) {
+  for (const auto& stream : transfer_.streams())
+    note_data_connection(stream->link, stream->figures);
+  if (outcome && !transfer_.abort_requested()) {
     // Idle at EOD: reusable by the next RETR.
-    stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Sending);
+    stream_cache_.keep(transfer_.take_streams(), StreamCache::Direction::Sending);
   } else {
     close_data_streams();
-    data_streams_.clear();
+    transfer_.forget_streams();
   }
   co_return outcome;
 }
@@ -222,13 +212,13 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   const bool reuse = can_reuse_streams(false);
   if (!reuse) stream_cache_.drop();
   auto reused = stream_cache_.take();
-  stream_acceptor_ = reuse ? nullptr : data_channel_.take_acceptor();
+  transfer_.hold_listener(reuse ? nullptr : data_channel_.take_acceptor());
   // With reused connections nothing new is expected, so a closed listener stands in.
   const auto acceptor =
-      stream_acceptor_ ? stream_acceptor_ : std::make_shared<tcp::acceptor>(executor_);
+      transfer_.listener() ? transfer_.listener() : std::make_shared<tcp::acceptor>(executor_);
   const auto self = shared_from_this();
   auto shared = std::make_shared<ReceiverShared>();
-  shared->bytes = &progress_.bytes;
+  shared->bytes = &transfer_.progress().bytes;
   // Completion and failure are noticed on a stream's strand; the listener belongs to ours.
   shared->on_complete = [self, acceptor] {
     asio::post(self->executor_, [acceptor] {
@@ -254,7 +244,7 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
                             sendfile_use(services_.config.storage)};
   transport::TaskGroup group(executor_);
   const auto start_stream = [&](const DataStreamPtr& stream) {
-    data_streams_.push_back(stream);
+    transfer_.add_stream(stream);
     group.spawn(stream->executor, with_figures(stream, receive_stream(stream, job.upload, shared,
                                                                       limits, on_failure)));
   };
@@ -267,22 +257,19 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   accept_deadline->stop();
   auto outcome = co_await group.wait();
   if (!outcome_override) outcome = outcome_override;
-  for (const auto& stream : data_streams_) note_data_connection(stream->link, stream->figures);
-  stream_cache_.set_streams_used(data_streams_.size());
+  for (const auto& stream : transfer_.streams())
+    note_data_connection(stream->link, stream->figures);
+  stream_cache_.set_streams_used(transfer_.streams().size());
   stop_markers(*markers);
-  if (stream_acceptor_) {
-    boost::system::error_code ignored;
-    stream_acceptor_->close(ignored);
-  }
-  stream_acceptor_.reset();
+  transfer_.close_listener();
   if (outcome && !shared->is_complete())
     outcome = make_error(error_code_for(Condition::TransferFailed));
-  if (outcome && !abort_requested_) {
+  if (outcome && !transfer_.abort_requested()) {
     // Idle at EOD: reusable by the next STOR.
-    stream_cache_.keep(std::exchange(data_streams_, {}), StreamCache::Direction::Receiving);
+    stream_cache_.keep(transfer_.take_streams(), StreamCache::Direction::Receiving);
   } else {
     close_data_streams();
-    data_streams_.clear();
+    transfer_.forget_streams();
   }
   send_perf_marker();
   co_await send_kept_ranges(shared->received_ranges(), job.upload);

@@ -19,7 +19,6 @@
 namespace gridftp::server {
 
 namespace rc = protocol::control::reply_code;
-using transport::use_awaitable;
 
 namespace {
 
@@ -56,19 +55,9 @@ bool ControlSession::require_data_channel_or_reply() {
 }
 
 void ControlSession::start_transfer(TransferJob job) {
-  transfer_active_ = true;
-  abort_requested_ = false;
-  progress_.bytes = 0;
+  transfer_.begin();
   figures_ = {};
-  transfer_done_.expires_at(std::chrono::steady_clock::time_point::max());
   asio::co_spawn(executor_, run_transfer(std::move(job)), asio::detached);
-}
-
-transport::awaitable<void> ControlSession::wait_for_transfer() {
-  while (transfer_active_) {
-    boost::system::error_code ec;
-    co_await transfer_done_.async_wait(asio::redirect_error(use_awaitable, ec));
-  }
 }
 
 transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
@@ -98,7 +87,7 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     std::shared_ptr<MarkerTimer> markers;
     const auto held = [this, start = job.upload ? job.upload->start_offset() : 0] {
       protocol::restart::ByteRangeSet ranges;
-      ranges.insert(0, start + progress_.bytes);
+      ranges.insert(0, start + transfer_.progress().bytes);
       return ranges;
     };
     if (job.upload && settings_.restart_markers && !settings_.ascii && job.command == "STOR") {
@@ -106,16 +95,16 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     }
     auto socket = co_await data_channel_.open(timeout);
     if (!socket) {
-      outcome = make_error(abort_requested_ ? error_code_for(Condition::TransferAborted)
-                                            : socket.error());
+      outcome = make_error(transfer_.abort_requested() ? error_code_for(Condition::TransferAborted)
+                                                       : socket.error());
     } else {
-      data_socket_ = *socket;
+      transfer_.hold_socket(*socket);
       outcome = co_await move_data(job, **socket, we_connect);
       boost::system::error_code ignored;
       // Stream mode: our close is the sender's EOF, so shut down cleanly before closing.
       (*socket)->shutdown(tcp::socket::shutdown_both, ignored);
       (*socket)->close(ignored);
-      data_socket_.reset();
+      transfer_.release_socket();
     }
     if (outcome && job.upload) outcome = check_upload_complete(job);
     if (markers) {
@@ -125,11 +114,10 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   }
   if (outcome && job.upload) outcome = co_await commit_upload(job.upload);
   if (!outcome && job.upload) job.upload->abort();
-  if (!outcome && abort_requested_)
+  if (!outcome && transfer_.abort_requested())
     outcome = make_error(error_code_for(Condition::TransferAborted));
   finish_transfer(job, outcome, started);
-  transfer_active_ = false;
-  transfer_done_.cancel();
+  transfer_.end();
 }
 
 transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket,
@@ -146,7 +134,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
   }
   transport::SocketStream stream(socket, link);
   if (job.batch_sink) {
-    auto received = co_await receive_batch(stream, *job.batch_sink, timeout, progress_);
+    auto received = co_await receive_batch(stream, *job.batch_sink, timeout, transfer_.progress());
     if (received && job.batch_sink->unsent() > 0) {
       // Everything that came is stored; the sender's own failures still fail the batch.
       figures_.set_failure_detail(std::to_string(job.batch_sink->unsent()) +
@@ -158,18 +146,20 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     co_return received;
   }
   if (job.upload) {
-    auto received = co_await receive_into(stream, *job.upload, settings_.ascii, timeout, progress_);
+    auto received =
+        co_await receive_into(stream, *job.upload, settings_.ascii, timeout, transfer_.progress());
     note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
   Result<void> sent;
   if (job.batch) {
-    sent = co_await send_batch(stream, *job.batch, timeout, progress_);
+    sent = co_await send_batch(stream, *job.batch, timeout, transfer_.progress());
   } else if (job.source) {
-    sent = co_await send_file(stream, job.source->get(), job.offset, job.length, settings_.ascii,
-                              sendfile_use(services_.config.storage), timeout, progress_);
+    sent =
+        co_await send_file(stream, job.source->get(), job.offset, job.length, settings_.ascii,
+                           sendfile_use(services_.config.storage), timeout, transfer_.progress());
   } else {
-    sent = co_await send_text(stream, std::move(*job.listing), timeout, progress_);
+    sent = co_await send_text(stream, std::move(*job.listing), timeout, transfer_.progress());
   }
   if (sent) {
     // TLS clients (FTPS above all) expect close_notify before the FIN that ends the file.
@@ -186,14 +176,14 @@ void ControlSession::note_data_connection(const transport::DataLink& link,
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
-  if (job.expected_bytes && !settings_.ascii && progress_.bytes < *job.expected_bytes) {
-    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command, progress_.bytes,
-               *job.expected_bytes);
+  if (job.expected_bytes && !settings_.ascii && transfer_.progress().bytes < *job.expected_bytes) {
+    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command,
+               transfer_.progress().bytes, *job.expected_bytes);
     return make_error(error_code_for(Condition::TransferFailed));
   }
   // A client that died closes control and data together; if control is already at EOF the data
   // EOF was not a deliberate end of file.
-  if (control_->peer_has_finished() || abort_requested_)
+  if (control_->peer_has_finished() || transfer_.abort_requested())
     return make_error(error_code_for(Condition::TransferAborted));
   return {};
 }
@@ -221,10 +211,10 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   }
   TransferRecord record;
   record.session_id = id_;
-  record.user = user_ ? user_->name : "";
+  record.user = login_.user() ? login_.user()->name : "";
   record.command = job.command;
   record.path = job.path;
-  record.bytes = progress_.bytes;
+  record.bytes = transfer_.progress().bytes;
   record.streams = settings_.mode_e
                        ? std::max<unsigned>(1, static_cast<unsigned>(stream_cache_.streams_used()))
                        : 1;
@@ -241,17 +231,18 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   record.started_at = std::chrono::system_clock::now() -
                       std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
   record.reply_code = static_cast<unsigned>(reply_code);
-  record.file = file_system_path(user_ ? user_->root : std::filesystem::path(), job.path);
+  record.file =
+      file_system_path(login_.user() ? login_.user()->root : std::filesystem::path(), job.path);
   record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   if (outcome) {
-    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path, progress_.bytes,
-               ms);
+    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path,
+               transfer_.progress().bytes, ms);
   } else {
     log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag(), job.command, job.path,
-               progress_.bytes, ms, outcome.error().message());
+               transfer_.progress().bytes, ms, outcome.error().message());
   }
 }
 

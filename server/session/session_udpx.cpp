@@ -153,7 +153,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
   // upload or third-party transfer with only the missing ranges.
   const auto held = [live = udpx_.live, written = *written,
                      present = restart ? *job.present : protocol::restart::ByteRangeSet{}, this] {
-    progress_.bytes = live->bytes.load();
+    transfer_.progress().bytes = live->bytes.load();
     auto ranges = written->snapshot();
     ranges.insert(present);
     return ranges;
@@ -166,7 +166,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
     send_perf_marker();
     co_await send_kept_ranges(held(), job.upload);
   }
-  progress_.bytes = report.figures.bytes;
+  transfer_.progress().bytes = report.figures.bytes;
   figures_.note_link(std::string("udpx AES-128-GCM") +
                      (protection == security::DataProtection::Private ? "" : " (authenticated)") +
                      (dcau ? "" : ", unauthenticated keys") + " " +
@@ -198,7 +198,7 @@ void ControlSession::on_site_udpx(const std::string& argument) {
       send_error(Condition::BadSyntax, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
       return;
     }
-    if (!transfer_active_ || !udpx_.live) {
+    if (!transfer_.is_active() || !udpx_.live) {
       send_error(Condition::BadSequence, "No UDPX transfer is running.");
       return;
     }
@@ -209,7 +209,7 @@ void ControlSession::on_site_udpx(const std::string& argument) {
   }
   if (what == "STAT") {
     std::vector<std::string> lines{"UDPX status:"};
-    if (transfer_active_ && udpx_.live) {
+    if (transfer_.is_active() && udpx_.live) {
       lines.push_back(" running bytes=" + std::to_string(udpx_.live->bytes.load()));
     }
     if (services_.udpx_pool) {

@@ -50,7 +50,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   if (!check_batch_settings_or_reply("BRET")) co_return;
   const auto path = resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
-  auto facts = storage_->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     co_return;
@@ -60,10 +60,10 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
-  start_transfer(TransferJob{
-      .command = "BRET",
-      .path = *path,
-      .batch = std::make_shared<BatchSource>(*storage_, *path, refer_above, std::move(restart))});
+  start_transfer(TransferJob{.command = "BRET",
+                             .path = *path,
+                             .batch = std::make_shared<BatchSource>(
+                                 *login_.storage(), *path, refer_above, std::move(restart))});
 }
 
 transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) {
@@ -76,16 +76,16 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   if (!check_batch_settings_or_reply("BSTO")) co_return;
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
-  if (auto writable = storage_->check_writable(*path); !writable) {
+  if (auto writable = login_.storage()->check_writable(*path); !writable) {
     send_error(writable.error());
     co_return;
   }
-  if (auto made = storage_->make_directory(*path);
+  if (auto made = login_.storage()->make_directory(*path);
       !made && made.error() != std::errc::file_exists) {
     send_error(made.error());
     co_return;
   }
-  auto facts = storage_->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts || facts->type != protocol::listing::FileType::Dir) {
     send_error(Condition::NotADirectory);
     co_return;
@@ -93,7 +93,7 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   if (!require_data_channel_or_reply()) co_return;
   start_transfer(TransferJob{.command = "BSTO",
                              .path = *path,
-                             .batch_sink = std::make_shared<BatchSink>(*storage_, *path)});
+                             .batch_sink = std::make_shared<BatchSink>(*login_.storage(), *path)});
 }
 
 }  // namespace gridftp::server

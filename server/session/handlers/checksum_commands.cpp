@@ -91,7 +91,7 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
   }
   const auto path = resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));
   if (!path) co_return;
-  auto fd = storage_->open_for_read(*path);
+  auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     send_error(fd.error());
     co_return;

@@ -31,7 +31,7 @@ std::optional<std::string> ControlSession::run_on_path(const std::string& argume
   if (!check_storage_or_reply()) return std::nullopt;
   auto path = resolve_or_reply(argument);
   if (!path) return std::nullopt;
-  if (auto ok = operation(*storage_, *path); !ok) {
+  if (auto ok = operation(*login_.storage(), *path); !ok) {
     send_error(ok.error());
     return std::nullopt;
   }
@@ -101,7 +101,7 @@ transport::awaitable<void> ControlSession::on_rnto(const std::string& argument) 
   settings_.rename_from.reset();
   const auto to = resolve_or_reply(argument);
   if (!to) co_return;
-  if (auto ok = storage_->rename(from, *to); !ok) {
+  if (auto ok = login_.storage()->rename(from, *to); !ok) {
     send_error(ok.error());
     co_return;
   }
@@ -113,7 +113,7 @@ transport::awaitable<void> ControlSession::on_size(const std::string& argument) 
   if (!check_storage_or_reply()) co_return;
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
-  const auto facts = storage_->stat(*path);
+  const auto facts = login_.storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
   } else if (facts->type != protocol::listing::FileType::File) {
@@ -127,7 +127,7 @@ transport::awaitable<void> ControlSession::on_mdtm(const std::string& argument) 
   if (!check_storage_or_reply()) co_return;
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
-  const auto facts = storage_->stat(*path);
+  const auto facts = login_.storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     co_return;
@@ -149,7 +149,7 @@ transport::awaitable<void> ControlSession::on_mfmt(const std::string& argument) 
   }
   const auto path = resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
-  if (auto ok = storage_->set_modify_time(*path, *time); !ok) {
+  if (auto ok = login_.storage()->set_modify_time(*path, *time); !ok) {
     send_error(ok.error());
     co_return;
   }
@@ -161,7 +161,7 @@ transport::awaitable<void> ControlSession::on_mlst(const std::string& argument) 
   if (!check_storage_or_reply()) co_return;
   const auto path = resolve_or_reply(argument);
   if (!path) co_return;
-  auto facts = storage_->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     co_return;

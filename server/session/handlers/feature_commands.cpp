@@ -87,11 +87,13 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
     co_return;
   }
   std::vector<std::string> lines{"GridFTP server status."};
-  lines.push_back(" Logged in as " + (user_ ? user_->name : std::string("(nobody)")));
+  lines.push_back(" Logged in as " +
+                  (login_.user() ? login_.user()->name : std::string("(nobody)")));
   lines.push_back(std::string(" TYPE: ") + settings_.type_name() +
                   ", STRUcture: File, Mode: Stream");
-  if (transfer_active_) {
-    lines.push_back(" Transfer in progress: " + std::to_string(progress_.bytes) + " bytes moved");
+  if (transfer_.is_active()) {
+    lines.push_back(" Transfer in progress: " + std::to_string(transfer_.progress().bytes) +
+                    " bytes moved");
   } else {
     lines.push_back(" No data connection");
   }
@@ -107,15 +109,15 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     send(protocol::control::site_help_reply());
   } else if (name == "CLIENTINFO") {
     send(rc::kFileActionOk, "OK.");
-  } else if (name == "WHOAMI" && user_) {
-    send(rc::kCommandOk, user_->name);
+  } else if (name == "WHOAMI" && login_.user()) {
+    send(rc::kCommandOk, login_.user()->name);
   } else if (name == "UDPX") {
     on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
-  } else if (name == "DURABLE" && storage_) {
+  } else if (name == "DURABLE" && login_.storage()) {
     on_site_durable(space == std::string::npos ? std::string() : argument.substr(space + 1));
-  } else if (name == "PARTIALS" && storage_) {
+  } else if (name == "PARTIALS" && login_.storage()) {
     on_site_partials(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
     send_error(Condition::UnknownCommand, "Command not supported.");
@@ -128,12 +130,12 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
 void ControlSession::on_site_durable(const std::string& argument) {
   const auto word = protocol::ascii_upper(argument);
   if (word == "ON" || word == "OFF") {
-    storage_->set_durable_uploads(word == "ON");
+    login_.storage()->set_durable_uploads(word == "ON");
   } else if (!word.empty()) {
     send_error(Condition::BadSyntax, "SITE DURABLE ON or SITE DURABLE OFF.");
     return;
   }
-  send(rc::kCommandOk, storage_->durable_uploads()
+  send(rc::kCommandOk, login_.storage()->durable_uploads()
                            ? "Durable: the final reply of an upload waits for stable storage."
                            : "Not durable: uploads are answered once written to the page cache.");
 }
@@ -143,12 +145,12 @@ void ControlSession::on_site_durable(const std::string& argument) {
 void ControlSession::on_site_partials(const std::string& argument) {
   const auto path = resolve_or_reply(argument.empty() ? settings_.cwd : argument);
   if (!path) return;
-  auto partials = storage_->partial_uploads(*path);
+  auto partials = login_.storage()->partial_uploads(*path);
   if (!partials) {
     send_error(partials.error());
     return;
   }
-  const auto expiry = storage_->partial_expiry().count();
+  const auto expiry = login_.storage()->partial_expiry().count();
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();

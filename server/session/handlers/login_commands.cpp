@@ -15,7 +15,6 @@ namespace gridftp::server {
 namespace {
 
 namespace rc = protocol::control::reply_code;
-using protocol::control::LoginPhase;
 
 // Runs on the blocking pool: password hashing is deliberately slow and must not hold an I/O
 // thread. Parameters are values because the frame outlives the caller's locals.
@@ -29,7 +28,7 @@ transport::awaitable<std::optional<auth::UserContext>> check_login(
 }  // namespace
 
 transport::awaitable<void> ControlSession::on_user(const std::string& argument) {
-  if (phase_ == LoginPhase::LoggedIn) {
+  if (login_.is_logged_in()) {
     send_error(Condition::BadSequence, "Already logged in; reconnect to change user.");
     co_return;
   }
@@ -37,13 +36,12 @@ transport::awaitable<void> ControlSession::on_user(const std::string& argument) 
     send_error(make_error_code(protocol::Errc::MissingArgument));
     co_return;
   }
-  pending_user_ = argument;
-  phase_ = LoginPhase::AwaitingPassword;
+  login_.expect_password(argument);
   send(rc::kNeedPassword, "Password required for " + argument + ".");
 }
 
 transport::awaitable<void> ControlSession::on_pass(const std::string& argument) {
-  if (phase_ == LoginPhase::LoggedIn) {
+  if (login_.is_logged_in()) {
     send(rc::kSuperfluous, "Already logged in.");
     co_return;
   }
@@ -52,11 +50,11 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     co_await gsi_login(argument);
     co_return;
   }
-  const std::string user = pending_user_;
+  const std::string user = login_.claimed_user();
   std::optional<auth::UserContext> context = co_await asio::co_spawn(
       services_.blocking_pool, check_login(&services_.authenticator, user, argument),
       transport::use_awaitable);
-  phase_ = LoginPhase::AwaitingUser;
+  login_.end_attempt();
   const auto method = services_.authenticator.is_anonymous_name(user)
                           ? protocol::metrics::LoginMethod::Anonymous
                           : protocol::metrics::LoginMethod::Password;
@@ -65,12 +63,11 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     co_await refuse_login(user);
     co_return;
   }
-  if (!services_.registry.try_login(context->name)) {
+  if (!login_.count_against(context->name)) {
     log_->warn("{} login refused user={}: max_sessions_per_user reached", tag(), context->name);
     send_error(Condition::LoginFailed, "Too many sessions for this user.");
     co_return;
   }
-  counted_login_ = true;
   // Started as root, this is a session process (start-up refuses root otherwise): from here on
   // it is the account the login's kind runs as, Globus's anonymous_user or vsftpd's
   // guest_username, never root (server/config/session_accounts.hpp).
@@ -82,25 +79,21 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
     if (!became) {
       log_->error("{} login refused user={}: cannot run the session as account '{}': {}", tag(),
                   context->name, run_as, became.error().message());
-      services_.registry.logout(context->name);
-      counted_login_ = false;
+      login_.give_back_count();
       send_error(Condition::LoginFailed, "Login failed: cannot switch to the session's account.");
       co_return;
     }
   }
   auto storage = open_user_storage(*context);
   if (!storage) {
-    services_.registry.logout(context->name);
-    counted_login_ = false;
+    login_.give_back_count();
     send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
     co_return;
   }
-  storage_.emplace(std::move(*storage));
-  user_ = std::move(context);
+  login_.log_in(std::move(*context), std::move(*storage));
   enter_home();
-  phase_ = LoginPhase::LoggedIn;
   touch_idle();
-  log_->info("{} login user={}", tag(), user_->name);
+  log_->info("{} login user={}", tag(), login_.user()->name);
   send_logged_in();
 }
 
@@ -108,17 +101,16 @@ transport::awaitable<void> ControlSession::on_pass(const std::string& argument) 
 // the session ends after max_login_failures refusals (vsftpd's delay_failed_login and
 // max_login_fails do the same).
 transport::awaitable<void> ControlSession::refuse_login(const std::string& user) {
-  ++failed_logins_;
+  const auto refused = login_.note_refusal();
   const auto& limits = services_.config.limits;
-  log_->warn("{} login failed user={} ({} of {})", tag(), user, failed_logins_,
-             limits.max_login_failures);
+  log_->warn("{} login failed user={} ({} of {})", tag(), user, refused, limits.max_login_failures);
   if (limits.login_failure_delay_ms > 0) {
     asio::steady_timer delay(executor_, std::chrono::milliseconds(limits.login_failure_delay_ms));
     boost::system::error_code ec;
     co_await delay.async_wait(asio::redirect_error(transport::use_awaitable, ec));
   }
   send_error(Condition::LoginFailed);
-  if (limits.max_login_failures > 0 && failed_logins_ >= limits.max_login_failures) {
+  if (login_.refusals_exhausted(limits.max_login_failures)) {
     send_error(Condition::ServiceClosing, "Too many failed logins; closing the connection.");
     close_after_replies();
   }
@@ -151,24 +143,23 @@ Result<storage::PosixStorage> ControlSession::open_user_storage(const auth::User
 }
 
 void ControlSession::enter_home() {
-  home_ = "/";
   const auto& server = services_.config.server;
-  if (!server.use_home_dirs || !user_) return;
+  const auto* user = login_.user();
+  if (!server.use_home_dirs || user == nullptr) return;
   std::optional<std::string> home;
   if (!server.home_dir.empty()) {
     home = server.home_dir;
-  } else if (user_->root == "/") {
+  } else if (user->root == "/") {
     // The system's home for the account the session runs as.
-    auto account = user_->anonymous ? services_.config.anonymous.account : user_->name;
+    auto account = user->anonymous ? services_.config.anonymous.account : user->name;
     if (account.empty()) account = auth::own_account_name();
     home = auth::account_home(account);
   }
   if (!home) return;
   auto resolved = protocol::control::resolve_virtual_path("/", *home);
   // A home that is missing or not allowed leaves the user at "/", as Globus does.
-  if (!resolved || !storage_ || !storage_->check_directory(*resolved)) return;
-  home_ = *resolved;
-  settings_.cwd = home_;
+  if (!resolved || !login_.settle_home(*resolved)) return;
+  settings_.cwd = login_.home();
 }
 
 transport::awaitable<void> ControlSession::on_acct(const std::string&) {

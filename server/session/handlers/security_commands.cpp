@@ -17,7 +17,6 @@ namespace gridftp::server {
 namespace {
 
 namespace rc = protocol::control::reply_code;
-using protocol::control::LoginPhase;
 
 // Runs one ADAT step on the blocking pool: a delegation request means an RSA key generation,
 // which must not hold an I/O thread.
@@ -185,8 +184,8 @@ std::string ControlSession::protect_reply(const std::string& formatted) {
 }
 
 transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
-  const std::string user = pending_user_;
-  phase_ = LoginPhase::AwaitingUser;
+  const std::string user = login_.claimed_user();
+  login_.end_attempt();
   auto context = auth::map_gsi_user(*services_.gsi, security_.peer_dn, user);
   if (services_.metrics)
     services_.metrics->login(protocol::metrics::LoginMethod::Gsi, context.has_value());
@@ -212,17 +211,14 @@ transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
     send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
     co_return;
   }
-  if (!services_.registry.try_login(context->name)) {
+  if (!login_.count_against(context->name)) {
     send_error(Condition::LoginFailed, "Too many sessions for this user.");
     co_return;
   }
-  counted_login_ = true;
-  storage_.emplace(std::move(*storage));
-  user_ = std::move(*context);
+  login_.log_in(std::move(*context), std::move(*storage));
   enter_home();
-  phase_ = LoginPhase::LoggedIn;
   touch_idle();
-  log_->info("{} login user={} dn=\"{}\"", tag(), user_->name, security_.peer_dn);
+  log_->info("{} login user={} dn=\"{}\"", tag(), login_.user()->name, security_.peer_dn);
   send_logged_in();
 }
 

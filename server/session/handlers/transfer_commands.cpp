@@ -39,7 +39,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
   auto present = settings_.take_restart_ranges();
   const auto path = resolve_or_reply(path_argument);
   if (!path) co_return;
-  auto fd = storage_->open_for_read(*path);
+  auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     send_error(fd.error());
     co_return;
@@ -120,7 +120,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   // once the client asked for restart markers (TREV RESTART).
   const bool restartable = settings_.mode_e || udpx_ready() ||
                            (settings_.restart_markers && std::string_view(command) == "STOR");
-  auto upload = storage_->begin_upload(*path, mode, offset, restartable);
+  auto upload = login_.storage()->begin_upload(*path, mode, offset, restartable);
   if (!upload) {
     send_error(upload.error());
     co_return;
@@ -158,14 +158,14 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
 std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
   const auto path = resolve_or_reply(without_list_options(argument));
   if (!path) return std::nullopt;
-  auto facts = storage_->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     return std::nullopt;
   }
   std::vector<protocol::listing::FileFacts> entries;
   if (facts->type == protocol::listing::FileType::Dir) {
-    auto listed = storage_->list_directory(*path);
+    auto listed = login_.storage()->list_directory(*path);
     if (!listed) {
       send_error(listed.error());
       return std::nullopt;
@@ -224,17 +224,15 @@ transport::awaitable<void> ControlSession::on_mlsd(const std::string& argument) 
 }
 
 transport::awaitable<void> ControlSession::on_abor(const std::string&) {
-  if (!transfer_active_) {
+  if (!transfer_.is_active()) {
     data_channel_.cancel();
     send(rc::kClosingData, "Abort successful");
     co_return;
   }
-  abort_requested_ = true;
-  boost::system::error_code ignored;
-  if (data_socket_) data_socket_->close(ignored);
+  transfer_.request_abort();
   close_data_streams();
   data_channel_.cancel();
-  co_await wait_for_transfer();  // the transfer answers 426 first (RFC 959 §4.1.3)
+  co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");
 }
 
