@@ -28,7 +28,7 @@ TEST_CASE("PASV answers 227 with the data interface's address", "[session][data_
   CHECK(reply.text.ends_with(")"));
 }
 
-TEST_CASE("PASV and SPAS name [listen] passive_address, bound on the data interface",
+TEST_CASE("PASV and SPAS name the listen section's passive_address, bound on the data interface",
           "[session][data_setup]") {
   SessionHarnessOptions options;
   options.configure = [](ServerConfig& config) {
