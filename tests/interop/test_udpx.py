@@ -412,6 +412,16 @@ def partial_upload_size(server, directory: str) -> int:
     return max((os.path.getsize(p) for p in parts), default=0)
 
 
+def assert_one_retry_moved_only_the_rest(server, command: str, size: int) -> None:
+    """One completed UDPX `command` in the server's transfer log, which moved only part of the
+    file: what the failed attempt had left (at least 8 MiB) was not sent again."""
+    resumed = [r for r in udpx_records(server, command) if r["result"] == "ok"]
+    assert len(resumed) == 1, f"expected one completed UDPX {command}, got {resumed}"
+    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
+    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
+        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+
+
 def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
     server = gsi_server()
     size = 64 * MIB
@@ -425,11 +435,7 @@ def test_a_get_cut_off_mid_transfer_resumes_with_only_what_is_missing():
                        lambda: os.path.exists(partial) and os.path.getsize(partial) > 8 * MIB,
                        "UDPX get")
     assert_file_digest(dest, digest, "a UDPX get resumed after its server session died")
-    resumed = [r for r in udpx_records(server, "RETR") if r["result"] == "ok"]
-    assert len(resumed) == 1, f"expected one completed UDPX RETR, got {resumed}"
-    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
-    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
-        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+    assert_one_retry_moved_only_the_rest(server, "RETR", size)
 
 
 def test_a_put_cut_off_mid_transfer_resumes_with_only_what_is_missing():
@@ -445,11 +451,7 @@ def test_a_put_cut_off_mid_transfer_resumes_with_only_what_is_missing():
     cut_off_and_resume(server, argv,
                        lambda: partial_upload_size(server, "incoming") > 16 * MIB, "UDPX put")
     assert_file_digest(server.fs("incoming/put-cut.bin"), digest, "a UDPX put resumed")
-    resumed = [r for r in udpx_records(server, "STOR") if r["result"] == "ok"]
-    assert len(resumed) == 1, f"expected one completed UDPX STOR, got {resumed}"
-    print(f"  the retry moved {resumed[0]['bytes']} of {size} bytes", flush=True)
-    assert 0 < resumed[0]["bytes"] < size - 8 * MIB, \
-        f"the retry moved {resumed[0]['bytes']} of {size} bytes: not only what was missing"
+    assert_one_retry_moved_only_the_rest(server, "STOR", size)
 
 
 def test_a_third_party_copy_cut_off_mid_transfer_resumes_with_only_what_is_missing():
