@@ -98,6 +98,32 @@ def sync_disk() -> None:
     os.sync()
 
 
+# This machine is a VM whose balloon device takes free guest memory back (free page reporting,
+# /sys/module/page_reporting): a page freed by an unlink is handed to the host within seconds,
+# and a write that later lands in it waits for the host to back it again. A 1 GiB dd write took
+# 0.27-0.90 s right after a 1 GiB file was deleted and 1.07-1.30 s four seconds later, so a run
+# was faster or slower depending on how long ago the file before it was deleted. Every run now
+# starts after that hand-back has finished (bench/README.md, "One send per block").
+REPORTED_KIB = "/sys/module/page_reporting/parameters/reported_kib"
+
+
+def settle_freed_memory(quiet_for: float = 1.0, at_most: float = 8.0) -> None:
+    """Waits until the balloon has handed back what was freed (its counter still for
+    `quiet_for` seconds), so each run writes into memory in the same state."""
+    if not os.path.exists(REPORTED_KIB):
+        return
+    deadline = time.monotonic() + at_most
+    last, still_since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        with open(REPORTED_KIB) as f:
+            now = f.read().strip()
+        if now != last:
+            last, still_since = now, time.monotonic()
+        elif time.monotonic() - still_since >= quiet_for:
+            return
+        time.sleep(0.1)
+
+
 def drop_caches() -> None:
     os.sync()
     with open("/proc/sys/vm/drop_caches", "w") as f:
@@ -196,6 +222,7 @@ def measure_ceilings(bench_dir: str, files: dict[int, str], write_sizes: list[in
         for label, extra in (("dd write (page cache)", []),
                              ("dd write conv=fdatasync", ["conv=fdatasync"])):
             sync_disk()
+            settle_freed_memory()
             seconds = timed_dd(["if=/dev/zero", f"of={target}", f"count={nbytes // MIB}", *extra])
             out.append({"ceiling": label, "bytes": nbytes // MIB * MIB, "seconds": seconds})
             os.unlink(target)
@@ -224,6 +251,7 @@ def measure_data_paths(bench_dir: str, files: dict[int, str],
         else:
             read_through(files[size])
         sync_disk()
+        settle_freed_memory()
         seconds = data_path_ceiling.measure(files[size], streams,
                                             target if sink == "file" else None)
         out.append({"ceiling": data_path_name(sink, streams, cache), "bytes": size,
@@ -316,6 +344,7 @@ class Runner:
         else:
             read_through(self.files[cell.size])
             sync_disk()
+        settle_freed_memory()
 
     def run(self, cell: Cell, label: str, rep: int) -> dict:
         ep = self.endpoints[label]

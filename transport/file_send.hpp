@@ -15,10 +15,15 @@ namespace gridftp::transport {
 // Whether a file sent on `socket` goes with sendfile under `use`.
 bool sendfile_wanted(SendfileUse use, const tcp::socket& socket);
 
-// A piece of a staged (copying) send: read this much, then send it, so the bytes the read
-// brought in are still in the core's cache (L2 is 512 KiB per core on the machines in
-// bench/README.md) when the socket's copy takes them.
-inline constexpr std::size_t kStagedSliceBytes = std::size_t{128} * 1024;
+// A piece of a staged (copying) send: read this much, then send or seal it, so the bytes the
+// read brought in are still in the core's cache (L2 is 512 KiB per core on the machines in
+// bench/README.md) when the socket's copy or the cipher takes them.
+// - A clear connection copies 256 KiB at a time: one send per MODE E block at the default block
+//   size (Globus's -bs), which costs a receiver on this host fewer wake-ups and reads than two
+//   128 KiB sends (bench/README.md, "One send per block").
+// - A TLS connection seals 128 KiB at a time (bench/README.md, "Our own TLS 1.3 record layer").
+inline constexpr std::size_t kClearSliceBytes = std::size_t{256} * 1024;
+inline constexpr std::size_t kSealSliceBytes = std::size_t{128} * 1024;
 
 // Sends `count` bytes of `fd` starting at `offset`. Returns the bytes sent: fewer than `count`
 // with no error means the file ended early. Socket errors land in `ec`.

@@ -11,7 +11,7 @@ namespace gridftp::transport {
 // writing a file uses a whole core) moves fewer bytes per second than when the sender copies the
 // file through a buffer the receiver then finds in the shared cache (bench/README.md, "sendfile
 // to a peer on this host"). Stream mode sends the same way (its copy in slices of
-// kStagedSliceBytes with MSG_MORE, bench/README.md "Stream mode and the checksum's slice").
+// kClearSliceBytes with MSG_MORE, bench/README.md "Stream mode and the checksum's slice").
 enum class SendfileUse { OtherHosts, Always, Never };
 
 }  // namespace gridftp::transport

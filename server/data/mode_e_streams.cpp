@@ -119,7 +119,9 @@ transport::awaitable<Result<std::size_t>> send_piece(
     if (!staged && send_ec) ec = transport::to_error_code(send_ec);
   }
   while (!ec && staged && sent < want) {
-    const auto slice = buffer.first(std::min(want - sent, transport::kStagedSliceBytes));
+    const auto slice_bytes =
+        clear != nullptr ? transport::kClearSliceBytes : transport::kSealSliceBytes;
+    const auto slice = buffer.first(std::min(want - sent, slice_bytes));
     auto got = source.read_at(wire_offset + sent, slice);
     if (!got) co_return make_error(got.error());
     if (*got < slice.size()) break;  // the file shrank

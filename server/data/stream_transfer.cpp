@@ -102,7 +102,7 @@ transport::awaitable<Result<void>> send_file(transport::ByteStream& stream, int 
   // slices small enough that the bytes the read brought in are still in the core's cache when the
   // socket's copy takes them (transport/file_send.hpp). TLS transfers keep the larger buffer:
   // each pass seals the whole of it into records.
-  transport::AlignedBuffer buffer(socket != nullptr ? transport::kStagedSliceBytes : kChunkBytes);
+  transport::AlignedBuffer buffer(socket != nullptr ? transport::kClearSliceBytes : kChunkBytes);
   std::string converted;
   auto position = static_cast<off_t>(offset);
   std::uint64_t left = length;
