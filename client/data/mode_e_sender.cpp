@@ -23,17 +23,9 @@ std::string_view header_bytes(const mode_e::BlockHeader& header,
 // other stripe's share of [0, length).
 Result<protocol::restart::ByteRangeSet> not_for_stripe(const SendPlan& plan, unsigned index,
                                                        unsigned count) {
-  protocol::restart::ByteRangeSet skip = plan.already_present;
-  for (unsigned other = 0; other < count; ++other) {
-    if (other == index) continue;
-    if (!plan.layout) {
-      if (index != 0) skip.insert(0, plan.length);  // no layout: all of it on stripe 0
-      continue;
-    }
-    auto ranges = mode_e::stripe_ranges(*plan.layout, {other, count}, {0, plan.length});
-    if (!ranges) return make_error(ranges.error());
-    for (const auto& range : *ranges) skip.insert(range);
-  }
+  auto skip = mode_e::outside_stripe(plan.layout, {index, count}, plan.length);
+  if (!skip) return make_error(skip.error());
+  skip->insert(plan.already_present);
   return skip;
 }
 

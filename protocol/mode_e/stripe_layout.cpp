@@ -61,4 +61,24 @@ Result<std::vector<restart::Range>> stripe_ranges(const StripeLayout& layout, St
   return blocked_ranges(layout.block_size, place, transfer);
 }
 
+Result<restart::ByteRangeSet> outside_stripe(const std::optional<StripeLayout>& layout,
+                                             StripePlace place, std::uint64_t length) {
+  if (place.count == 0 || place.index >= place.count)
+    return make_error(make_error_code(protocol::Errc::BadArgument));
+  restart::ByteRangeSet others;
+  if (!layout) {
+    if (place.index != 0 && length > 0) others.insert(0, length);
+    return others;
+  }
+  auto own = stripe_ranges(*layout, place, {0, length});
+  if (!own) return make_error(own.error());
+  std::uint64_t at = 0;
+  for (const auto& range : *own) {
+    if (range.start > at) others.insert(at, range.start);
+    at = range.end;
+  }
+  if (at < length) others.insert(at, length);
+  return others;
+}
+
 }  // namespace gridftp::protocol::mode_e

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "protocol/core/result.hpp"
@@ -34,5 +35,12 @@ struct StripePlace {
 // when place.count is 0 or place.index is not below it.
 Result<std::vector<restart::Range>> stripe_ranges(const StripeLayout& layout, StripePlace place,
                                                   restart::Range transfer);
+
+// What the other stripes move of [0, length): the ranges the sender of the stripe at `place`
+// skips. Without a layout every byte is stripe 0's, as a striped client that was given no
+// block size sends (globus-url-copy -stripe without -sbs). Both ends' MODE E senders (gridftpd
+// after SPOR, gridcp after SPAS) plan each stripe's blocks from this. Errors: as stripe_ranges.
+Result<restart::ByteRangeSet> outside_stripe(const std::optional<StripeLayout>& layout,
+                                             StripePlace place, std::uint64_t length);
 
 }  // namespace gridftp::protocol::mode_e

@@ -12,10 +12,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "protocol/core/result.hpp"
 #include "protocol/mode_e/block_planner.hpp"
 #include "protocol/mode_e/eod_tracker.hpp"
+#include "protocol/mode_e/stripe_layout.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 #include "server/data/block_source.hpp"
 #include "server/data/data_channel.hpp"
@@ -54,6 +56,14 @@ struct SenderShared {
   protocol::mode_e::BlockPlanner planner;
   std::atomic<std::uint64_t>* bytes = nullptr;  // the session's live counter (STAT, markers)
 };
+
+// One SenderShared per receiving stripe (SPOR's addresses, or the one of PORT), each planning the
+// blocks of its stripe's share of [0, total) under `layout` (GFD.20 "OPTS RETR" StripeLayout,
+// Globus's default Blocked with 1 MiB blocks), less what the receiver already holds (`present`,
+// MODE E REST). Errors: as protocol::mode_e::outside_stripe and BlockPlanner::for_restart.
+Result<std::vector<std::shared_ptr<SenderShared>>> plan_stripe_senders(
+    const protocol::mode_e::StripeLayout& layout, unsigned stripes, std::uint64_t total,
+    const protocol::restart::ByteRangeSet& present, std::uint64_t block_bytes);
 
 // Shared by a transfer's receiver streams: EOD accounting and what has arrived (for 111 markers).
 struct ReceiverShared {

@@ -93,12 +93,14 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const auto source =
       text ? BlockSource::text(text) : BlockSource::file(job.source->get(), job.offset);
   const std::uint64_t total = text ? text->size() : job.length;
-  auto plan = protocol::mode_e::BlockPlanner::for_restart(
-      0, total, job.present.value_or(protocol::restart::ByteRangeSet{}),
-      services_.config.storage.block_bytes);
-  if (!plan) co_return make_error(plan.error());
-  auto shared = std::make_shared<SenderShared>(std::move(*plan));
-  shared->bytes = &transfer_.progress().bytes;
+  // After SPOR each group of per_peer connections is one receiving stripe, sent only its share
+  // of the blocks (stripes count from wire offset 0, which is the file's but for ERET).
+  auto senders =
+      plan_stripe_senders(settings_.stripe_layout, static_cast<unsigned>(streams.size() / per_peer),
+                          total, job.present.value_or(protocol::restart::ByteRangeSet{}),
+                          services_.config.storage.block_bytes);
+  if (!senders) co_return make_error(senders.error());
+  for (const auto& sender : *senders) sender->bytes = &transfer_.progress().bytes;
 
   const auto self = shared_from_this();
   const auto on_failure = [self] {
@@ -113,8 +115,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
         i % per_peer == 0 ? std::optional<std::uint64_t>(per_peer) : std::nullopt;
     streams[i]->executor = transfer_.stream_executor(i);
     group.spawn(streams[i]->executor,
-                with_figures(streams[i], send_stream(streams[i], source, shared, eof_count, limits,
-                                                     on_failure)));
+                with_figures(streams[i], send_stream(streams[i], source, (*senders)[i / per_peer],
+                                                     eof_count, limits, on_failure)));
   }
   auto outcome = co_await group.wait();
   for (const auto& stream : transfer_.streams())

@@ -10,6 +10,7 @@
 
 #include "protocol/batch/batch_path.hpp"
 #include "protocol/control/command.hpp"
+#include "protocol/mode_e/stripe_layout.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::server {
@@ -18,7 +19,10 @@ struct TransferSettings {
   std::string cwd = "/";
   bool ascii = true;  // RFC 959 default is TYPE A
   bool mode_e = false;
-  unsigned parallelism = 1;     // OPTS RETR Parallelism, streams per stripe we open
+  unsigned parallelism = 1;  // OPTS RETR Parallelism, streams per stripe we open
+  // OPTS RETR StripeLayout and BlockSize: how a send after SPOR spreads its blocks over the
+  // receiving stripes (GFD.20). Until a client names one, Globus's server default: Blocked, 1 MiB.
+  protocol::mode_e::StripeLayout stripe_layout;
   unsigned marker_seconds = 5;  // TREV PERF/RESTART: 111/112 period while receiving
   // TREV RESTART: the client resumes failed uploads from 111 markers, so stream-mode STORs
   // send them too and keep their partial file on failure (MODE E always does both).

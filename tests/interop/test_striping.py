@@ -106,10 +106,13 @@ def put_and_check_shares(sbs: str | None, name: str, shares: list[int] | None) -
     assert_file_digest(c.fs(f"incoming/{name}"), digest, f"gridcp {' '.join(flags)} put")
     if shares is None:
         return
-    # Which data node the frontend makes stripe 0 is its choice, and Globus 13.24 writes the
-    # transfer record of one node only (the other's log stays empty, with globus-url-copy as the
-    # client too): the record there must hold exactly one stripe's share.
-    path = c.fs(f"incoming/{name}")
+    assert_a_node_logged_one_share(c, c.fs(f"incoming/{name}"), shares)
+
+
+def assert_a_node_logged_one_share(c, path: str, shares: list[int]) -> None:
+    """Which data node the frontend makes stripe 0 is its choice, and Globus 13.24 writes the
+    transfer record of one node only (the other's log stays empty, with globus-url-copy as the
+    client too): the record there must hold exactly one stripe's share."""
     deadline = time.monotonic() + 10
     logged = [n for n in (c.transfer_bytes(node, path) for node in range(2)) if n]
     while not logged and time.monotonic() < deadline:
@@ -146,6 +149,23 @@ def test_third_party_from_gridftpd_into_a_striped_cluster():
     assert re.search(r"SPOR \S+ \S+", result.output), result.output
     assert_file_digest(c.fs("incoming/from-gridftpd.bin"), digest,
                        "third-party gridftpd -> striped Globus cluster")
+    # gridftpd, the sender, honours the layout: each data node got exactly its stripe's blocks.
+    assert_a_node_logged_one_share(c, c.fs("incoming/from-gridftpd.bin"),
+                                   [blocked_share(SIZE, BLOCK, i, 2) for i in range(2)])
+
+
+def test_globus_url_copy_stripes_a_third_party_copy_from_gridftpd_by_partitions():
+    c = cluster()
+    source = start_gridftpd()
+    digest = make_file(source.fs("data/guc-third.bin"), SIZE, seed=33)
+    make_tree_readable(source.fs("data"))
+    run_peer(["globus-url-copy", "-stripe", "-sbs", "0", "-p", "2",
+                source.url("data/guc-third.bin"), c.url("incoming/guc-from-gridftpd.bin")],
+             timeout=120, what="globus-url-copy -stripe -sbs 0 third-party gridftpd -> cluster")
+    assert_file_digest(c.fs("incoming/guc-from-gridftpd.bin"), digest,
+                       "guc -stripe third-party gridftpd -> striped Globus cluster")
+    half = (SIZE + 1) // 2
+    assert_a_node_logged_one_share(c, c.fs("incoming/guc-from-gridftpd.bin"), [half, SIZE - half])
 
 
 def test_third_party_from_a_striped_cluster_into_gridftpd():

@@ -53,6 +53,11 @@ transport::awaitable<void> ControlSession::on_opts(const std::string& argument) 
       co_return;
     }
     if (retr->parallelism) settings_.parallelism = *retr->parallelism;
+    if (retr->stripe_layout)
+      settings_.stripe_layout.kind = *retr->stripe_layout == "Partitioned"
+                                         ? protocol::mode_e::StripeLayout::Kind::Partitioned
+                                         : protocol::mode_e::StripeLayout::Kind::Blocked;
+    if (retr->block_size) settings_.stripe_layout.block_size = *retr->block_size;
     send(rc::kCommandOk, "OPTS Command Successful.");
   } else if (option.starts_with("MLST ")) {
     send(rc::kCommandOk,

@@ -118,3 +118,42 @@ TEST_CASE("A stripe outside the count or a zero block size is refused", "[mode_e
   CHECK(zero.error() == gridftp::protocol::mode_e::Errc::BadBlockSize);
   CHECK(ranges_of({Kind::Blocked, 100}, {0, 2}, {50, 50}).empty());
 }
+
+TEST_CASE("What the other stripes move is the complement of a stripe's own share",
+          "[mode_e][stripe]") {
+  using gridftp::protocol::mode_e::outside_stripe;
+  const StripeLayout blocked{Kind::Blocked, 4};
+  // 10 bytes, blocks of 4, two stripes: stripe 0 owns [0,4) and [8,10), stripe 1 owns [4,8).
+  auto not_zero = outside_stripe(blocked, {0, 2}, 10);
+  REQUIRE(not_zero.has_value());
+  CHECK(not_zero->ranges() == std::vector<Range>{{4, 8}});
+  auto not_one = outside_stripe(blocked, {1, 2}, 10);
+  REQUIRE(not_one.has_value());
+  CHECK(not_one->ranges() == std::vector<Range>{{0, 4}, {8, 10}});
+  // Partitioned: ceil(10 / 3) = 4 bytes a stripe; the last stripe's piece is short.
+  auto not_last = outside_stripe(StripeLayout{Kind::Partitioned, 0}, {2, 3}, 10);
+  REQUIRE(not_last.has_value());
+  CHECK(not_last->ranges() == std::vector<Range>{{0, 8}});
+}
+
+TEST_CASE("Without a layout every byte is the first stripe's", "[mode_e][stripe]") {
+  using gridftp::protocol::mode_e::outside_stripe;
+  auto first = outside_stripe(std::nullopt, {0, 3}, 100);
+  REQUIRE(first.has_value());
+  CHECK(first->empty());
+  auto second = outside_stripe(std::nullopt, {1, 3}, 100);
+  REQUIRE(second.has_value());
+  CHECK(second->ranges() == std::vector<Range>{{0, 100}});
+  auto empty_file = outside_stripe(std::nullopt, {2, 3}, 0);
+  REQUIRE(empty_file.has_value());
+  CHECK(empty_file->empty());
+}
+
+TEST_CASE("What the other stripes move is refused for a bad place or block size",
+          "[mode_e][stripe]") {
+  using gridftp::protocol::mode_e::outside_stripe;
+  CHECK_FALSE(outside_stripe(std::nullopt, {0, 0}, 10).has_value());
+  CHECK_FALSE(outside_stripe(std::nullopt, {3, 3}, 10).has_value());
+  CHECK(outside_stripe(StripeLayout{Kind::Blocked, 0}, {0, 2}, 10).error() ==
+        gridftp::protocol::mode_e::Errc::BadBlockSize);
+}
