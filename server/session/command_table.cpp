@@ -8,6 +8,7 @@ namespace {
 using protocol::control::Verb;
 using S = ControlSession;
 using N = NamespaceCommands;
+using D = DataSetupCommands;
 
 struct Row {
   Verb verb;
@@ -31,14 +32,14 @@ constexpr std::array kRows{
     Row{Verb::Rnfr, handled_by<&N::on_rnfr>}, Row{Verb::Rnto, handled_by<&N::on_rnto>},
     Row{Verb::Size, handled_by<&N::on_size>}, Row{Verb::Mdtm, handled_by<&N::on_mdtm>},
     Row{Verb::Mfmt, handled_by<&N::on_mfmt>}, Row{Verb::Mlst, handled_by<&N::on_mlst>},
-    Row{Verb::Pasv, handled_by<&S::on_pasv>}, Row{Verb::Epsv, handled_by<&S::on_epsv>},
-    Row{Verb::Port, handled_by<&S::on_port>}, Row{Verb::Eprt, handled_by<&S::on_eprt>},
+    Row{Verb::Pasv, handled_by<&D::on_pasv>}, Row{Verb::Epsv, handled_by<&D::on_epsv>},
+    Row{Verb::Port, handled_by<&D::on_port>}, Row{Verb::Eprt, handled_by<&D::on_eprt>},
     Row{Verb::Rest, handled_by<&S::on_rest>}, Row{Verb::Retr, handled_by<&S::on_retr>},
     Row{Verb::Stor, handled_by<&S::on_stor>}, Row{Verb::Appe, handled_by<&S::on_appe>},
     Row{Verb::List, handled_by<&S::on_list>}, Row{Verb::Nlst, handled_by<&S::on_nlst>},
     Row{Verb::Mlsd, handled_by<&S::on_mlsd>}, Row{Verb::Abor, handled_by<&S::on_abor>},
     Row{Verb::Eret, handled_by<&S::on_eret>}, Row{Verb::Esto, handled_by<&S::on_esto>},
-    Row{Verb::Spas, handled_by<&S::on_spas>}, Row{Verb::Spor, handled_by<&S::on_spor>},
+    Row{Verb::Spas, handled_by<&D::on_spas>}, Row{Verb::Spor, handled_by<&D::on_spor>},
     Row{Verb::Dcau, handled_by<&S::on_dcau>}, Row{Verb::Sbuf, handled_by<&S::on_sbuf>},
     Row{Verb::Cksm, handled_by<&S::on_cksm>}, Row{Verb::Trev, handled_by<&S::on_trev>},
     Row{Verb::Bret, handled_by<&S::on_bret>}, Row{Verb::Brst, handled_by<&S::on_brst>},

@@ -1,6 +1,7 @@
 // Verb → handler, one row per verb (style: commands are data, not an if/else chain). A row names
 // a handler of the part that owns the command: a NamespaceCommands member for CWD and its kin, a
-// ControlSession member for the commands no part owns yet.
+// DataSetupCommands member for PASV and its kin, a ControlSession member for the commands no part
+// owns yet.
 #pragma once
 
 #include <string>
@@ -21,6 +22,9 @@ inline ControlSession& part_of(ControlSession& session, std::type_identity<Contr
 }
 inline NamespaceCommands& part_of(ControlSession& session, std::type_identity<NamespaceCommands>) {
   return session.namespace_commands();
+}
+inline DataSetupCommands& part_of(ControlSession& session, std::type_identity<DataSetupCommands>) {
+  return session.data_setup_commands();
 }
 
 template <typename Method>

@@ -40,6 +40,8 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       namespace_commands_(login_, *this, services.log, tag()),
       data_channel_(executor_, services.data_loops, services.config.listen),
       transfer_(executor_),
+      data_setup_commands_({data_channel_, udpx_, stream_cache_}, services.config.listen,
+                           endpoints_, executor_, *this, services.log, tag()),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }

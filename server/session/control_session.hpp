@@ -1,9 +1,10 @@
 // One control connection, from greeting to close. Runs as coroutines on its own strand (the
 // control stream's executor): one reads commands, one writes replies in order, at most one runs
 // the current transfer. A command runs on the part that owns its state when there is one
-// (NamespaceCommands: the working directory and CWD, MKD, RNFR...), which reaches only what it
-// is handed at construction and answers through SessionReplies; the other handlers are still
-// members, defined in handlers/*.cpp, one file per area. command_table.cpp maps verbs to either.
+// (NamespaceCommands: the working directory and CWD, MKD, RNFR...; DataSetupCommands: PASV, PORT,
+// SPAS, SPOR...), which reaches only what it is handed at construction and answers through
+// SessionReplies; the other handlers are still members, defined in handlers/*.cpp, one file per
+// area. command_table.cpp maps verbs to either.
 //
 // The control channel is a transport::ByteStream (docs/ARCHITECTURE.md, "The byte-stream seam"):
 // a TcpStream over the accepted socket in gridftpd, a MemoryStream in unit tests
@@ -32,6 +33,7 @@
 #include "server/logging/transfer_log.hpp"
 #include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
+#include "server/session/data_setup_commands.hpp"
 #include "server/session/namespace_commands.hpp"
 #include "server/session/reply_writer.hpp"
 #include "server/session/running_transfer.hpp"
@@ -65,6 +67,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
 
   // The part that runs CWD, MKD, RNFR and the other namespace commands (command_table.cpp).
   NamespaceCommands& namespace_commands() { return namespace_commands_; }
+  // The part that runs PASV, EPSV, PORT, EPRT, SPAS and SPOR (command_table.cpp).
+  DataSetupCommands& data_setup_commands() { return data_setup_commands_; }
 
   // Handlers of the commands no part owns yet (command_table.cpp lists which verb runs which).
   transport::awaitable<void> on_user(const std::string& argument);
@@ -90,10 +94,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   transport::awaitable<void> on_lang(const std::string& argument);
   transport::awaitable<void> on_pbsz(const std::string& argument);
   transport::awaitable<void> on_prot(const std::string& argument);
-  transport::awaitable<void> on_pasv(const std::string& argument);
-  transport::awaitable<void> on_epsv(const std::string& argument);
-  transport::awaitable<void> on_port(const std::string& argument);
-  transport::awaitable<void> on_eprt(const std::string& argument);
   transport::awaitable<void> on_rest(const std::string& argument);
   transport::awaitable<void> on_retr(const std::string& argument);
   transport::awaitable<void> on_stor(const std::string& argument);
@@ -102,8 +102,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   transport::awaitable<void> on_nlst(const std::string& argument);
   transport::awaitable<void> on_mlsd(const std::string& argument);
   transport::awaitable<void> on_abor(const std::string& argument);
-  transport::awaitable<void> on_spas(const std::string& argument);
-  transport::awaitable<void> on_spor(const std::string& argument);
   transport::awaitable<void> on_eret(const std::string& argument);
   transport::awaitable<void> on_esto(const std::string& argument);
   transport::awaitable<void> on_cksm(const std::string& argument);
@@ -217,16 +215,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
                                            protocol::control::Verb verb);
   transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
                                           const char* command);
-  asio::ip::address data_address() const;
-  // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
-  Result<std::uint16_t> listen_passive(const asio::ip::address& address);
-  void set_active_peer(const asio::ip::address& address, std::uint16_t port);
-  // Why an active data connection to `address`:`port` (PORT, EPRT, SPOR) is refused, or
-  // nothing when it is allowed: never a privileged port, and with require_data_peer_match
-  // only the control peer's address (RFC 2577 §3, the FTP bounce).
-  std::optional<std::string> refuse_active_peer(const asio::ip::address& address,
-                                                std::uint16_t port) const;
-
   std::string tag() const;
   void leave_registry();
 
@@ -252,6 +240,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   RunningTransfer transfer_;
   TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
+  DataSetupCommands data_setup_commands_;  // sets up data_channel_ or udpx_ for the next transfer
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

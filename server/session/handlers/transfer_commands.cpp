@@ -1,7 +1,9 @@
-// Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR. Each validates
+// Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR, and REST (RFC 3659)
+// for the next of them. Each validates
 // everything it can before replying 150, then hands a TransferJob to the transfer coroutine
 // (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 
@@ -234,6 +236,31 @@ transport::awaitable<void> ControlSession::on_abor(const std::string&) {
   data_channel_.cancel();
   co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");
+}
+
+transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
+  if (argument.find('-') != std::string::npos) {
+    // MODE E form (docs/WIRE.md §4.3): the ranges already at the receiver,
+    // "0-4980736,5242880-6000000".
+    auto ranges = protocol::restart::parse_range_list(argument);
+    if (!ranges) {
+      send_error(Condition::BadSyntax, "bad parameter.");
+      co_return;
+    }
+    settings_.restart_with(std::move(*ranges));
+    send(rc::kPendingFurtherInfo, "Restart Marker OK. Send STORE or RETR to initiate transfer.");
+    co_return;
+  }
+  std::uint64_t offset = 0;
+  const auto* end = argument.data() + argument.size();
+  const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
+  if (argument.empty() || ec != std::errc() || ptr != end) {
+    send_error(Condition::BadSyntax, "Bad REST parameter.");
+    co_return;
+  }
+  settings_.restart_at(offset);
+  send(rc::kPendingFurtherInfo,
+       "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }
 
 }  // namespace gridftp::server

@@ -10,6 +10,7 @@ namespace {
 using protocol::control::Verb;
 using S = ControlSession;
 using N = NamespaceCommands;
+using D = DataSetupCommands;
 
 std::pair<Verb, CommandHandler> row(Verb verb, CommandHandler handler) { return {verb, handler}; }
 
@@ -31,14 +32,14 @@ TEST_CASE("Each served verb runs its own handler, on the part that owns it", "[s
                row(Verb::Rnfr, handled_by<&N::on_rnfr>), row(Verb::Rnto, handled_by<&N::on_rnto>),
                row(Verb::Size, handled_by<&N::on_size>), row(Verb::Mdtm, handled_by<&N::on_mdtm>),
                row(Verb::Mfmt, handled_by<&N::on_mfmt>), row(Verb::Mlst, handled_by<&N::on_mlst>),
-               row(Verb::Pasv, handled_by<&S::on_pasv>), row(Verb::Epsv, handled_by<&S::on_epsv>),
-               row(Verb::Port, handled_by<&S::on_port>), row(Verb::Eprt, handled_by<&S::on_eprt>),
+               row(Verb::Pasv, handled_by<&D::on_pasv>), row(Verb::Epsv, handled_by<&D::on_epsv>),
+               row(Verb::Port, handled_by<&D::on_port>), row(Verb::Eprt, handled_by<&D::on_eprt>),
                row(Verb::Rest, handled_by<&S::on_rest>), row(Verb::Retr, handled_by<&S::on_retr>),
                row(Verb::Stor, handled_by<&S::on_stor>), row(Verb::Appe, handled_by<&S::on_appe>),
                row(Verb::List, handled_by<&S::on_list>), row(Verb::Nlst, handled_by<&S::on_nlst>),
                row(Verb::Mlsd, handled_by<&S::on_mlsd>), row(Verb::Abor, handled_by<&S::on_abor>),
                row(Verb::Eret, handled_by<&S::on_eret>), row(Verb::Esto, handled_by<&S::on_esto>),
-               row(Verb::Spas, handled_by<&S::on_spas>), row(Verb::Spor, handled_by<&S::on_spor>),
+               row(Verb::Spas, handled_by<&D::on_spas>), row(Verb::Spor, handled_by<&D::on_spor>),
                row(Verb::Dcau, handled_by<&S::on_dcau>), row(Verb::Sbuf, handled_by<&S::on_sbuf>),
                row(Verb::Cksm, handled_by<&S::on_cksm>), row(Verb::Trev, handled_by<&S::on_trev>));
   INFO("verb " << protocol::control::verb_name(verb));
