@@ -59,7 +59,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
                  SessionServices& services, std::uint64_t id);
   ControlSession(const ControlSession&) = delete;
   ControlSession& operator=(const ControlSession&) = delete;
-  ~ControlSession();
+  ~ControlSession() override;
 
   transport::awaitable<void> run();
   // Thread-safe: ends the session (server shutdown): 421, abort any transfer, close.
