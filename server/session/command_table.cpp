@@ -7,37 +7,48 @@ namespace {
 
 using protocol::control::Verb;
 using S = ControlSession;
+using N = NamespaceCommands;
+using D = DataSetupCommands;
 
 struct Row {
   Verb verb;
-  ControlSession::Handler handler;
+  CommandHandler handler;
 };
 
 constexpr std::array kRows{
-    Row{Verb::User, &S::on_user}, Row{Verb::Pass, &S::on_pass}, Row{Verb::Acct, &S::on_acct},
-    Row{Verb::Quit, &S::on_quit}, Row{Verb::Auth, &S::on_auth}, Row{Verb::Adat, &S::on_adat},
-    Row{Verb::Noop, &S::on_noop}, Row{Verb::Syst, &S::on_syst}, Row{Verb::Feat, &S::on_feat},
-    Row{Verb::Opts, &S::on_opts}, Row{Verb::Help, &S::on_help}, Row{Verb::Stat, &S::on_stat},
-    Row{Verb::Site, &S::on_site}, Row{Verb::Type, &S::on_type}, Row{Verb::Mode, &S::on_mode},
-    Row{Verb::Stru, &S::on_stru}, Row{Verb::Allo, &S::on_allo}, Row{Verb::Lang, &S::on_lang},
-    Row{Verb::Pbsz, &S::on_pbsz}, Row{Verb::Prot, &S::on_prot}, Row{Verb::Cwd, &S::on_cwd},
-    Row{Verb::Cdup, &S::on_cdup}, Row{Verb::Pwd, &S::on_pwd},   Row{Verb::Mkd, &S::on_mkd},
-    Row{Verb::Rmd, &S::on_rmd},   Row{Verb::Dele, &S::on_dele}, Row{Verb::Rnfr, &S::on_rnfr},
-    Row{Verb::Rnto, &S::on_rnto}, Row{Verb::Size, &S::on_size}, Row{Verb::Mdtm, &S::on_mdtm},
-    Row{Verb::Mfmt, &S::on_mfmt}, Row{Verb::Mlst, &S::on_mlst}, Row{Verb::Pasv, &S::on_pasv},
-    Row{Verb::Epsv, &S::on_epsv}, Row{Verb::Port, &S::on_port}, Row{Verb::Eprt, &S::on_eprt},
-    Row{Verb::Rest, &S::on_rest}, Row{Verb::Retr, &S::on_retr}, Row{Verb::Stor, &S::on_stor},
-    Row{Verb::Appe, &S::on_appe}, Row{Verb::List, &S::on_list}, Row{Verb::Nlst, &S::on_nlst},
-    Row{Verb::Mlsd, &S::on_mlsd}, Row{Verb::Abor, &S::on_abor}, Row{Verb::Eret, &S::on_eret},
-    Row{Verb::Esto, &S::on_esto}, Row{Verb::Spas, &S::on_spas}, Row{Verb::Spor, &S::on_spor},
-    Row{Verb::Dcau, &S::on_dcau}, Row{Verb::Sbuf, &S::on_sbuf}, Row{Verb::Cksm, &S::on_cksm},
-    Row{Verb::Trev, &S::on_trev}, Row{Verb::Bret, &S::on_bret}, Row{Verb::Brst, &S::on_brst},
-    Row{Verb::Bsto, &S::on_bsto},
+    Row{Verb::User, handled_by<&S::on_user>}, Row{Verb::Pass, handled_by<&S::on_pass>},
+    Row{Verb::Acct, handled_by<&S::on_acct>}, Row{Verb::Quit, handled_by<&S::on_quit>},
+    Row{Verb::Auth, handled_by<&S::on_auth>}, Row{Verb::Adat, handled_by<&S::on_adat>},
+    Row{Verb::Noop, handled_by<&S::on_noop>}, Row{Verb::Syst, handled_by<&S::on_syst>},
+    Row{Verb::Feat, handled_by<&S::on_feat>}, Row{Verb::Opts, handled_by<&S::on_opts>},
+    Row{Verb::Help, handled_by<&S::on_help>}, Row{Verb::Stat, handled_by<&S::on_stat>},
+    Row{Verb::Site, handled_by<&S::on_site>}, Row{Verb::Type, handled_by<&S::on_type>},
+    Row{Verb::Mode, handled_by<&S::on_mode>}, Row{Verb::Stru, handled_by<&S::on_stru>},
+    Row{Verb::Allo, handled_by<&S::on_allo>}, Row{Verb::Lang, handled_by<&S::on_lang>},
+    Row{Verb::Pbsz, handled_by<&S::on_pbsz>}, Row{Verb::Prot, handled_by<&S::on_prot>},
+    Row{Verb::Cwd, handled_by<&N::on_cwd>},   Row{Verb::Cdup, handled_by<&N::on_cdup>},
+    Row{Verb::Pwd, handled_by<&N::on_pwd>},   Row{Verb::Mkd, handled_by<&N::on_mkd>},
+    Row{Verb::Rmd, handled_by<&N::on_rmd>},   Row{Verb::Dele, handled_by<&N::on_dele>},
+    Row{Verb::Rnfr, handled_by<&N::on_rnfr>}, Row{Verb::Rnto, handled_by<&N::on_rnto>},
+    Row{Verb::Size, handled_by<&N::on_size>}, Row{Verb::Mdtm, handled_by<&N::on_mdtm>},
+    Row{Verb::Mfmt, handled_by<&N::on_mfmt>}, Row{Verb::Mlst, handled_by<&N::on_mlst>},
+    Row{Verb::Pasv, handled_by<&D::on_pasv>}, Row{Verb::Epsv, handled_by<&D::on_epsv>},
+    Row{Verb::Port, handled_by<&D::on_port>}, Row{Verb::Eprt, handled_by<&D::on_eprt>},
+    Row{Verb::Rest, handled_by<&S::on_rest>}, Row{Verb::Retr, handled_by<&S::on_retr>},
+    Row{Verb::Stor, handled_by<&S::on_stor>}, Row{Verb::Appe, handled_by<&S::on_appe>},
+    Row{Verb::List, handled_by<&S::on_list>}, Row{Verb::Nlst, handled_by<&S::on_nlst>},
+    Row{Verb::Mlsd, handled_by<&S::on_mlsd>}, Row{Verb::Abor, handled_by<&S::on_abor>},
+    Row{Verb::Eret, handled_by<&S::on_eret>}, Row{Verb::Esto, handled_by<&S::on_esto>},
+    Row{Verb::Spas, handled_by<&D::on_spas>}, Row{Verb::Spor, handled_by<&D::on_spor>},
+    Row{Verb::Dcau, handled_by<&S::on_dcau>}, Row{Verb::Sbuf, handled_by<&S::on_sbuf>},
+    Row{Verb::Cksm, handled_by<&S::on_cksm>}, Row{Verb::Trev, handled_by<&S::on_trev>},
+    Row{Verb::Bret, handled_by<&S::on_bret>}, Row{Verb::Brst, handled_by<&S::on_brst>},
+    Row{Verb::Bsto, handled_by<&S::on_bsto>},
 };
 
 }  // namespace
 
-ControlSession::Handler handler_for(Verb verb) {
+CommandHandler handler_for(Verb verb) {
   for (const auto& row : kRows) {
     if (row.verb == verb) return row.handler;
   }

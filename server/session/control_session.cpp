@@ -37,8 +37,11 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       log_(services.log),
       replies_(*control_),
       login_(services.registry),
+      namespace_commands_(login_, *this, services.log, tag()),
       data_channel_(executor_, services.data_loops, services.config.listen),
       transfer_(executor_),
+      data_setup_commands_({data_channel_, udpx_, stream_cache_}, services.config.listen,
+                           endpoints_, executor_, *this, services.log, tag()),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
@@ -192,13 +195,13 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
     send_error(allowed.error());
     co_return;
   }
-  settings_.before_command(verb);
+  namespace_commands_.before_command(verb);
   const auto handler = handler_for(verb);
   if (handler == nullptr) {
     send_error(Condition::NotImplemented);
     co_return;
   }
-  co_await (this->*handler)(command->argument);
+  co_await handler(*this, command->argument);
 }
 
 void ControlSession::send(Reply reply) {
@@ -213,30 +216,10 @@ void ControlSession::send(Reply reply) {
   start_drain_if_needed(replies_.queue(std::move(formatted)));
 }
 
-void ControlSession::send(int code, std::string text) { send(Reply{code, {std::move(text)}}); }
-
 void ControlSession::send_logged_in() {
   send(protocol::control::make_message_reply(rc::kLoggedIn,
                                              {"User " + login_.user()->name + " logged in."},
                                              services_.config.server.login_message));
-}
-
-void ControlSession::send_error(std::error_code ec) {
-  send(protocol::control::reply_for_error(ec));
-}
-
-void ControlSession::send_error(std::error_code ec, std::string text) {
-  send(protocol::control::reply_for_error(ec, std::move(text)));
-}
-
-void ControlSession::send_error(Condition condition) { send_error(error_code_for(condition)); }
-
-void ControlSession::send_error(Condition condition, std::string text) {
-  send_error(error_code_for(condition), std::move(text));
-}
-
-void ControlSession::send_error(Condition condition, std::vector<std::string> lines) {
-  send(protocol::control::reply_for_error(error_code_for(condition), std::move(lines)));
 }
 
 void ControlSession::start_drain_if_needed(bool needed) {
@@ -274,22 +257,6 @@ transport::awaitable<void> ControlSession::watch_idle() {
       co_return;
     }
   }
-}
-
-std::optional<std::string> ControlSession::resolve_or_reply(const std::string& argument) {
-  auto path = protocol::control::resolve_client_path(settings_.cwd, login_.home(),
-                                                     argument.empty() ? "." : argument);
-  if (!path) {
-    send_error(path.error());
-    return std::nullopt;
-  }
-  return std::move(*path);
-}
-
-bool ControlSession::check_storage_or_reply() {
-  if (login_.storage() != nullptr) return true;
-  send_error(Condition::NotLoggedIn);
-  return false;
 }
 
 }  // namespace gridftp::server

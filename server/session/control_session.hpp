@@ -1,7 +1,10 @@
 // One control connection, from greeting to close. Runs as coroutines on its own strand (the
 // control stream's executor): one reads commands, one writes replies in order, at most one runs
-// the current transfer. Handlers are members defined in handlers/*.cpp, one file per area;
-// command_table.cpp maps verbs to them.
+// the current transfer. A command runs on the part that owns its state when there is one
+// (NamespaceCommands: the working directory and CWD, MKD, RNFR...; DataSetupCommands: PASV, PORT,
+// SPAS, SPOR...), which reaches only what it is handed at construction and answers through
+// SessionReplies; the other handlers are still members, defined in handlers/*.cpp, one file per
+// area. command_table.cpp maps verbs to either.
 //
 // The control channel is a transport::ByteStream (docs/ARCHITECTURE.md, "The byte-stream seam"):
 // a TcpStream over the accepted socket in gridftpd, a MemoryStream in unit tests
@@ -30,8 +33,11 @@
 #include "server/logging/transfer_log.hpp"
 #include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
+#include "server/session/data_setup_commands.hpp"
+#include "server/session/namespace_commands.hpp"
 #include "server/session/reply_writer.hpp"
 #include "server/session/running_transfer.hpp"
+#include "server/session/session_replies.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
 #include "server/session/transfer_figures.hpp"
@@ -45,23 +51,26 @@
 
 namespace gridftp::server {
 
-class ControlSession : public std::enable_shared_from_this<ControlSession> {
+class ControlSession : public std::enable_shared_from_this<ControlSession>, private SessionReplies {
  public:
-  using Handler = transport::awaitable<void> (ControlSession::*)(const std::string& argument);
-
   // `control` carries the commands and replies; its executor must be a strand (or a
   // one-threaded io_context), which every coroutine of the session runs on.
   ControlSession(std::unique_ptr<transport::ByteStream> control, ControlEndpoints endpoints,
                  SessionServices& services, std::uint64_t id);
   ControlSession(const ControlSession&) = delete;
   ControlSession& operator=(const ControlSession&) = delete;
-  ~ControlSession();
+  ~ControlSession() override;
 
   transport::awaitable<void> run();
   // Thread-safe: ends the session (server shutdown): 421, abort any transfer, close.
   void request_close();
 
-  // Handlers (command_table.cpp lists which verb runs which).
+  // The part that runs CWD, MKD, RNFR and the other namespace commands (command_table.cpp).
+  NamespaceCommands& namespace_commands() { return namespace_commands_; }
+  // The part that runs PASV, EPSV, PORT, EPRT, SPAS and SPOR (command_table.cpp).
+  DataSetupCommands& data_setup_commands() { return data_setup_commands_; }
+
+  // Handlers of the commands no part owns yet (command_table.cpp lists which verb runs which).
   transport::awaitable<void> on_user(const std::string& argument);
   transport::awaitable<void> on_pass(const std::string& argument);
   transport::awaitable<void> on_acct(const std::string& argument);
@@ -85,22 +94,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_lang(const std::string& argument);
   transport::awaitable<void> on_pbsz(const std::string& argument);
   transport::awaitable<void> on_prot(const std::string& argument);
-  transport::awaitable<void> on_cwd(const std::string& argument);
-  transport::awaitable<void> on_cdup(const std::string& argument);
-  transport::awaitable<void> on_pwd(const std::string& argument);
-  transport::awaitable<void> on_mkd(const std::string& argument);
-  transport::awaitable<void> on_rmd(const std::string& argument);
-  transport::awaitable<void> on_dele(const std::string& argument);
-  transport::awaitable<void> on_rnfr(const std::string& argument);
-  transport::awaitable<void> on_rnto(const std::string& argument);
-  transport::awaitable<void> on_size(const std::string& argument);
-  transport::awaitable<void> on_mdtm(const std::string& argument);
-  transport::awaitable<void> on_mfmt(const std::string& argument);
-  transport::awaitable<void> on_mlst(const std::string& argument);
-  transport::awaitable<void> on_pasv(const std::string& argument);
-  transport::awaitable<void> on_epsv(const std::string& argument);
-  transport::awaitable<void> on_port(const std::string& argument);
-  transport::awaitable<void> on_eprt(const std::string& argument);
   transport::awaitable<void> on_rest(const std::string& argument);
   transport::awaitable<void> on_retr(const std::string& argument);
   transport::awaitable<void> on_stor(const std::string& argument);
@@ -109,8 +102,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> on_nlst(const std::string& argument);
   transport::awaitable<void> on_mlsd(const std::string& argument);
   transport::awaitable<void> on_abor(const std::string& argument);
-  transport::awaitable<void> on_spas(const std::string& argument);
-  transport::awaitable<void> on_spor(const std::string& argument);
   transport::awaitable<void> on_eret(const std::string& argument);
   transport::awaitable<void> on_esto(const std::string& argument);
   transport::awaitable<void> on_cksm(const std::string& argument);
@@ -150,18 +141,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   void touch_idle();
 
   // Replies leave in the order queued (ReplyWriter); send() formats and, once the control
-  // channel is protected, wraps them first.
-  void send(protocol::control::Reply reply);
-  void send(int code, std::string text);
-  // Every 4xx/5xx reply: the caller says what went wrong and the error map
-  // (protocol/control/reply_for_error) picks the code, so one condition always gets one code.
-  // `text` or `lines` replace the row's wording where the reply says more than the row.
-  // tests/static/check_error_replies.sh fails on negative codes sent any other way.
-  void send_error(std::error_code ec);
-  void send_error(std::error_code ec, std::string text);
-  void send_error(Condition condition);
-  void send_error(Condition condition, std::string text);
-  void send_error(Condition condition, std::vector<std::string> lines);
+  // channel is protected, wraps them first. send_error() (SessionReplies) goes through it.
+  void send(protocol::control::Reply reply) override;
+  using SessionReplies::send;
   // 230 for the logged-in user, with the site's login message (Globus's login_msg) when there is
   // one.
   void send_logged_in();
@@ -170,13 +152,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   transport::awaitable<void> drain_replies();
   void close_after_replies();
 
-  // Resolves a client path against the cwd; on failure sends the reply and returns nullopt.
-  std::optional<std::string> resolve_or_reply(const std::string& argument);
-  bool check_storage_or_reply();
-  // Resolves `argument`, runs `operation(storage, path)` (returning Result<void>) and replies with
-  // its error if it fails. The resolved path on success; nullopt once a reply has been sent.
-  template <typename Operation>
-  std::optional<std::string> run_on_path(const std::string& argument, Operation operation);
   bool require_data_channel_or_reply();
   // UDPX (session_udpx.cpp): chosen by SETNETSTACK and given an address by PASV/PORT.
   bool udpx_ready() const;
@@ -240,16 +215,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
                                            protocol::control::Verb verb);
   transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
                                           const char* command);
-  asio::ip::address data_address() const;
-  // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
-  Result<std::uint16_t> listen_passive(const asio::ip::address& address);
-  void set_active_peer(const asio::ip::address& address, std::uint16_t port);
-  // Why an active data connection to `address`:`port` (PORT, EPRT, SPOR) is refused, or
-  // nothing when it is allowed: never a privileged port, and with require_data_peer_match
-  // only the control peer's address (RFC 2577 §3, the FTP bounce).
-  std::optional<std::string> refuse_active_peer(const asio::ip::address& address,
-                                                std::uint16_t port) const;
-
   std::string tag() const;
   void leave_registry();
 
@@ -265,6 +230,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   ReplyWriter replies_;
 
   UserLogin login_;
+  NamespaceCommands namespace_commands_;  // the working directory and a pending rename
 
   ControlSecurity security_;
   TransferSettings settings_;
@@ -274,6 +240,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession> {
   RunningTransfer transfer_;
   TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
+  DataSetupCommands data_setup_commands_;  // sets up data_channel_ or udpx_ for the next transfer
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

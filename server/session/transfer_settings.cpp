@@ -24,8 +24,4 @@ std::optional<std::uint64_t> TransferSettings::take_allocated_bytes() {
   return std::exchange(allocated_bytes, std::nullopt);
 }
 
-void TransferSettings::before_command(protocol::control::Verb verb) {
-  if (verb != protocol::control::Verb::Rnto) rename_from.reset();
-}
-
 }  // namespace gridftp::server

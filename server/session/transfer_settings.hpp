@@ -1,22 +1,19 @@
 // What the client has set for its next transfers (TYPE, MODE, REST, BRST, ALLO, ESTO, OPTS RETR,
-// TREV),
-// its working directory and a pending rename, with the rules for when each is used up. Plain
-// values, no I/O; not the data channel's addresses (DataChannel) nor security (ControlSecurity).
+// TREV), with the rules for when each is used up. Plain values, no I/O; not the data channel's
+// addresses (DataChannel), security (ControlSecurity) nor the working directory
+// (NamespaceCommands).
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
 #include "protocol/batch/batch_path.hpp"
-#include "protocol/control/command.hpp"
 #include "protocol/mode_e/stripe_layout.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::server {
 
 struct TransferSettings {
-  std::string cwd = "/";
   bool ascii = true;  // RFC 959 default is TYPE A
   bool mode_e = false;
   unsigned parallelism = 1;  // OPTS RETR Parallelism, streams per stripe we open
@@ -29,7 +26,6 @@ struct TransferSettings {
   bool restart_markers = false;
   std::uint64_t esto_offset = 0;
   std::optional<std::uint64_t> allocated_bytes;  // ALLO: the size the client announced
-  std::optional<std::string> rename_from;        // RNFR's path, for the RNTO right after it
   std::uint64_t restart_offset = 0;              // stream-mode REST
   std::optional<protocol::restart::ByteRangeSet> restart_ranges;  // MODE E REST range list
   std::optional<protocol::batch::RestartPoint> batch_restart;     // BRST, for the next BRET
@@ -41,9 +37,6 @@ struct TransferSettings {
   std::uint64_t take_restart_offset();
   std::optional<protocol::restart::ByteRangeSet> take_restart_ranges();
   std::optional<std::uint64_t> take_allocated_bytes();
-  // RNTO must follow RNFR directly (RFC 959 §4.1.3): any other command forgets the pending
-  // rename. Called for every command that passed the login checks, before its handler.
-  void before_command(protocol::control::Verb verb);
   // "ASCII" or "BINARY", as the 150 reply and STAT name the type.
   const char* type_name() const { return ascii ? "ASCII" : "BINARY"; }
 };

@@ -37,7 +37,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   // "BRET <refer-above> <directory>": files larger than refer-above bytes (0: none) are named
   // in 'R' records for the client to fetch on their own.
   auto restart = std::exchange(settings_.batch_restart, std::nullopt);
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   std::uint64_t refer_above = 0;
   const auto space = argument.find(' ');
   const auto* end = argument.data() + (space == std::string::npos ? 0 : space);
@@ -48,7 +48,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
     co_return;
   }
   if (!check_batch_settings_or_reply("BRET")) co_return;
-  const auto path = resolve_or_reply(argument.substr(space + 1));
+  const auto path = namespace_commands_.resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
   auto facts = login_.storage()->stat(*path);
   if (!facts) {
@@ -68,13 +68,13 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
 
 transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) {
   // "BSTO <directory>": the batch's files land below it, the directory made when missing.
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   if (argument.empty()) {
     send_error(Condition::BadSyntax, "BSTO <directory>.");
     co_return;
   }
   if (!check_batch_settings_or_reply("BSTO")) co_return;
-  const auto path = resolve_or_reply(argument);
+  const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
   if (auto writable = login_.storage()->check_writable(*path); !writable) {
     send_error(writable.error());

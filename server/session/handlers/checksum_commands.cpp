@@ -72,7 +72,7 @@ transport::awaitable<ChecksumOutcome> digest_file(std::shared_ptr<storage::Uniqu
 }  // namespace
 
 transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   char name[16] = {};
   unsigned long long offset = 0;
   long long length = 0;
@@ -89,7 +89,8 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
     send_error(Condition::UnknownCommand, "Unknown checksum algorithm requested.");
     co_return;
   }
-  const auto path = resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));
+  const auto path =
+      namespace_commands_.resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));
   if (!path) co_return;
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {

@@ -77,7 +77,7 @@ transport::awaitable<void> ControlSession::on_help(const std::string&) {
 transport::awaitable<void> ControlSession::on_stat(const std::string& argument) {
   if (!argument.empty()) {
     // RFC 959 §4.1.3: STAT with a path is LIST over the control connection.
-    if (!check_storage_or_reply()) co_return;
+    if (!namespace_commands_.check_storage_or_reply()) co_return;
     auto listing = build_listing(argument, protocol::control::Verb::List);
     if (!listing) co_return;
     std::vector<std::string> lines{"Status of " + argument + ":"};
@@ -148,7 +148,8 @@ void ControlSession::on_site_durable(const std::string& argument) {
 // SITE PARTIALS [dir]: the partial uploads kept for a restart in a directory (the current one
 // by default), so their owner can see what holds space and until when.
 void ControlSession::on_site_partials(const std::string& argument) {
-  const auto path = resolve_or_reply(argument.empty() ? settings_.cwd : argument);
+  const auto path = namespace_commands_.resolve_or_reply(
+      argument.empty() ? namespace_commands_.working_directory() : argument);
   if (!path) return;
   auto partials = login_.storage()->partial_uploads(*path);
   if (!partials) {

@@ -159,7 +159,7 @@ void ControlSession::enter_home() {
   auto resolved = protocol::control::resolve_virtual_path("/", *home);
   // A home that is missing or not allowed leaves the user at "/", as Globus does.
   if (!resolved || !login_.settle_home(*resolved)) return;
-  settings_.cwd = login_.home();
+  namespace_commands_.enter_home(login_.home());
 }
 
 transport::awaitable<void> ControlSession::on_acct(const std::string&) {

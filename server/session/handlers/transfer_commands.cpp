@@ -1,7 +1,9 @@
-// Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR. Each validates
+// Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR, and REST (RFC 3659)
+// for the next of them. Each validates
 // everything it can before replying 150, then hands a TransferJob to the transfer coroutine
 // (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 
@@ -35,9 +37,9 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
                                                           std::uint64_t offset,
                                                           std::uint64_t length,
                                                           const char* command) {
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   auto present = settings_.take_restart_ranges();
-  const auto path = resolve_or_reply(path_argument);
+  const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
@@ -99,10 +101,10 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
 transport::awaitable<void> ControlSession::begin_upload(const std::string& argument,
                                                         storage::UploadMode mode,
                                                         const char* command) {
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   auto offset = settings_.take_restart_offset();
   auto present = settings_.take_restart_ranges();
-  const auto path = resolve_or_reply(argument);
+  const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings_.mode_e && !udpx_ready() && !data_channel_.is_passive() &&
@@ -156,7 +158,7 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
 }
 
 std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
-  const auto path = resolve_or_reply(without_list_options(argument));
+  const auto path = namespace_commands_.resolve_or_reply(without_list_options(argument));
   if (!path) return std::nullopt;
   auto facts = login_.storage()->stat(*path);
   if (!facts) {
@@ -195,7 +197,7 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
 }
 
 transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
-  if (!check_storage_or_reply()) co_return;
+  if (!namespace_commands_.check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
     send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
@@ -205,9 +207,9 @@ transport::awaitable<void> ControlSession::start_listing(const std::string& argu
   if (!listing) co_return;
   // The transfer log names the directory listed, as Globus's does (build_listing resolved it
   // already, so this cannot fail or reply).
-  auto listed = resolve_or_reply(without_list_options(argument));
+  auto listed = namespace_commands_.resolve_or_reply(without_list_options(argument));
   start_transfer(TransferJob{.command = std::string(protocol::control::verb_name(verb)),
-                             .path = listed.value_or(settings_.cwd),
+                             .path = listed.value_or(namespace_commands_.working_directory()),
                              .listing = std::move(listing)});
 }
 
@@ -234,6 +236,31 @@ transport::awaitable<void> ControlSession::on_abor(const std::string&) {
   data_channel_.cancel();
   co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");
+}
+
+transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
+  if (argument.find('-') != std::string::npos) {
+    // MODE E form (docs/WIRE.md §4.3): the ranges already at the receiver,
+    // "0-4980736,5242880-6000000".
+    auto ranges = protocol::restart::parse_range_list(argument);
+    if (!ranges) {
+      send_error(Condition::BadSyntax, "bad parameter.");
+      co_return;
+    }
+    settings_.restart_with(std::move(*ranges));
+    send(rc::kPendingFurtherInfo, "Restart Marker OK. Send STORE or RETR to initiate transfer.");
+    co_return;
+  }
+  std::uint64_t offset = 0;
+  const auto* end = argument.data() + argument.size();
+  const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
+  if (argument.empty() || ec != std::errc() || ptr != end) {
+    send_error(Condition::BadSyntax, "Bad REST parameter.");
+    co_return;
+  }
+  settings_.restart_at(offset);
+  send(rc::kPendingFurtherInfo,
+       "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }
 
 }  // namespace gridftp::server

@@ -9,35 +9,39 @@ namespace {
 
 using protocol::control::Verb;
 using S = ControlSession;
+using N = NamespaceCommands;
+using D = DataSetupCommands;
 
-TEST_CASE("Each served verb runs its own handler", "[session][control]") {
+std::pair<Verb, CommandHandler> row(Verb verb, CommandHandler handler) { return {verb, handler}; }
+
+TEST_CASE("Each served verb runs its own handler, on the part that owns it", "[session][control]") {
   const auto [verb, expected] =
-      GENERATE(std::pair{Verb::User, &S::on_user}, std::pair{Verb::Pass, &S::on_pass},
-               std::pair{Verb::Acct, &S::on_acct}, std::pair{Verb::Quit, &S::on_quit},
-               std::pair{Verb::Auth, &S::on_auth}, std::pair{Verb::Adat, &S::on_adat},
-               std::pair{Verb::Noop, &S::on_noop}, std::pair{Verb::Syst, &S::on_syst},
-               std::pair{Verb::Feat, &S::on_feat}, std::pair{Verb::Opts, &S::on_opts},
-               std::pair{Verb::Help, &S::on_help}, std::pair{Verb::Stat, &S::on_stat},
-               std::pair{Verb::Site, &S::on_site}, std::pair{Verb::Type, &S::on_type},
-               std::pair{Verb::Mode, &S::on_mode}, std::pair{Verb::Stru, &S::on_stru},
-               std::pair{Verb::Allo, &S::on_allo}, std::pair{Verb::Lang, &S::on_lang},
-               std::pair{Verb::Pbsz, &S::on_pbsz}, std::pair{Verb::Prot, &S::on_prot},
-               std::pair{Verb::Cwd, &S::on_cwd}, std::pair{Verb::Cdup, &S::on_cdup},
-               std::pair{Verb::Pwd, &S::on_pwd}, std::pair{Verb::Mkd, &S::on_mkd},
-               std::pair{Verb::Rmd, &S::on_rmd}, std::pair{Verb::Dele, &S::on_dele},
-               std::pair{Verb::Rnfr, &S::on_rnfr}, std::pair{Verb::Rnto, &S::on_rnto},
-               std::pair{Verb::Size, &S::on_size}, std::pair{Verb::Mdtm, &S::on_mdtm},
-               std::pair{Verb::Mfmt, &S::on_mfmt}, std::pair{Verb::Mlst, &S::on_mlst},
-               std::pair{Verb::Pasv, &S::on_pasv}, std::pair{Verb::Epsv, &S::on_epsv},
-               std::pair{Verb::Port, &S::on_port}, std::pair{Verb::Eprt, &S::on_eprt},
-               std::pair{Verb::Rest, &S::on_rest}, std::pair{Verb::Retr, &S::on_retr},
-               std::pair{Verb::Stor, &S::on_stor}, std::pair{Verb::Appe, &S::on_appe},
-               std::pair{Verb::List, &S::on_list}, std::pair{Verb::Nlst, &S::on_nlst},
-               std::pair{Verb::Mlsd, &S::on_mlsd}, std::pair{Verb::Abor, &S::on_abor},
-               std::pair{Verb::Eret, &S::on_eret}, std::pair{Verb::Esto, &S::on_esto},
-               std::pair{Verb::Spas, &S::on_spas}, std::pair{Verb::Spor, &S::on_spor},
-               std::pair{Verb::Dcau, &S::on_dcau}, std::pair{Verb::Sbuf, &S::on_sbuf},
-               std::pair{Verb::Cksm, &S::on_cksm}, std::pair{Verb::Trev, &S::on_trev});
+      GENERATE(row(Verb::User, handled_by<&S::on_user>), row(Verb::Pass, handled_by<&S::on_pass>),
+               row(Verb::Acct, handled_by<&S::on_acct>), row(Verb::Quit, handled_by<&S::on_quit>),
+               row(Verb::Auth, handled_by<&S::on_auth>), row(Verb::Adat, handled_by<&S::on_adat>),
+               row(Verb::Noop, handled_by<&S::on_noop>), row(Verb::Syst, handled_by<&S::on_syst>),
+               row(Verb::Feat, handled_by<&S::on_feat>), row(Verb::Opts, handled_by<&S::on_opts>),
+               row(Verb::Help, handled_by<&S::on_help>), row(Verb::Stat, handled_by<&S::on_stat>),
+               row(Verb::Site, handled_by<&S::on_site>), row(Verb::Type, handled_by<&S::on_type>),
+               row(Verb::Mode, handled_by<&S::on_mode>), row(Verb::Stru, handled_by<&S::on_stru>),
+               row(Verb::Allo, handled_by<&S::on_allo>), row(Verb::Lang, handled_by<&S::on_lang>),
+               row(Verb::Pbsz, handled_by<&S::on_pbsz>), row(Verb::Prot, handled_by<&S::on_prot>),
+               row(Verb::Cwd, handled_by<&N::on_cwd>), row(Verb::Cdup, handled_by<&N::on_cdup>),
+               row(Verb::Pwd, handled_by<&N::on_pwd>), row(Verb::Mkd, handled_by<&N::on_mkd>),
+               row(Verb::Rmd, handled_by<&N::on_rmd>), row(Verb::Dele, handled_by<&N::on_dele>),
+               row(Verb::Rnfr, handled_by<&N::on_rnfr>), row(Verb::Rnto, handled_by<&N::on_rnto>),
+               row(Verb::Size, handled_by<&N::on_size>), row(Verb::Mdtm, handled_by<&N::on_mdtm>),
+               row(Verb::Mfmt, handled_by<&N::on_mfmt>), row(Verb::Mlst, handled_by<&N::on_mlst>),
+               row(Verb::Pasv, handled_by<&D::on_pasv>), row(Verb::Epsv, handled_by<&D::on_epsv>),
+               row(Verb::Port, handled_by<&D::on_port>), row(Verb::Eprt, handled_by<&D::on_eprt>),
+               row(Verb::Rest, handled_by<&S::on_rest>), row(Verb::Retr, handled_by<&S::on_retr>),
+               row(Verb::Stor, handled_by<&S::on_stor>), row(Verb::Appe, handled_by<&S::on_appe>),
+               row(Verb::List, handled_by<&S::on_list>), row(Verb::Nlst, handled_by<&S::on_nlst>),
+               row(Verb::Mlsd, handled_by<&S::on_mlsd>), row(Verb::Abor, handled_by<&S::on_abor>),
+               row(Verb::Eret, handled_by<&S::on_eret>), row(Verb::Esto, handled_by<&S::on_esto>),
+               row(Verb::Spas, handled_by<&D::on_spas>), row(Verb::Spor, handled_by<&D::on_spor>),
+               row(Verb::Dcau, handled_by<&S::on_dcau>), row(Verb::Sbuf, handled_by<&S::on_sbuf>),
+               row(Verb::Cksm, handled_by<&S::on_cksm>), row(Verb::Trev, handled_by<&S::on_trev>));
   INFO("verb " << protocol::control::verb_name(verb));
   CHECK((handler_for(verb) == expected));
 }

@@ -5,7 +5,6 @@
 namespace gridftp::server {
 namespace {
 
-using protocol::control::Verb;
 using protocol::restart::ByteRangeSet;
 
 ByteRangeSet ranges_of(std::uint64_t start, std::uint64_t end) {
@@ -16,7 +15,6 @@ ByteRangeSet ranges_of(std::uint64_t start, std::uint64_t end) {
 
 TEST_CASE("TransferSettings start at the RFC 959 defaults", "[session]") {
   const TransferSettings settings;
-  CHECK(settings.cwd == "/");
   CHECK(settings.ascii);
   CHECK(std::string(settings.type_name()) == "ASCII");
   CHECK_FALSE(settings.mode_e);
@@ -25,7 +23,6 @@ TEST_CASE("TransferSettings start at the RFC 959 defaults", "[session]") {
   CHECK(settings.restart_offset == 0);
   CHECK_FALSE(settings.restart_ranges);
   CHECK_FALSE(settings.allocated_bytes);
-  CHECK_FALSE(settings.rename_from);
 }
 
 TEST_CASE("TransferSettings names TYPE I as BINARY", "[session]") {
@@ -73,27 +70,6 @@ TEST_CASE("An upload uses the ALLO size up", "[session]") {
   settings.allocated_bytes = 0;  // ALLO 0 is a size too: an empty file
   CHECK(settings.take_allocated_bytes() == std::optional<std::uint64_t>(0));
   CHECK_FALSE(settings.take_allocated_bytes());
-}
-
-TEST_CASE("Only RNTO keeps a pending RNFR", "[session]") {
-  const auto verb = GENERATE(Verb::Noop, Verb::Rnfr, Verb::Stat, Verb::Retr, Verb::Cwd);
-  TransferSettings settings;
-  settings.rename_from = "/a";
-  settings.before_command(verb);
-  CHECK_FALSE(settings.rename_from);
-
-  settings.rename_from = "/a";
-  settings.before_command(Verb::Rnto);
-  CHECK(settings.rename_from == std::optional<std::string>("/a"));
-}
-
-TEST_CASE("Commands other than REST, ALLO and RNFR leave the other settings alone", "[session]") {
-  TransferSettings settings;
-  settings.restart_at(7);
-  settings.allocated_bytes = 9;
-  settings.before_command(Verb::Type);
-  CHECK(settings.restart_offset == 7);
-  CHECK(settings.allocated_bytes == std::optional<std::uint64_t>(9));
 }
 
 }  // namespace
