@@ -19,31 +19,16 @@ std::string_view header_bytes(const mode_e::BlockHeader& header,
   return {reinterpret_cast<const char*>(storage.data()), storage.size()};
 }
 
-// What stripe `index` of `count` is not to send: what the receiver already holds, and every
-// other stripe's share of [0, length).
-Result<protocol::restart::ByteRangeSet> not_for_stripe(const SendPlan& plan, unsigned index,
-                                                       unsigned count) {
-  auto skip = mode_e::outside_stripe(plan.layout, {index, count}, plan.length);
-  if (!skip) return make_error(skip.error());
-  skip->insert(plan.already_present);
-  return skip;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ModeESender>> ModeESender::create(const LocalSource& source,
                                                          const SendPlan& plan) {
   const auto count = static_cast<unsigned>(plan.stripes.size());
   if (count == 0) return make_error(std::make_error_code(std::errc::invalid_argument));
-  std::vector<mode_e::BlockPlanner> planners;
-  for (unsigned index = 0; index < count; ++index) {
-    auto skip = not_for_stripe(plan, index, count);
-    if (!skip) return make_error(skip.error());
-    auto planner = mode_e::BlockPlanner::for_restart(0, plan.length, *skip, plan.block_size_bytes);
-    if (!planner) return make_error(planner.error());
-    planners.push_back(std::move(*planner));
-  }
-  return std::make_unique<ModeESender>(source, plan, std::move(planners));
+  auto planners = mode_e::stripe_planners(plan.layout, count, plan.length, plan.already_present,
+                                          plan.block_size_bytes);
+  if (!planners) return make_error(planners.error());
+  return std::make_unique<ModeESender>(source, plan, std::move(*planners));
 }
 
 ModeESender::ModeESender(const LocalSource& source, const SendPlan& plan,

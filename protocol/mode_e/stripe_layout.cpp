@@ -81,4 +81,20 @@ Result<restart::ByteRangeSet> outside_stripe(const std::optional<StripeLayout>& 
   return others;
 }
 
+Result<std::vector<BlockPlanner>> stripe_planners(const std::optional<StripeLayout>& layout,
+                                                  unsigned count, std::uint64_t length,
+                                                  const restart::ByteRangeSet& present,
+                                                  std::uint64_t block_bytes) {
+  std::vector<BlockPlanner> planners;
+  for (unsigned index = 0; index < count; ++index) {
+    auto skip = outside_stripe(layout, {index, count}, length);
+    if (!skip) return make_error(skip.error());
+    skip->insert(present);
+    auto planner = BlockPlanner::for_restart(0, length, *skip, block_bytes);
+    if (!planner) return make_error(planner.error());
+    planners.push_back(std::move(*planner));
+  }
+  return planners;
+}
+
 }  // namespace gridftp::protocol::mode_e

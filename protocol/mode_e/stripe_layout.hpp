@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "protocol/core/result.hpp"
+#include "protocol/mode_e/block_planner.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::protocol::mode_e {
@@ -38,9 +39,17 @@ Result<std::vector<restart::Range>> stripe_ranges(const StripeLayout& layout, St
 
 // What the other stripes move of [0, length): the ranges the sender of the stripe at `place`
 // skips. Without a layout every byte is stripe 0's, as a striped client that was given no
-// block size sends (globus-url-copy -stripe without -sbs). Both ends' MODE E senders (gridftpd
-// after SPOR, gridcp after SPAS) plan each stripe's blocks from this. Errors: as stripe_ranges.
+// block size sends (globus-url-copy -stripe without -sbs). Errors: as stripe_ranges.
 Result<restart::ByteRangeSet> outside_stripe(const std::optional<StripeLayout>& layout,
                                              StripePlace place, std::uint64_t length);
+
+// One BlockPlanner per stripe of `count`, each cutting into blocks of at most `block_bytes` its
+// stripe's share of [0, length) less what the receiver already holds (`present`). Both MODE E
+// senders plan from this: gridftpd after SPOR, gridcp after SPAS. Errors: as outside_stripe and
+// BlockPlanner::for_restart.
+Result<std::vector<BlockPlanner>> stripe_planners(const std::optional<StripeLayout>& layout,
+                                                  unsigned count, std::uint64_t length,
+                                                  const restart::ByteRangeSet& present,
+                                                  std::uint64_t block_bytes);
 
 }  // namespace gridftp::protocol::mode_e

@@ -82,15 +82,11 @@ Result<void> ReceiverShared::on_eof(std::uint64_t expected) {
 Result<std::vector<std::shared_ptr<SenderShared>>> plan_stripe_senders(
     const protocol::mode_e::StripeLayout& layout, unsigned stripes, std::uint64_t total,
     const protocol::restart::ByteRangeSet& present, std::uint64_t block_bytes) {
+  auto planners = protocol::mode_e::stripe_planners(layout, stripes, total, present, block_bytes);
+  if (!planners) return make_error(planners.error());
   std::vector<std::shared_ptr<SenderShared>> senders;
-  for (unsigned stripe = 0; stripe < stripes; ++stripe) {
-    auto skip = protocol::mode_e::outside_stripe(layout, {stripe, stripes}, total);
-    if (!skip) return make_error(skip.error());
-    skip->insert(present);
-    auto plan = protocol::mode_e::BlockPlanner::for_restart(0, total, *skip, block_bytes);
-    if (!plan) return make_error(plan.error());
-    senders.push_back(std::make_shared<SenderShared>(std::move(*plan)));
-  }
+  for (auto& planner : *planners)
+    senders.push_back(std::make_shared<SenderShared>(std::move(planner)));
   return senders;
 }
 
