@@ -7,8 +7,13 @@ namespace {
 
 using protocol::control::Verb;
 using S = ControlSession;
+using L = LoginCommands;
 using N = NamespaceCommands;
 using D = DataSetupCommands;
+using T = TransferParameterCommands;
+using P = ProtectionCommands;
+using I = DiscoveryCommands;
+using C = ChecksumCommands;
 
 struct Row {
   Verb verb;
@@ -16,16 +21,16 @@ struct Row {
 };
 
 constexpr std::array kRows{
-    Row{Verb::User, handled_by<&S::on_user>}, Row{Verb::Pass, handled_by<&S::on_pass>},
-    Row{Verb::Acct, handled_by<&S::on_acct>}, Row{Verb::Quit, handled_by<&S::on_quit>},
+    Row{Verb::User, handled_by<&L::on_user>}, Row{Verb::Pass, handled_by<&L::on_pass>},
+    Row{Verb::Acct, handled_by<&L::on_acct>}, Row{Verb::Quit, handled_by<&L::on_quit>},
     Row{Verb::Auth, handled_by<&S::on_auth>}, Row{Verb::Adat, handled_by<&S::on_adat>},
-    Row{Verb::Noop, handled_by<&S::on_noop>}, Row{Verb::Syst, handled_by<&S::on_syst>},
-    Row{Verb::Feat, handled_by<&S::on_feat>}, Row{Verb::Opts, handled_by<&S::on_opts>},
-    Row{Verb::Help, handled_by<&S::on_help>}, Row{Verb::Stat, handled_by<&S::on_stat>},
-    Row{Verb::Site, handled_by<&S::on_site>}, Row{Verb::Type, handled_by<&S::on_type>},
-    Row{Verb::Mode, handled_by<&S::on_mode>}, Row{Verb::Stru, handled_by<&S::on_stru>},
-    Row{Verb::Allo, handled_by<&S::on_allo>}, Row{Verb::Lang, handled_by<&S::on_lang>},
-    Row{Verb::Pbsz, handled_by<&S::on_pbsz>}, Row{Verb::Prot, handled_by<&S::on_prot>},
+    Row{Verb::Noop, handled_by<&I::on_noop>}, Row{Verb::Syst, handled_by<&I::on_syst>},
+    Row{Verb::Feat, handled_by<&I::on_feat>}, Row{Verb::Opts, handled_by<&T::on_opts>},
+    Row{Verb::Help, handled_by<&I::on_help>}, Row{Verb::Stat, handled_by<&S::on_stat>},
+    Row{Verb::Site, handled_by<&S::on_site>}, Row{Verb::Type, handled_by<&T::on_type>},
+    Row{Verb::Mode, handled_by<&T::on_mode>}, Row{Verb::Stru, handled_by<&T::on_stru>},
+    Row{Verb::Allo, handled_by<&T::on_allo>}, Row{Verb::Lang, handled_by<&I::on_lang>},
+    Row{Verb::Pbsz, handled_by<&P::on_pbsz>}, Row{Verb::Prot, handled_by<&P::on_prot>},
     Row{Verb::Cwd, handled_by<&N::on_cwd>},   Row{Verb::Cdup, handled_by<&N::on_cdup>},
     Row{Verb::Pwd, handled_by<&N::on_pwd>},   Row{Verb::Mkd, handled_by<&N::on_mkd>},
     Row{Verb::Rmd, handled_by<&N::on_rmd>},   Row{Verb::Dele, handled_by<&N::on_dele>},
@@ -34,14 +39,14 @@ constexpr std::array kRows{
     Row{Verb::Mfmt, handled_by<&N::on_mfmt>}, Row{Verb::Mlst, handled_by<&N::on_mlst>},
     Row{Verb::Pasv, handled_by<&D::on_pasv>}, Row{Verb::Epsv, handled_by<&D::on_epsv>},
     Row{Verb::Port, handled_by<&D::on_port>}, Row{Verb::Eprt, handled_by<&D::on_eprt>},
-    Row{Verb::Rest, handled_by<&S::on_rest>}, Row{Verb::Retr, handled_by<&S::on_retr>},
+    Row{Verb::Rest, handled_by<&T::on_rest>}, Row{Verb::Retr, handled_by<&S::on_retr>},
     Row{Verb::Stor, handled_by<&S::on_stor>}, Row{Verb::Appe, handled_by<&S::on_appe>},
     Row{Verb::List, handled_by<&S::on_list>}, Row{Verb::Nlst, handled_by<&S::on_nlst>},
     Row{Verb::Mlsd, handled_by<&S::on_mlsd>}, Row{Verb::Abor, handled_by<&S::on_abor>},
     Row{Verb::Eret, handled_by<&S::on_eret>}, Row{Verb::Esto, handled_by<&S::on_esto>},
     Row{Verb::Spas, handled_by<&D::on_spas>}, Row{Verb::Spor, handled_by<&D::on_spor>},
-    Row{Verb::Dcau, handled_by<&S::on_dcau>}, Row{Verb::Sbuf, handled_by<&S::on_sbuf>},
-    Row{Verb::Cksm, handled_by<&S::on_cksm>}, Row{Verb::Trev, handled_by<&S::on_trev>},
+    Row{Verb::Dcau, handled_by<&P::on_dcau>}, Row{Verb::Sbuf, handled_by<&D::on_sbuf>},
+    Row{Verb::Cksm, handled_by<&C::on_cksm>}, Row{Verb::Trev, handled_by<&T::on_trev>},
     Row{Verb::Bret, handled_by<&S::on_bret>}, Row{Verb::Brst, handled_by<&S::on_brst>},
     Row{Verb::Bsto, handled_by<&S::on_bsto>},
 };

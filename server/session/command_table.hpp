@@ -1,7 +1,9 @@
 // Verb → handler, one row per verb (style: commands are data, not an if/else chain). A row names
-// a handler of the part that owns the command: a NamespaceCommands member for CWD and its kin, a
-// DataSetupCommands member for PASV and its kin, a ControlSession member for the commands no part
-// owns yet.
+// a handler of the part that owns the command (LoginCommands for USER, PASS, ACCT and QUIT,
+// NamespaceCommands for CWD and its kin,
+// DataSetupCommands for PASV and its kin, TransferParameterCommands for TYPE and its kin,
+// ProtectionCommands for DCAU, PROT and PBSZ, DiscoveryCommands for FEAT and its kin,
+// ChecksumCommands for CKSM), or a ControlSession member for the commands no part owns yet.
 #pragma once
 
 #include <string>
@@ -20,11 +22,28 @@ using CommandHandler = transport::awaitable<void> (*)(ControlSession& session,
 inline ControlSession& part_of(ControlSession& session, std::type_identity<ControlSession>) {
   return session;
 }
+inline LoginCommands& part_of(ControlSession& session, std::type_identity<LoginCommands>) {
+  return session.login_commands();
+}
 inline NamespaceCommands& part_of(ControlSession& session, std::type_identity<NamespaceCommands>) {
   return session.namespace_commands();
 }
 inline DataSetupCommands& part_of(ControlSession& session, std::type_identity<DataSetupCommands>) {
   return session.data_setup_commands();
+}
+inline TransferParameterCommands& part_of(ControlSession& session,
+                                          std::type_identity<TransferParameterCommands>) {
+  return session.transfer_parameters();
+}
+inline ProtectionCommands& part_of(ControlSession& session,
+                                   std::type_identity<ProtectionCommands>) {
+  return session.protection_commands();
+}
+inline ChecksumCommands& part_of(ControlSession& session, std::type_identity<ChecksumCommands>) {
+  return session.checksum_commands();
+}
+inline DiscoveryCommands& part_of(ControlSession& session, std::type_identity<DiscoveryCommands>) {
+  return session.discovery_commands();
 }
 
 template <typename Method>

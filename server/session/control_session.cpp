@@ -36,12 +36,29 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       id_(id),
       log_(services.log),
       replies_(*control_),
-      login_(services.registry),
-      namespace_commands_(login_, *this, services.log, tag()),
+      // UDPX keys come from DCAU's TLS, or unauthenticated where the config allows
+      // (docs/UDPX.md §4.1).
+      discovery_commands_(
+          {.gsi = services.gsi != nullptr,
+           .tls = services.ftps != nullptr,
+           .udpx = services.gsi != nullptr || services.config.udpx.allow_unauthenticated},
+          *this),
+      login_commands_(
+          services, security_, *this,
+          [this] {
+            namespace_commands_.enter_home(login().home());
+            touch_idle();
+          },
+          executor_, tag()),
+      namespace_commands_(login(), *this, services.log, tag()),
+      checksum_commands_(namespace_commands_, login(), services.blocking_pool, *this, services.log,
+                         tag()),
       data_channel_(executor_, services.data_loops, services.config.listen),
       transfer_(executor_),
       data_setup_commands_({data_channel_, udpx_, stream_cache_}, services.config.listen,
                            endpoints_, executor_, *this, services.log, tag()),
+      transfer_parameters_(stream_cache_, *this),
+      protection_commands_(security_, stream_cache_, *this),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
@@ -54,7 +71,7 @@ ControlSession::~ControlSession() {
 }
 
 void ControlSession::leave_registry() {
-  login_.leave();
+  login().leave();
   if (entered_registry_) services_.registry.leave(peer_address_);
   entered_registry_ = false;
 }
@@ -96,7 +113,7 @@ transport::awaitable<void> ControlSession::run() {
   idle_timer_.cancel();
   // An ended session stops counting now, not when its last coroutine lets go of the object.
   leave_registry();
-  log_->info("{} session end user={}", tag(), login_.user() ? login_.user()->name : "-");
+  log_->info("{} session end user={}", tag(), login().user() ? login().user()->name : "-");
 }
 
 void ControlSession::request_close() {
@@ -191,7 +208,7 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
                                            : "TLS required: use AUTH TLS first.");
     co_return;
   }
-  if (auto allowed = protocol::control::check_allowed(verb, login_.phase()); !allowed) {
+  if (auto allowed = protocol::control::check_allowed(verb, login().phase()); !allowed) {
     send_error(allowed.error());
     co_return;
   }
@@ -216,12 +233,6 @@ void ControlSession::send(Reply reply) {
   start_drain_if_needed(replies_.queue(std::move(formatted)));
 }
 
-void ControlSession::send_logged_in() {
-  send(protocol::control::make_message_reply(rc::kLoggedIn,
-                                             {"User " + login_.user()->name + " logged in."},
-                                             services_.config.server.login_message));
-}
-
 void ControlSession::start_drain_if_needed(bool needed) {
   if (needed) asio::co_spawn(executor_, drain_replies(), asio::detached);
 }
@@ -235,7 +246,7 @@ void ControlSession::close_after_replies() { start_drain_if_needed(replies_.clos
 
 void ControlSession::touch_idle() {
   const auto& timeouts = services_.config.timeouts;
-  const auto limit = login_.is_logged_in() ? timeouts.idle_seconds : timeouts.login_seconds;
+  const auto limit = login().is_logged_in() ? timeouts.idle_seconds : timeouts.login_seconds;
   idle_expiry_ = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
 }
 

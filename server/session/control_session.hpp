@@ -1,10 +1,12 @@
 // One control connection, from greeting to close. Runs as coroutines on its own strand (the
 // control stream's executor): one reads commands, one writes replies in order, at most one runs
 // the current transfer. A command runs on the part that owns its state when there is one
-// (NamespaceCommands: the working directory and CWD, MKD, RNFR...; DataSetupCommands: PASV, PORT,
-// SPAS, SPOR...), which reaches only what it is handed at construction and answers through
-// SessionReplies; the other handlers are still members, defined in handlers/*.cpp, one file per
-// area. command_table.cpp maps verbs to either.
+// (LoginCommands: USER, PASS and who is logged in; NamespaceCommands: the working directory and
+// CWD, MKD, RNFR...; DataSetupCommands: PASV, PORT, SPAS, SPOR...; TransferParameterCommands: TYPE,
+// MODE, REST...; ProtectionCommands: DCAU, PROT, PBSZ; DiscoveryCommands: FEAT, HELP...), which
+// reaches only what it is handed at construction and answers through SessionReplies; the other
+// handlers are still members, defined in handlers/*.cpp, one file per area. command_table.cpp maps
+// verbs to either.
 //
 // The control channel is a transport::ByteStream (docs/ARCHITECTURE.md, "The byte-stream seam"):
 // a TcpStream over the accepted socket in gridftpd, a MemoryStream in unit tests
@@ -31,10 +33,14 @@
 #include "server/data/stream_transfer.hpp"
 #include "server/data/udpx_channel.hpp"
 #include "server/logging/transfer_log.hpp"
+#include "server/session/checksum_commands.hpp"
 #include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
 #include "server/session/data_setup_commands.hpp"
+#include "server/session/discovery_commands.hpp"
+#include "server/session/login_commands.hpp"
 #include "server/session/namespace_commands.hpp"
+#include "server/session/protection_commands.hpp"
 #include "server/session/reply_writer.hpp"
 #include "server/session/running_transfer.hpp"
 #include "server/session/session_replies.hpp"
@@ -42,8 +48,7 @@
 #include "server/session/stream_cache.hpp"
 #include "server/session/transfer_figures.hpp"
 #include "server/session/transfer_job.hpp"
-#include "server/session/transfer_settings.hpp"
-#include "server/session/user_login.hpp"
+#include "server/session/transfer_parameter_commands.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/byte_stream.hpp"
 #include "transport/deadline.hpp"
@@ -65,36 +70,29 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   // Thread-safe: ends the session (server shutdown): 421, abort any transfer, close.
   void request_close();
 
+  // The part that runs USER, PASS, ACCT and QUIT (command_table.cpp).
+  LoginCommands& login_commands() { return login_commands_; }
   // The part that runs CWD, MKD, RNFR and the other namespace commands (command_table.cpp).
   NamespaceCommands& namespace_commands() { return namespace_commands_; }
-  // The part that runs PASV, EPSV, PORT, EPRT, SPAS and SPOR (command_table.cpp).
+  // The part that runs PASV, EPSV, PORT, EPRT, SPAS, SPOR and SBUF (command_table.cpp).
   DataSetupCommands& data_setup_commands() { return data_setup_commands_; }
+  // The part that runs TYPE, MODE, STRU, ALLO, REST, TREV and OPTS (command_table.cpp).
+  TransferParameterCommands& transfer_parameters() { return transfer_parameters_; }
+  // The part that runs PBSZ, PROT and DCAU (command_table.cpp).
+  ProtectionCommands& protection_commands() { return protection_commands_; }
+  // The part that runs CKSM (command_table.cpp).
+  ChecksumCommands& checksum_commands() { return checksum_commands_; }
+  // The part that runs NOOP, SYST, FEAT, HELP and LANG (command_table.cpp).
+  DiscoveryCommands& discovery_commands() { return discovery_commands_; }
 
   // Handlers of the commands no part owns yet (command_table.cpp lists which verb runs which).
-  transport::awaitable<void> on_user(const std::string& argument);
-  transport::awaitable<void> on_pass(const std::string& argument);
-  transport::awaitable<void> on_acct(const std::string& argument);
-  transport::awaitable<void> on_quit(const std::string& argument);
   transport::awaitable<void> on_auth(const std::string& argument);
-  transport::awaitable<void> on_noop(const std::string& argument);
-  transport::awaitable<void> on_syst(const std::string& argument);
-  transport::awaitable<void> on_feat(const std::string& argument);
-  transport::awaitable<void> on_opts(const std::string& argument);
-  transport::awaitable<void> on_help(const std::string& argument);
   transport::awaitable<void> on_stat(const std::string& argument);
   transport::awaitable<void> on_site(const std::string& argument);
   void on_set_net_stack(const std::string& stack);
   void on_site_udpx(const std::string& argument);
   void on_site_partials(const std::string& argument);
   void on_site_durable(const std::string& argument);
-  transport::awaitable<void> on_type(const std::string& argument);
-  transport::awaitable<void> on_mode(const std::string& argument);
-  transport::awaitable<void> on_stru(const std::string& argument);
-  transport::awaitable<void> on_allo(const std::string& argument);
-  transport::awaitable<void> on_lang(const std::string& argument);
-  transport::awaitable<void> on_pbsz(const std::string& argument);
-  transport::awaitable<void> on_prot(const std::string& argument);
-  transport::awaitable<void> on_rest(const std::string& argument);
   transport::awaitable<void> on_retr(const std::string& argument);
   transport::awaitable<void> on_stor(const std::string& argument);
   transport::awaitable<void> on_appe(const std::string& argument);
@@ -104,15 +102,11 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   transport::awaitable<void> on_abor(const std::string& argument);
   transport::awaitable<void> on_eret(const std::string& argument);
   transport::awaitable<void> on_esto(const std::string& argument);
-  transport::awaitable<void> on_cksm(const std::string& argument);
-  transport::awaitable<void> on_sbuf(const std::string& argument);
-  transport::awaitable<void> on_trev(const std::string& argument);
   transport::awaitable<void> on_bret(const std::string& argument);
   transport::awaitable<void> on_brst(const std::string& argument);
   transport::awaitable<void> on_bsto(const std::string& argument);
   // TYPE I, MODE S, TCP: what BRET and BSTO need; replies 503 otherwise.
   bool check_batch_settings_or_reply(const char* command);
-  transport::awaitable<void> on_dcau(const std::string& argument);
   transport::awaitable<void> on_adat(const std::string& argument);
 
  private:
@@ -126,14 +120,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   std::string protect_reply(const std::string& formatted);
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
-  transport::awaitable<void> gsi_login(const std::string& password);
-  // The logged-in user's file system view: their root, writable areas and the configured path
-  // restrictions made concrete for them. Logs why when it cannot be opened.
-  transport::awaitable<void> refuse_login(const std::string& user);
-  Result<storage::PosixStorage> open_user_storage(const auth::UserContext& user);
-  // After login: the user's starting directory, as Globus chooses it ([server] use_home_dirs,
-  // home_dir), becomes the working directory and what "~" stands for.
-  void enter_home();
   // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
   // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
   Result<std::shared_ptr<const DataSecurity>> data_security();
@@ -144,13 +130,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   // channel is protected, wraps them first. send_error() (SessionReplies) goes through it.
   void send(protocol::control::Reply reply) override;
   using SessionReplies::send;
-  // 230 for the logged-in user, with the site's login message (Globus's login_msg) when there is
-  // one.
-  void send_logged_in();
   // Starts the writer when queue() or close_after_drain() says none is running.
   void start_drain_if_needed(bool needed);
   transport::awaitable<void> drain_replies();
-  void close_after_replies();
+  void close_after_replies() override;
 
   bool require_data_channel_or_reply();
   // UDPX (session_udpx.cpp): chosen by SETNETSTACK and given an address by PASV/PORT.
@@ -217,6 +200,12 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
                                           const char* command);
   std::string tag() const;
   void leave_registry();
+  // Who is logged in, their storage and home (LoginCommands owns it).
+  UserLogin& login() { return login_commands_.login(); }
+  const UserLogin& login() const { return login_commands_.login(); }
+  // What the client set for the next transfers (TransferParameterCommands owns it).
+  TransferSettings& settings() { return transfer_parameters_.settings(); }
+  const TransferSettings& settings() const { return transfer_parameters_.settings(); }
 
   std::unique_ptr<transport::ByteStream> control_;
   const ControlEndpoints endpoints_;
@@ -228,12 +217,13 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   std::string peer_address_;  // the control peer, as the registry counts it per address
 
   ReplyWriter replies_;
+  DiscoveryCommands discovery_commands_;  // NOOP, FEAT...: what the server offers
 
-  UserLogin login_;
+  LoginCommands login_commands_;          // USER, PASS...: who is logged in (UserLogin)
   NamespaceCommands namespace_commands_;  // the working directory and a pending rename
+  ChecksumCommands checksum_commands_;    // CKSM: no state of its own
 
   ControlSecurity security_;
-  TransferSettings settings_;
   DataChannel data_channel_;
   UdpxChannel udpx_;
 
@@ -241,6 +231,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
   DataSetupCommands data_setup_commands_;  // sets up data_channel_ or udpx_ for the next transfer
+  TransferParameterCommands transfer_parameters_;  // TYPE, MODE, REST...: TransferSettings
+  ProtectionCommands protection_commands_;         // DCAU, PROT: security_'s data-channel half
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

@@ -1,5 +1,7 @@
 #include "server/session/data_setup_commands.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -7,6 +9,7 @@
 
 #include "protocol/control/host_port.hpp"
 #include "protocol/control/reply_codes.hpp"
+#include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 #include "transport/peer_address.hpp"
 
@@ -138,6 +141,18 @@ transport::awaitable<void> DataSetupCommands::on_epsv(const std::string& argumen
                 "Entering Extended Passive Mode (|||" + std::to_string(*endpoint) + "|)");
 }
 
+void DataSetupCommands::take_active_peer(const char* verb, const std::string& argument,
+                                         const asio::ip::address& address, std::uint16_t port) {
+  if (const auto why = refuse_active_peer(address, port)) {
+    log_->warn("{} {} {} refused: {}", tag_, verb, argument, *why);
+    replies_.send_error(Condition::BadAddress,
+                        std::string("Illegal ") + verb + " command: " + *why + ".");
+    return;
+  }
+  set_active_peer(address, port);
+  replies_.send(rc::kCommandOk, std::string(verb) + " Command successful.");
+}
+
 transport::awaitable<void> DataSetupCommands::on_port(const std::string& argument) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
   const auto host_port = protocol::control::parse_port_argument(argument);
@@ -148,13 +163,7 @@ transport::awaitable<void> DataSetupCommands::on_port(const std::string& argumen
     replies_.send_error(Condition::BadAddress);
     co_return;
   }
-  if (const auto why = refuse_active_peer(address, host_port->port)) {
-    log_->warn("{} PORT {} refused: {}", tag_, argument, *why);
-    replies_.send_error(Condition::BadAddress, "Illegal PORT command: " + *why + ".");
-    co_return;
-  }
-  set_active_peer(address, host_port->port);
-  replies_.send(rc::kCommandOk, "PORT Command successful.");
+  take_active_peer("PORT", argument, address, host_port->port);
 }
 
 transport::awaitable<void> DataSetupCommands::on_eprt(const std::string& argument) {
@@ -170,13 +179,7 @@ transport::awaitable<void> DataSetupCommands::on_eprt(const std::string& argumen
     replies_.send_error(Condition::BadAddress, "Illegal EPRT command.");
     co_return;
   }
-  if (const auto why = refuse_active_peer(address, host_port->port)) {
-    log_->warn("{} EPRT {} refused: {}", tag_, argument, *why);
-    replies_.send_error(Condition::BadAddress, "Illegal EPRT command: " + *why + ".");
-    co_return;
-  }
-  set_active_peer(address, host_port->port);
-  replies_.send(rc::kCommandOk, "EPRT Command successful.");
+  take_active_peer("EPRT", argument, address, host_port->port);
 }
 
 transport::awaitable<void> DataSetupCommands::on_spas(const std::string&) {
@@ -231,6 +234,19 @@ transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argumen
   }
   channels_.tcp.set_active(std::move(peers));
   replies_.send(rc::kCommandOk, "PORT Command successful.");
+}
+
+transport::awaitable<void> DataSetupCommands::on_sbuf(const std::string& argument) {
+  // "SBUF <bytes>" (GFD.20): socket buffers for this session's next data connections. 0 hands
+  // the choice back to the kernel's autotuning.
+  const auto bytes = parse_decimal(argument);
+  if (!bytes || *bytes > std::numeric_limits<std::uint32_t>::max()) {
+    replies_.send_error(Condition::BadSyntax);
+    co_return;
+  }
+  channels_.tcp.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
+  log_->info("{} SBUF {}: buffer size of the next data sockets", tag_, *bytes);
+  replies_.send(rc::kCommandOk, "SBUF Command Successful.");
 }
 
 }  // namespace gridftp::server

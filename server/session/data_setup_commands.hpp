@@ -1,8 +1,9 @@
-// Where the next data connections go: PASV EPSV PORT EPRT (RFC 959 §4.1.2, RFC 2428) and the
-// striped SPAS SPOR (GFD.20). Each new address drops the cached MODE E connections (StreamCache).
-// It reaches the data channels it sets up (TCP's DataChannel, or UdpxChannel once SITE
-// SETNETSTACK chose UDPX), the [listen] settings, the control connection's addresses (PASV's
-// address, the FTP bounce check) and the replies; the transfers then use what it set up.
+// Where the next data connections go: PASV EPSV PORT EPRT (RFC 959 §4.1.2, RFC 2428), the
+// striped SPAS SPOR and their socket buffers, SBUF (GFD.20). Each new address drops the cached
+// MODE E connections (StreamCache). It reaches the data channels it sets up (TCP's DataChannel, or
+// UdpxChannel once SITE SETNETSTACK chose UDPX), the [listen] settings, the control connection's
+// addresses (PASV's address, the FTP bounce check) and the replies; the transfers then use what it
+// set up.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,8 @@ class DataSetupCommands {
   transport::awaitable<void> on_eprt(const std::string& argument);
   transport::awaitable<void> on_spas(const std::string& argument);
   transport::awaitable<void> on_spor(const std::string& argument);
+  // SBUF (GFD.20): the socket buffer size of the next data connections.
+  transport::awaitable<void> on_sbuf(const std::string& argument);
 
  private:
   // [listen] data_interface, else the control connection's local address.
@@ -55,6 +58,10 @@ class DataSetupCommands {
   // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
   Result<std::uint16_t> listen_passive(const transport::asio::ip::address& address);
   void set_active_peer(const transport::asio::ip::address& address, std::uint16_t port);
+  // PORT and EPRT once their argument parsed: the peer refused (refuse_active_peer) or taken,
+  // and the reply either way.
+  void take_active_peer(const char* verb, const std::string& argument,
+                        const transport::asio::ip::address& address, std::uint16_t port);
   // Why an active data connection to `address`:`port` (PORT, EPRT, SPOR) is refused, or
   // nothing when it is allowed: never a privileged port, and with require_data_peer_match
   // only the control peer's address (RFC 2577 §3, the FTP bounce).

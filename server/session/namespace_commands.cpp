@@ -134,14 +134,23 @@ transport::awaitable<void> NamespaceCommands::on_rnto(const std::string& argumen
   replies_.send(rc::kFileActionOk, "Rename successful.");
 }
 
-transport::awaitable<void> NamespaceCommands::on_size(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
+std::optional<protocol::listing::FileFacts> NamespaceCommands::stat_or_reply(
+    const std::string& argument) {
+  if (!check_storage_or_reply()) return std::nullopt;
   const auto path = resolve_or_reply(argument);
-  if (!path) co_return;
-  const auto facts = login_.storage()->stat(*path);
+  if (!path) return std::nullopt;
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     replies_.send_error(facts.error());
-  } else if (facts->type != protocol::listing::FileType::File) {
+    return std::nullopt;
+  }
+  return std::move(*facts);
+}
+
+transport::awaitable<void> NamespaceCommands::on_size(const std::string& argument) {
+  const auto facts = stat_or_reply(argument);
+  if (!facts) co_return;
+  if (facts->type != protocol::listing::FileType::File) {
     replies_.send_error(Condition::NotRegularFile);
   } else {
     replies_.send(rc::kFileStatus, std::to_string(facts->size_bytes));
@@ -149,14 +158,8 @@ transport::awaitable<void> NamespaceCommands::on_size(const std::string& argumen
 }
 
 transport::awaitable<void> NamespaceCommands::on_mdtm(const std::string& argument) {
-  if (!check_storage_or_reply()) co_return;
-  const auto path = resolve_or_reply(argument);
-  if (!path) co_return;
-  const auto facts = login_.storage()->stat(*path);
-  if (!facts) {
-    replies_.send_error(facts.error());
-    co_return;
-  }
+  const auto facts = stat_or_reply(argument);
+  if (!facts) co_return;
   replies_.send(rc::kFileStatus, protocol::listing::format_mdtm(facts->modify_unix_seconds));
 }
 

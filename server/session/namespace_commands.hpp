@@ -10,6 +10,7 @@
 #include <string>
 
 #include "protocol/control/command.hpp"
+#include "protocol/listing/file_facts.hpp"
 #include "server/session/session_replies.hpp"
 #include "server/session/user_login.hpp"
 #include "transport/asio.hpp"
@@ -60,6 +61,8 @@ class NamespaceCommands {
   // with its error if it fails. The resolved path on success; nullopt once a reply has been sent.
   template <typename Operation>
   std::optional<std::string> run_on_path(const std::string& argument, Operation operation);
+  // SIZE and MDTM: the facts of `argument`'s file; nullopt once an error reply has been sent.
+  std::optional<protocol::listing::FileFacts> stat_or_reply(const std::string& argument);
 
   UserLogin& login_;
   SessionReplies& replies_;

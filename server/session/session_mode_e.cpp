@@ -53,7 +53,7 @@ void ControlSession::close_data_streams() {
 }
 
 bool ControlSession::can_reuse_streams(bool sending) const {
-  return stream_cache_.can_reuse(sending, settings_.mode_e, data_channel_.is_configured());
+  return stream_cache_.can_reuse(sending, settings().mode_e, data_channel_.is_configured());
 }
 
 void ControlSession::send_perf_marker() {
@@ -73,7 +73,8 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   if (!security) co_return make_error(security.error());
   // Reused connections keep their stripe grouping: all of them went to the one cached peer.
   const bool reuse = can_reuse_streams(true);
-  const auto per_peer = reuse ? static_cast<unsigned>(stream_cache_.size()) : settings_.parallelism;
+  const auto per_peer =
+      reuse ? static_cast<unsigned>(stream_cache_.size()) : settings().parallelism;
   if (reuse) {
     transfer_.use_streams(stream_cache_.take());
   } else {
@@ -95,10 +96,10 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   const std::uint64_t total = text ? text->size() : job.length;
   // After SPOR each group of per_peer connections is one receiving stripe, sent only its share
   // of the blocks (stripes count from wire offset 0, which is the file's but for ERET).
-  auto senders =
-      plan_stripe_senders(settings_.stripe_layout, static_cast<unsigned>(streams.size() / per_peer),
-                          total, job.present.value_or(protocol::restart::ByteRangeSet{}),
-                          services_.config.storage.block_bytes);
+  auto senders = plan_stripe_senders(settings().stripe_layout,
+                                     static_cast<unsigned>(streams.size() / per_peer), total,
+                                     job.present.value_or(protocol::restart::ByteRangeSet{}),
+                                     services_.config.storage.block_bytes);
   if (!senders) co_return make_error(senders.error());
   for (const auto& sender : *senders) sender->bytes = &transfer_.progress().bytes;
 
@@ -151,7 +152,7 @@ transport::awaitable<void> ControlSession::send_markers(
     std::shared_ptr<MarkerTimer> markers) {
   const auto self = shared_from_this();
   while (!markers->done) {
-    markers->timer.expires_after(std::chrono::seconds(settings_.marker_seconds));
+    markers->timer.expires_after(std::chrono::seconds(settings().marker_seconds));
     boost::system::error_code ec;
     co_await markers->timer.async_wait(asio::redirect_error(use_awaitable, ec));
     if (markers->done) break;

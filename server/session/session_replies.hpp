@@ -1,8 +1,8 @@
 // How a command handler answers the client: the one thing every part of a session that runs
 // commands needs from the session, and no more. ControlSession implements send(Reply) (format,
-// GSI wrapping once the control channel is protected, the ReplyWriter's queue); a unit test
-// implements it by recording the replies. A part holding a SessionReplies& cannot reach the
-// session's other state.
+// GSI wrapping once the control channel is protected, the ReplyWriter's queue) and
+// close_after_replies; a unit test implements them by recording. A part holding a SessionReplies&
+// cannot reach the session's other state.
 #pragma once
 
 #include <string>
@@ -24,6 +24,9 @@ class SessionReplies {
   // Queues one reply; replies leave in the order queued.
   virtual void send(protocol::control::Reply reply) = 0;
   void send(int code, std::string text);
+  // Ends the session once the replies queued so far have gone out (QUIT, a login refused too
+  // often).
+  virtual void close_after_replies() = 0;
 
   // Every 4xx/5xx reply: the caller says what went wrong and the error map
   // (protocol/control/reply_for_error) picks the code, so one condition always gets one code.

@@ -49,7 +49,8 @@ bool ControlSession::require_data_channel_or_reply() {
         "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
     return false;
   }
-  if (data_channel_.is_configured() || (settings_.mode_e && !stream_cache_.is_empty())) return true;
+  if (data_channel_.is_configured() || (settings().mode_e && !stream_cache_.is_empty()))
+    return true;
   send_error(Condition::DataConnection, "Use PORT or PASV first.");
   return false;
 }
@@ -67,12 +68,12 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
     send(rc::kDataAlreadyOpen, "Beginning transfer; reusing existing data connection.");
   } else {
     send(rc::kFileStatusOk,
-         std::string("Opening ") + settings_.type_name() + " mode data connection.");
+         std::string("Opening ") + settings().type_name() + " mode data connection.");
   }
   Result<void> outcome;
   if (udpx_.enabled()) {
     outcome = co_await run_udpx(job);
-  } else if (settings_.mode_e) {
+  } else if (settings().mode_e) {
     // if/else, not ?: — GCC 12 miscompiles co_await inside a conditional expression.
     if (job.upload) {
       outcome = co_await receive_mode_e(job);
@@ -90,7 +91,7 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
       ranges.insert(0, start + transfer_.progress().bytes);
       return ranges;
     };
-    if (job.upload && settings_.restart_markers && !settings_.ascii && job.command == "STOR") {
+    if (job.upload && settings().restart_markers && !settings().ascii && job.command == "STOR") {
       markers = start_markers(held, job.upload);
     }
     auto socket = co_await data_channel_.open(timeout);
@@ -147,7 +148,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
   }
   if (job.upload) {
     auto received =
-        co_await receive_into(stream, *job.upload, settings_.ascii, timeout, transfer_.progress());
+        co_await receive_into(stream, *job.upload, settings().ascii, timeout, transfer_.progress());
     note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
@@ -156,7 +157,7 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
     sent = co_await send_batch(stream, *job.batch, timeout, transfer_.progress());
   } else if (job.source) {
     sent =
-        co_await send_file(stream, job.source->get(), job.offset, job.length, settings_.ascii,
+        co_await send_file(stream, job.source->get(), job.offset, job.length, settings().ascii,
                            sendfile_use(services_.config.storage), timeout, transfer_.progress());
   } else {
     sent = co_await send_text(stream, std::move(*job.listing), timeout, transfer_.progress());
@@ -176,7 +177,7 @@ void ControlSession::note_data_connection(const transport::DataLink& link,
 }
 
 Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
-  if (job.expected_bytes && !settings_.ascii && transfer_.progress().bytes < *job.expected_bytes) {
+  if (job.expected_bytes && !settings().ascii && transfer_.progress().bytes < *job.expected_bytes) {
     log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command,
                transfer_.progress().bytes, *job.expected_bytes);
     return make_error(error_code_for(Condition::TransferFailed));
@@ -211,14 +212,14 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   }
   TransferRecord record;
   record.session_id = id_;
-  record.user = login_.user() ? login_.user()->name : "";
+  record.user = login().user() ? login().user()->name : "";
   record.command = job.command;
   record.path = job.path;
   record.bytes = transfer_.progress().bytes;
-  record.streams = settings_.mode_e
+  record.streams = settings().mode_e
                        ? std::max<unsigned>(1, static_cast<unsigned>(stream_cache_.streams_used()))
                        : 1;
-  record.mode = settings_.mode_e ? 'E' : 'S';
+  record.mode = settings().mode_e ? 'E' : 'S';
   record.duration = elapsed;
   record.security = security_.label();
   record.ok = outcome.has_value();
@@ -232,7 +233,7 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
                       std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
   record.reply_code = static_cast<unsigned>(reply_code);
   record.file =
-      file_system_path(login_.user() ? login_.user()->root : std::filesystem::path(), job.path);
+      file_system_path(login().user() ? login().user()->root : std::filesystem::path(), job.path);
   record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);

@@ -52,6 +52,9 @@ void DataSender::on_feedback(const wire::FeedbackBody& feedback, Microseconds no
   sample.packets = feedback.packets_received;
   sample.lost = feedback.packets_lost;
   storage_cap_ = static_cast<double>(feedback.disk_cap);
+  if (storage_cap_ > 0 &&
+      (stats_.lowest_storage_cap == 0 || storage_cap_ < stats_.lowest_storage_cap))
+    stats_.lowest_storage_cap = storage_cap_;
   // Held back by the receiver's storage, not by the network: the network saw less than the
   // controller's rate, which says nothing about the path.
   sample.app_limited = idle_with_tokens_ || (storage_cap_ > 0 && storage_cap_ < rate_.rate());

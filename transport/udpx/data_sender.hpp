@@ -42,7 +42,10 @@ struct SenderStats {
   double rate = 0;                    // the controller's rate, bytes/s
   double srtt = 0;                    // seconds
   std::uint64_t peer_lost = 0;        // losses the receiver reported
-  double storage_cap = 0;             // the receiver's storage pace, bytes/s (0: none)
+  double storage_cap = 0;             // the receiver's storage pace now, bytes/s (0: none)
+  // The lowest storage pace the receiver asked for during the transfer (0: never capped). The
+  // cap is lifted once storage keeps up again, often before the transfer ends.
+  double lowest_storage_cap = 0;
   // The transfer's timeline, on the caller's clock (-1: not yet): where the time of a long,
   // lossy transfer goes (Startup, the steady data phase, the repairs after the last new block).
   Microseconds sending_since = -1;  // the receiver's first ACK

@@ -17,7 +17,7 @@ namespace rc = protocol::control::reply_code;
 }  // namespace
 
 bool ControlSession::check_batch_settings_or_reply(const char* command) {
-  if (!settings_.mode_e && !udpx_.enabled() && !settings_.ascii) return true;
+  if (!settings().mode_e && !udpx_.enabled() && !settings().ascii) return true;
   send_error(Condition::BadSequence,
              std::string(command) + " needs TYPE I, MODE S and the default network stack.");
   return false;
@@ -29,14 +29,14 @@ transport::awaitable<void> ControlSession::on_brst(const std::string& argument) 
     send_error(Condition::BadSyntax, "BRST <offset> <path within the batch>.");
     co_return;
   }
-  settings_.batch_restart = std::move(*point);
+  settings().batch_restart = std::move(*point);
   send(rc::kPendingFurtherInfo, "Batch restart point set. Send BRET to resume.");
 }
 
 transport::awaitable<void> ControlSession::on_bret(const std::string& argument) {
   // "BRET <refer-above> <directory>": files larger than refer-above bytes (0: none) are named
   // in 'R' records for the client to fetch on their own.
-  auto restart = std::exchange(settings_.batch_restart, std::nullopt);
+  auto restart = std::exchange(settings().batch_restart, std::nullopt);
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   std::uint64_t refer_above = 0;
   const auto space = argument.find(' ');
@@ -50,7 +50,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   if (!check_batch_settings_or_reply("BRET")) co_return;
   const auto path = namespace_commands_.resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
-  auto facts = login_.storage()->stat(*path);
+  auto facts = login().storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     co_return;
@@ -63,7 +63,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   start_transfer(TransferJob{.command = "BRET",
                              .path = *path,
                              .batch = std::make_shared<BatchSource>(
-                                 *login_.storage(), *path, refer_above, std::move(restart))});
+                                 *login().storage(), *path, refer_above, std::move(restart))});
 }
 
 transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) {
@@ -76,16 +76,16 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   if (!check_batch_settings_or_reply("BSTO")) co_return;
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
-  if (auto writable = login_.storage()->check_writable(*path); !writable) {
+  if (auto writable = login().storage()->check_writable(*path); !writable) {
     send_error(writable.error());
     co_return;
   }
-  if (auto made = login_.storage()->make_directory(*path);
+  if (auto made = login().storage()->make_directory(*path);
       !made && made.error() != std::errc::file_exists) {
     send_error(made.error());
     co_return;
   }
-  auto facts = login_.storage()->stat(*path);
+  auto facts = login().storage()->stat(*path);
   if (!facts || facts->type != protocol::listing::FileType::Dir) {
     send_error(Condition::NotADirectory);
     co_return;
@@ -93,7 +93,7 @@ transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) 
   if (!require_data_channel_or_reply()) co_return;
   start_transfer(TransferJob{.command = "BSTO",
                              .path = *path,
-                             .batch_sink = std::make_shared<BatchSink>(*login_.storage(), *path)});
+                             .batch_sink = std::make_shared<BatchSink>(*login().storage(), *path)});
 }
 
 }  // namespace gridftp::server

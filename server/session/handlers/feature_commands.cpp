@@ -1,18 +1,12 @@
-// Session settings and discovery: NOOP, SYST, FEAT, OPTS, HELP, STAT, SITE, TYPE, MODE, STRU,
-// ALLO, LANG, PBSZ, PROT (RFC 959, RFC 2389, RFC 2228; SITE forms as globus-url-copy sends them).
+// STAT and SITE (RFC 959 §4.1.3; SITE forms as globus-url-copy sends them).
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <cstdio>
-#include <limits>
 
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/feat.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/control/reply_codes.hpp"
-#include "protocol/control/retr_options.hpp"
-#include "protocol/core/decimal.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
 #include "server/session/control_session.hpp"
@@ -23,56 +17,6 @@ namespace {
 namespace rc = protocol::control::reply_code;
 
 }  // namespace
-
-transport::awaitable<void> ControlSession::on_noop(const std::string&) {
-  send(rc::kCommandOk, "NOOP command successful.");
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_syst(const std::string&) {
-  send(rc::kSystemType, "UNIX Type: L8");
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_feat(const std::string&) {
-  // UDPX keys come from DCAU's TLS, or unauthenticated where the config allows (docs/UDPX.md §4.1).
-  const bool gsi = services_.gsi != nullptr;
-  send(protocol::control::feat_reply(gsi, services_.ftps != nullptr,
-                                     gsi || services_.config.udpx.allow_unauthenticated));
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_opts(const std::string& argument) {
-  const auto option = protocol::ascii_upper(argument);
-  if (option == "UTF8 ON" || option == "UTF8") {
-    send(rc::kCommandOk, "UTF8 mode enabled.");
-  } else if (option.starts_with("RETR ")) {
-    auto retr = protocol::control::parse_retr_options(argument.substr(5));
-    if (!retr) {
-      send_error(Condition::BadSyntax, "Bad OPTS RETR parameters.");
-      co_return;
-    }
-    if (retr->parallelism) settings_.parallelism = *retr->parallelism;
-    if (retr->stripe_layout)
-      settings_.stripe_layout.kind = *retr->stripe_layout == "Partitioned"
-                                         ? protocol::mode_e::StripeLayout::Kind::Partitioned
-                                         : protocol::mode_e::StripeLayout::Kind::Blocked;
-    if (retr->block_size) settings_.stripe_layout.block_size = *retr->block_size;
-    send(rc::kCommandOk, "OPTS Command Successful.");
-  } else if (option.starts_with("MLST ")) {
-    send(rc::kCommandOk,
-         "MLST OPTS "
-         "Type;Size;Modify;Perm;UNIX.mode;UNIX.owner;UNIX.uid;UNIX.group;UNIX.gid;Unique;");
-  } else {
-    send_error(Condition::BadSyntax, "OPTS not understood.");
-  }
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_help(const std::string&) {
-  send(protocol::control::help_reply());
-  co_return;
-}
 
 transport::awaitable<void> ControlSession::on_stat(const std::string& argument) {
   if (!argument.empty()) {
@@ -93,8 +37,8 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
   }
   std::vector<std::string> lines{"GridFTP server status."};
   lines.push_back(" Logged in as " +
-                  (login_.user() ? login_.user()->name : std::string("(nobody)")));
-  lines.push_back(std::string(" TYPE: ") + settings_.type_name() +
+                  (login().user() ? login().user()->name : std::string("(nobody)")));
+  lines.push_back(std::string(" TYPE: ") + settings().type_name() +
                   ", STRUcture: File, Mode: Stream");
   if (transfer_.is_active()) {
     lines.push_back(" Transfer in progress: " + std::to_string(transfer_.progress().bytes) +
@@ -114,15 +58,15 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     send(protocol::control::site_help_reply());
   } else if (name == "CLIENTINFO") {
     send(rc::kFileActionOk, "OK.");
-  } else if (name == "WHOAMI" && login_.user()) {
-    send(rc::kCommandOk, login_.user()->name);
+  } else if (name == "WHOAMI" && login().user()) {
+    send(rc::kCommandOk, login().user()->name);
   } else if (name == "UDPX") {
     on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
-  } else if (name == "DURABLE" && login_.storage()) {
+  } else if (name == "DURABLE" && login().storage()) {
     on_site_durable(space == std::string::npos ? std::string() : argument.substr(space + 1));
-  } else if (name == "PARTIALS" && login_.storage()) {
+  } else if (name == "PARTIALS" && login().storage()) {
     on_site_partials(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else {
     send_error(Condition::UnknownCommand, "Command not supported.");
@@ -135,12 +79,12 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
 void ControlSession::on_site_durable(const std::string& argument) {
   const auto word = protocol::ascii_upper(argument);
   if (word == "ON" || word == "OFF") {
-    login_.storage()->set_durable_uploads(word == "ON");
+    login().storage()->set_durable_uploads(word == "ON");
   } else if (!word.empty()) {
     send_error(Condition::BadSyntax, "SITE DURABLE ON or SITE DURABLE OFF.");
     return;
   }
-  send(rc::kCommandOk, login_.storage()->durable_uploads()
+  send(rc::kCommandOk, login().storage()->durable_uploads()
                            ? "Durable: the final reply of an upload waits for stable storage."
                            : "Not durable: uploads are answered once written to the page cache.");
 }
@@ -151,12 +95,12 @@ void ControlSession::on_site_partials(const std::string& argument) {
   const auto path = namespace_commands_.resolve_or_reply(
       argument.empty() ? namespace_commands_.working_directory() : argument);
   if (!path) return;
-  auto partials = login_.storage()->partial_uploads(*path);
+  auto partials = login().storage()->partial_uploads(*path);
   if (!partials) {
     send_error(partials.error());
     return;
   }
-  const auto expiry = login_.storage()->partial_expiry().count();
+  const auto expiry = login().storage()->partial_expiry().count();
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
@@ -211,90 +155,6 @@ void ControlSession::on_set_net_stack(const std::string& stack) {
       send_error(Condition::BadSyntax, "Bad udpx option '" + error.detail.substr(0, 32) + "'.");
       break;
   }
-}
-
-transport::awaitable<void> ControlSession::on_type(const std::string& argument) {
-  const auto type = protocol::ascii_upper(argument);
-  if (type == "I" || type == "L 8" || type == "L8") {
-    settings_.ascii = false;
-    send(rc::kCommandOk, "Type set to I.");
-  } else if (type == "A" || type == "A N") {
-    settings_.ascii = true;
-    send(rc::kCommandOk, "Type set to A.");
-  } else {
-    send_error(Condition::ParameterNotImplemented,
-               "Type " + argument.substr(0, 16) + " not supported.");
-  }
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_mode(const std::string& argument) {
-  const auto mode = protocol::ascii_upper(argument);
-  if (mode == "S" || mode == "E") {
-    if (settings_.mode_e != (mode == "E")) stream_cache_.drop();
-    settings_.mode_e = mode == "E";
-    send(rc::kCommandOk, "Mode set to " + mode + ".");
-  } else {
-    send_error(Condition::ParameterNotImplemented,
-               "'MODE " + argument.substr(0, 16) + "' unrecognized transfer mode.");
-  }
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_stru(const std::string& argument) {
-  if (protocol::ascii_upper(argument) == "F") {
-    send(rc::kCommandOk, "STRU F ok.");
-  } else {
-    send_error(Condition::ParameterNotImplemented, "Only file structure is supported.");
-  }
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_allo(const std::string& argument) {
-  // Space is not reserved ahead of time (the upload fails with 452 if the disk fills), but the
-  // size is kept: an upload that ends short of it was cut off, not complete.
-  std::uint64_t bytes = 0;
-  const auto* end = argument.data() + argument.size();
-  const auto [ptr, ec] = std::from_chars(argument.data(), end, bytes);
-  if (ec == std::errc() && (ptr == end || *ptr == ' ')) settings_.allocated_bytes = bytes;
-  send(rc::kCommandOk, "ALLO command successful.");
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_lang(const std::string& argument) {
-  if (argument.empty() || protocol::ascii_upper(argument) == "EN") {
-    send(rc::kCommandOk, "Language set to EN.");
-  } else {
-    send_error(Condition::ParameterNotImplemented, "Only EN is supported.");
-  }
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_sbuf(const std::string& argument) {
-  // "SBUF <bytes>" (GFD.20): socket buffers for this session's next data connections. 0 hands
-  // the choice back to the kernel's autotuning.
-  const auto bytes = parse_decimal(argument);
-  if (!bytes || *bytes > std::numeric_limits<std::uint32_t>::max()) {
-    send_error(Condition::BadSyntax);
-    co_return;
-  }
-  data_channel_.set_socket_buffer(static_cast<std::uint32_t>(*bytes));
-  log_->info("{} SBUF {}: buffer size of the next data sockets", tag(), *bytes);
-  send(rc::kCommandOk, "SBUF Command Successful.");
-}
-
-transport::awaitable<void> ControlSession::on_trev(const std::string& argument) {
-  // "TREV RESTART|PERF <seconds>": the marker period while receiving (GFD.20 markers).
-  unsigned seconds = 0;
-  char kind[16] = {};
-  if (std::sscanf(argument.c_str(), "%15s %u", kind, &seconds) != 2 || seconds == 0 ||
-      seconds > 3600) {
-    send_error(Condition::BadSyntax, "TREV RESTART|PERF <seconds>.");
-    co_return;
-  }
-  settings_.marker_seconds = seconds;
-  if (protocol::ascii_upper(kind) == "RESTART") settings_.restart_markers = true;
-  send(rc::kCommandOk, "Command Successful.");
 }
 
 }  // namespace gridftp::server

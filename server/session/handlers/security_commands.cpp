@@ -1,13 +1,11 @@
-// AUTH, ADAT, ENC/MIC, PBSZ, PROT, DCAU: the control channel's security (RFC 2228 with Globus's
-// GSI mechanism, docs/WIRE.md §5) and the data channels' protection settings.
+// AUTH, ADAT, ENC/MIC: the control channel's security (RFC 2228 with Globus's GSI mechanism,
+// RFC 4217, docs/WIRE.md §5), and the data channels' security that DCAU and PROT chose.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
-#include "server/process/session_process.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/handshake_driver.hpp"
 #include "transport/protected_lines.hpp"
@@ -183,45 +181,6 @@ std::string ControlSession::protect_reply(const std::string& formatted) {
   return std::move(*protected_lines);
 }
 
-transport::awaitable<void> ControlSession::gsi_login(const std::string&) {
-  const std::string user = login_.claimed_user();
-  login_.end_attempt();
-  auto context = auth::map_gsi_user(*services_.gsi, security_.peer_dn, user);
-  if (services_.metrics)
-    services_.metrics->login(protocol::metrics::LoginMethod::Gsi, context.has_value());
-  if (!context) {
-    log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag(), security_.peer_dn, user);
-    send_error(Condition::LoginFailed,
-               std::vector<std::string>{
-                   "Login incorrect. : Gridmap lookup failure: Could not map " + security_.peer_dn,
-                   "End."});
-    co_return;
-  }
-  if (services_.config.gsi.process_per_session && services_.switches_account) {
-    // This is a session process (see server/process): from here on we are the user.
-    if (auto became = become_account(context->name); !became) {
-      log_->error("{} cannot become account {}: {}", tag(), context->name,
-                  became.error().message());
-      send_error(Condition::LoginFailed, "Login failed: cannot switch to the mapped account.");
-      co_return;
-    }
-  }
-  auto storage = open_user_storage(*context);
-  if (!storage) {
-    send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
-    co_return;
-  }
-  if (!login_.count_against(context->name)) {
-    send_error(Condition::LoginFailed, "Too many sessions for this user.");
-    co_return;
-  }
-  login_.log_in(std::move(*context), std::move(*storage));
-  enter_home();
-  touch_idle();
-  log_->info("{} login user={} dn=\"{}\"", tag(), login_.user()->name, security_.peer_dn);
-  send_logged_in();
-}
-
 Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
   if (security_.ftps) {
     if (security_.protection == security::DataProtection::Clear)
@@ -248,62 +207,6 @@ Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
   if (!made) return make_error(made.error());
   security_.data_security = *made;
   return security_.data_security;
-}
-
-transport::awaitable<void> ControlSession::on_pbsz(const std::string& argument) {
-  // Echoed as Globus does; TLS caps records at 16 KiB whatever the client asks (docs/WIRE.md §5.6).
-  send(rc::kCommandOk, "PBSZ=" + argument.substr(0, 16));
-  co_return;
-}
-
-transport::awaitable<void> ControlSession::on_prot(const std::string& argument) {
-  const auto level = protocol::ascii_upper(argument);
-  auto protection = security::DataProtection::Clear;
-  if (level == "C") {
-    protection = security::DataProtection::Clear;
-  } else if (level == "P" && security_.ftps) {
-    protection = security::DataProtection::Private;
-  } else if ((level == "S" || level == "P") && security_.gsi_protected) {
-    protection = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
-  } else if (level == "S" || level == "P") {
-    send_error(Condition::ProtectionRequired);  // no security exchange, no keys
-    co_return;
-  } else {
-    send_error(Condition::ProtectionRequired,
-               "Protection level " + level.substr(0, 8) + " not supported.");
-    co_return;
-  }
-  stream_cache_.drop();  // cached connections were set up at the old level
-  security_.set_protection(protection);
-  send(rc::kCommandOk, "Protection level set to " + level + ".");
-}
-
-transport::awaitable<void> ControlSession::on_dcau(const std::string& argument) {
-  // GFD.20: "N", "A" or "S <subject>"; a word that merely starts with one of them is not one.
-  const auto mode = protocol::ascii_upper(argument.substr(0, argument.find(' ')));
-  std::string subject;
-  if ((mode == "N" || mode == "A") && argument.size() > 1) {
-    send_error(Condition::BadSyntax, "DCAU " + mode + " takes no argument.");
-    co_return;
-  }
-  if (mode == "N") {
-    // Clear data channels: no identity to check.
-  } else if ((mode == "A" || mode == "S") && security_.gsi_protected) {
-    if (mode == "S") subject = argument.substr(std::min<std::size_t>(argument.size(), 2));
-    if (mode == "S" && subject.empty()) {
-      send_error(Condition::BadSyntax, "DCAU S needs a subject.");
-      co_return;
-    }
-  } else if (mode == "A" || mode == "S") {
-    send_error(Condition::ParameterNotImplemented, "DCAU " + mode + " needs a GSI session.");
-    co_return;
-  } else {
-    send_error(Condition::BadSyntax, "Bad DCAU mode.");
-    co_return;
-  }
-  stream_cache_.drop();  // cached connections authenticated under the old mode
-  security_.set_dcau(mode[0], std::move(subject));
-  send(rc::kCommandOk, "DCAU " + mode + ".");
 }
 
 }  // namespace gridftp::server

@@ -3,7 +3,6 @@
 // everything it can before replying 150, then hands a TransferJob to the transfer coroutine
 // (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 
@@ -38,16 +37,17 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
                                                           std::uint64_t length,
                                                           const char* command) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
-  auto present = settings_.take_restart_ranges();
+  auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
-  auto fd = login_.storage()->open_for_read(*path);
+  auto fd = login().storage()->open_for_read(*path);
   if (!fd) {
     send_error(fd.error());
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings().mode_e && !udpx_ready() && !data_channel_.is_active() &&
+      !can_reuse_streams(true)) {
     // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
     send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
@@ -62,7 +62,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
       send_error(Condition::BadSyntax, "REST ranges reach past the end of the file.");
       co_return;
     }
-  } else if (length == UINT64_MAX && (settings_.mode_e || udpx_ready())) {
+  } else if (length == UINT64_MAX && (settings().mode_e || udpx_ready())) {
     // MODE E and UDPX both need to know where the data ends before they start.
     send_error(Condition::NotRegularFile, "Not a regular file; give a length with ERET.");
     co_return;
@@ -79,7 +79,7 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
 }
 
 transport::awaitable<void> ControlSession::on_retr(const std::string& argument) {
-  const auto offset = settings_.take_restart_offset();
+  const auto offset = settings().take_restart_offset();
   co_await begin_retrieve(argument, offset, UINT64_MAX, "RETR");
 }
 
@@ -93,7 +93,7 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
                "ERET supports only the P module: ERET P <offset> <length> <path>.");
     co_return;
   }
-  settings_.restart_offset = 0;  // ERET carries its own offset
+  settings().restart_offset = 0;  // ERET carries its own offset
   co_await begin_retrieve(argument.substr(static_cast<std::size_t>(consumed)), offset, length,
                           "ERET");
 }
@@ -102,12 +102,12 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                                                         storage::UploadMode mode,
                                                         const char* command) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
-  auto offset = settings_.take_restart_offset();
-  auto present = settings_.take_restart_ranges();
+  auto offset = settings().take_restart_offset();
+  auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_passive() &&
+  if (settings().mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
     send_error(Condition::BadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
@@ -116,13 +116,13 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   // A MODE E restart adds the missing ranges to the partial file the failed attempt left.
   if (present && mode == storage::UploadMode::Replace) mode = storage::UploadMode::ContinuePartial;
   if (mode == storage::UploadMode::InPlace && std::string_view(command) == "ESTO")
-    offset = settings_.esto_offset;
+    offset = settings().esto_offset;
   // MODE E and UDPX uploads can be restarted (REST ranges, their 111 markers having told the
   // client what arrived), so their partial file outlives a failure; so can stream-mode STORs
   // once the client asked for restart markers (TREV RESTART).
-  const bool restartable = settings_.mode_e || udpx_ready() ||
-                           (settings_.restart_markers && std::string_view(command) == "STOR");
-  auto upload = login_.storage()->begin_upload(*path, mode, offset, restartable);
+  const bool restartable = settings().mode_e || udpx_ready() ||
+                           (settings().restart_markers && std::string_view(command) == "STOR");
+  auto upload = login().storage()->begin_upload(*path, mode, offset, restartable);
   if (!upload) {
     send_error(upload.error());
     co_return;
@@ -131,7 +131,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                              .path = *path,
                              .upload = std::make_shared<storage::Upload>(std::move(*upload)),
                              .offset = offset,
-                             .expected_bytes = settings_.take_allocated_bytes(),
+                             .expected_bytes = settings().take_allocated_bytes(),
                              .present = std::move(present)});
 }
 
@@ -152,7 +152,7 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
     send_error(Condition::BadSyntax, "ESTO supports only the A module: ESTO A <offset> <path>.");
     co_return;
   }
-  settings_.esto_offset = offset;
+  settings().esto_offset = offset;
   co_await begin_upload(argument.substr(static_cast<std::size_t>(consumed)),
                         storage::UploadMode::InPlace, "ESTO");
 }
@@ -160,14 +160,14 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
 std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
   const auto path = namespace_commands_.resolve_or_reply(without_list_options(argument));
   if (!path) return std::nullopt;
-  auto facts = login_.storage()->stat(*path);
+  auto facts = login().storage()->stat(*path);
   if (!facts) {
     send_error(facts.error());
     return std::nullopt;
   }
   std::vector<protocol::listing::FileFacts> entries;
   if (facts->type == protocol::listing::FileType::Dir) {
-    auto listed = login_.storage()->list_directory(*path);
+    auto listed = login().storage()->list_directory(*path);
     if (!listed) {
       send_error(listed.error());
       return std::nullopt;
@@ -199,7 +199,8 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
 transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
-  if (settings_.mode_e && !udpx_ready() && !data_channel_.is_active() && !can_reuse_streams(true)) {
+  if (settings().mode_e && !udpx_ready() && !data_channel_.is_active() &&
+      !can_reuse_streams(true)) {
     send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
@@ -236,31 +237,6 @@ transport::awaitable<void> ControlSession::on_abor(const std::string&) {
   data_channel_.cancel();
   co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
   send(rc::kClosingData, "Abort successful");
-}
-
-transport::awaitable<void> ControlSession::on_rest(const std::string& argument) {
-  if (argument.find('-') != std::string::npos) {
-    // MODE E form (docs/WIRE.md §4.3): the ranges already at the receiver,
-    // "0-4980736,5242880-6000000".
-    auto ranges = protocol::restart::parse_range_list(argument);
-    if (!ranges) {
-      send_error(Condition::BadSyntax, "bad parameter.");
-      co_return;
-    }
-    settings_.restart_with(std::move(*ranges));
-    send(rc::kPendingFurtherInfo, "Restart Marker OK. Send STORE or RETR to initiate transfer.");
-    co_return;
-  }
-  std::uint64_t offset = 0;
-  const auto* end = argument.data() + argument.size();
-  const auto [ptr, ec] = std::from_chars(argument.data(), end, offset);
-  if (argument.empty() || ec != std::errc() || ptr != end) {
-    send_error(Condition::BadSyntax, "Bad REST parameter.");
-    co_return;
-  }
-  settings_.restart_at(offset);
-  send(rc::kPendingFurtherInfo,
-       "Restarting at " + argument + ". Send STORE or RETRIEVE to initiate transfer.");
 }
 
 }  // namespace gridftp::server

@@ -11,21 +11,26 @@ using protocol::control::Verb;
 using S = ControlSession;
 using N = NamespaceCommands;
 using D = DataSetupCommands;
+using L = LoginCommands;
+using T = TransferParameterCommands;
+using P = ProtectionCommands;
+using I = DiscoveryCommands;
+using C = ChecksumCommands;
 
 std::pair<Verb, CommandHandler> row(Verb verb, CommandHandler handler) { return {verb, handler}; }
 
 TEST_CASE("Each served verb runs its own handler, on the part that owns it", "[session][control]") {
   const auto [verb, expected] =
-      GENERATE(row(Verb::User, handled_by<&S::on_user>), row(Verb::Pass, handled_by<&S::on_pass>),
-               row(Verb::Acct, handled_by<&S::on_acct>), row(Verb::Quit, handled_by<&S::on_quit>),
+      GENERATE(row(Verb::User, handled_by<&L::on_user>), row(Verb::Pass, handled_by<&L::on_pass>),
+               row(Verb::Acct, handled_by<&L::on_acct>), row(Verb::Quit, handled_by<&L::on_quit>),
                row(Verb::Auth, handled_by<&S::on_auth>), row(Verb::Adat, handled_by<&S::on_adat>),
-               row(Verb::Noop, handled_by<&S::on_noop>), row(Verb::Syst, handled_by<&S::on_syst>),
-               row(Verb::Feat, handled_by<&S::on_feat>), row(Verb::Opts, handled_by<&S::on_opts>),
-               row(Verb::Help, handled_by<&S::on_help>), row(Verb::Stat, handled_by<&S::on_stat>),
-               row(Verb::Site, handled_by<&S::on_site>), row(Verb::Type, handled_by<&S::on_type>),
-               row(Verb::Mode, handled_by<&S::on_mode>), row(Verb::Stru, handled_by<&S::on_stru>),
-               row(Verb::Allo, handled_by<&S::on_allo>), row(Verb::Lang, handled_by<&S::on_lang>),
-               row(Verb::Pbsz, handled_by<&S::on_pbsz>), row(Verb::Prot, handled_by<&S::on_prot>),
+               row(Verb::Noop, handled_by<&I::on_noop>), row(Verb::Syst, handled_by<&I::on_syst>),
+               row(Verb::Feat, handled_by<&I::on_feat>), row(Verb::Opts, handled_by<&T::on_opts>),
+               row(Verb::Help, handled_by<&I::on_help>), row(Verb::Stat, handled_by<&S::on_stat>),
+               row(Verb::Site, handled_by<&S::on_site>), row(Verb::Type, handled_by<&T::on_type>),
+               row(Verb::Mode, handled_by<&T::on_mode>), row(Verb::Stru, handled_by<&T::on_stru>),
+               row(Verb::Allo, handled_by<&T::on_allo>), row(Verb::Lang, handled_by<&I::on_lang>),
+               row(Verb::Pbsz, handled_by<&P::on_pbsz>), row(Verb::Prot, handled_by<&P::on_prot>),
                row(Verb::Cwd, handled_by<&N::on_cwd>), row(Verb::Cdup, handled_by<&N::on_cdup>),
                row(Verb::Pwd, handled_by<&N::on_pwd>), row(Verb::Mkd, handled_by<&N::on_mkd>),
                row(Verb::Rmd, handled_by<&N::on_rmd>), row(Verb::Dele, handled_by<&N::on_dele>),
@@ -34,14 +39,14 @@ TEST_CASE("Each served verb runs its own handler, on the part that owns it", "[s
                row(Verb::Mfmt, handled_by<&N::on_mfmt>), row(Verb::Mlst, handled_by<&N::on_mlst>),
                row(Verb::Pasv, handled_by<&D::on_pasv>), row(Verb::Epsv, handled_by<&D::on_epsv>),
                row(Verb::Port, handled_by<&D::on_port>), row(Verb::Eprt, handled_by<&D::on_eprt>),
-               row(Verb::Rest, handled_by<&S::on_rest>), row(Verb::Retr, handled_by<&S::on_retr>),
+               row(Verb::Rest, handled_by<&T::on_rest>), row(Verb::Retr, handled_by<&S::on_retr>),
                row(Verb::Stor, handled_by<&S::on_stor>), row(Verb::Appe, handled_by<&S::on_appe>),
                row(Verb::List, handled_by<&S::on_list>), row(Verb::Nlst, handled_by<&S::on_nlst>),
                row(Verb::Mlsd, handled_by<&S::on_mlsd>), row(Verb::Abor, handled_by<&S::on_abor>),
                row(Verb::Eret, handled_by<&S::on_eret>), row(Verb::Esto, handled_by<&S::on_esto>),
                row(Verb::Spas, handled_by<&D::on_spas>), row(Verb::Spor, handled_by<&D::on_spor>),
-               row(Verb::Dcau, handled_by<&S::on_dcau>), row(Verb::Sbuf, handled_by<&S::on_sbuf>),
-               row(Verb::Cksm, handled_by<&S::on_cksm>), row(Verb::Trev, handled_by<&S::on_trev>));
+               row(Verb::Dcau, handled_by<&P::on_dcau>), row(Verb::Sbuf, handled_by<&D::on_sbuf>),
+               row(Verb::Cksm, handled_by<&C::on_cksm>), row(Verb::Trev, handled_by<&T::on_trev>));
   INFO("verb " << protocol::control::verb_name(verb));
   CHECK((handler_for(verb) == expected));
 }

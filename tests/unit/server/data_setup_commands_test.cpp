@@ -1,4 +1,4 @@
-// DataSetupCommands without a session: PASV EPSV PORT EPRT SPAS SPOR against a DataChannel and
+// DataSetupCommands without a session: PASV EPSV PORT EPRT SPAS SPOR SBUF against a DataChannel and
 // a UdpxChannel of its own, its replies recorded, with at least one bad input per verb (RFC 959
 // §4.1.2, RFC 2428, RFC 2577 §3, GFD.20). Passive listeners bind on 127.0.0.1 only.
 #include "server/session/data_setup_commands.hpp"
@@ -261,6 +261,27 @@ TEST_CASE("DataSetupCommands SPOR refuses an empty list, a malformed peer and a 
   CHECK(low.code == 501);
   CHECK(low.lines.front() == "Illegal SPOR command: data port below 1024 refused.");
   CHECK_FALSE(setup.channel.is_configured());
+}
+
+TEST_CASE("DataSetupCommands SBUF sets the next data sockets' buffer size",
+          "[session][data_setup]") {
+  DataSetup setup;
+  const auto reply = setup.run(&D::on_sbuf, "4194304");
+  CHECK(reply.code == 200);
+  CHECK(reply.lines.front() == "SBUF Command Successful.");
+  CHECK(setup.channel.socket_buffer() == 4194304);
+  CHECK(setup.run(&D::on_sbuf, "0").code == 200);  // back to the kernel's autotuning
+  CHECK(setup.channel.socket_buffer() == 0);
+}
+
+TEST_CASE("DataSetupCommands SBUF refuses what is not a size in 32 bits", "[session][data_setup]") {
+  DataSetup setup;
+  CHECK(setup.run(&D::on_sbuf, "65536").code == 200);
+  for (const char* bad : {"", "-1", "1M", "4294967296", "12 34"}) {
+    INFO(bad);
+    CHECK(setup.run(&D::on_sbuf, bad).code == 501);
+  }
+  CHECK(setup.channel.socket_buffer() == 65536);  // unchanged by what was refused
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ class RecordingReplies : public SessionReplies {
  public:
   void send(protocol::control::Reply reply) override { replies_.push_back(std::move(reply)); }
   using SessionReplies::send;
+  void close_after_replies() override { closing_ = true; }
+  // Whether the part asked for the session to end after its replies.
+  bool closing() const { return closing_; }
 
   std::size_t count() const { return replies_.size(); }
   // The one reply sent since the last take(); fails the test on none or several.
@@ -38,6 +41,7 @@ class RecordingReplies : public SessionReplies {
 
  private:
   std::vector<protocol::control::Reply> replies_;
+  bool closing_ = false;
 };
 
 // Runs a handler's coroutine on `context` until it finishes.

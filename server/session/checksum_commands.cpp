@@ -1,10 +1,5 @@
-// CKSM <algorithm> <offset> <length> <path> (GFD.47; length -1 = to EOF). A whole-file request is
-// answered from the value stored with the file when it is still valid (computed while the file
-// was uploaded, or by an earlier CKSM); anything else is computed on the blocking pool, because
-// hashing a large file would hold an I/O thread for seconds, and a whole-file result is stored
-// so that the next CKSM is instant (docs/ARCHITECTURE.md, "Checksums on the fly").
-// Downloads do not compute checksums: a whole-file RETR goes through sendfile and never sees
-// its bytes, and reading the file again after each send would spend the CPU that the sends need.
+#include "server/session/checksum_commands.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <vector>
@@ -15,7 +10,6 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "security/digest.hpp"
-#include "server/session/control_session.hpp"
 #include "server/storage/stored_checksums.hpp"
 
 namespace gridftp::server {
@@ -71,30 +65,40 @@ transport::awaitable<ChecksumOutcome> digest_file(std::shared_ptr<storage::Uniqu
 
 }  // namespace
 
-transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) {
-  if (!namespace_commands_.check_storage_or_reply()) co_return;
+ChecksumCommands::ChecksumCommands(NamespaceCommands& names, UserLogin& login,
+                                   transport::asio::thread_pool& blocking_pool,
+                                   SessionReplies& replies, std::shared_ptr<spdlog::logger> log,
+                                   std::string tag)
+    : names_(names),
+      login_(login),
+      blocking_pool_(blocking_pool),
+      replies_(replies),
+      log_(std::move(log)),
+      tag_(std::move(tag)) {}
+
+transport::awaitable<void> ChecksumCommands::on_cksm(const std::string& argument) {
+  if (!names_.check_storage_or_reply()) co_return;
   char name[16] = {};
   unsigned long long offset = 0;
   long long length = 0;
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "%15s %llu %lld %n", name, &offset, &length, &consumed) != 3 ||
       consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size() || length < -1) {
-    send_error(Condition::BadSyntax, "CKSM <algorithm> <offset> <length> <path>.");
+    replies_.send_error(Condition::BadSyntax, "CKSM <algorithm> <offset> <length> <path>.");
     co_return;
   }
   const auto algorithm = security::parse_digest_algorithm(name);
   if (!algorithm) {
     // 500 (UnknownCommand) as this reply has always been, though 504 would fit: clients may
     // key on the code.
-    send_error(Condition::UnknownCommand, "Unknown checksum algorithm requested.");
+    replies_.send_error(Condition::UnknownCommand, "Unknown checksum algorithm requested.");
     co_return;
   }
-  const auto path =
-      namespace_commands_.resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));
+  const auto path = names_.resolve_or_reply(argument.substr(static_cast<std::size_t>(consumed)));
   if (!path) co_return;
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
-    send_error(fd.error());
+    replies_.send_error(fd.error());
     co_return;
   }
   const std::uint64_t span = length < 0 ? UINT64_MAX : static_cast<std::uint64_t>(length);
@@ -104,21 +108,21 @@ transport::awaitable<void> ControlSession::on_cksm(const std::string& argument) 
   if (regular && offset == 0) {
     if (const auto stored = storage::read_stored_checksum(fd->get(), *algorithm);
         stored && span >= stored->version.size_bytes) {
-      log_->debug("{} cksm {} {} answered from the stored value", tag(), name, *path);
-      send(rc::kFileStatus, stored->hex);
+      log_->debug("{} cksm {} {} answered from the stored value", tag_, name, *path);
+      replies_.send(rc::kFileStatus, stored->hex);
       co_return;
     }
   }
   auto shared_fd = std::make_shared<storage::UniqueFd>(std::move(*fd));
-  const auto outcome = co_await asio::co_spawn(
-      services_.blocking_pool, digest_file(shared_fd, *algorithm, offset, span, regular),
+  const auto outcome = co_await transport::asio::co_spawn(
+      blocking_pool_, digest_file(shared_fd, *algorithm, offset, span, regular),
       transport::use_awaitable);
   if (outcome.error) {
-    send_error(outcome.error);
+    replies_.send_error(outcome.error);
     co_return;
   }
-  if (outcome.stored) log_->debug("{} cksm {} {} read and stored", tag(), name, *path);
-  send(rc::kFileStatus, outcome.hex);
+  if (outcome.stored) log_->debug("{} cksm {} {} read and stored", tag_, name, *path);
+  replies_.send(rc::kFileStatus, outcome.hex);
 }
 
 }  // namespace gridftp::server
