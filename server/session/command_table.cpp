@@ -14,6 +14,7 @@ using T = TransferParameterCommands;
 using P = ProtectionCommands;
 using I = DiscoveryCommands;
 using C = ChecksumCommands;
+using X = TransferCommands;
 
 struct Row {
   Verb verb;
@@ -39,16 +40,16 @@ constexpr std::array kRows{
     Row{Verb::Mfmt, handled_by<&N::on_mfmt>}, Row{Verb::Mlst, handled_by<&N::on_mlst>},
     Row{Verb::Pasv, handled_by<&D::on_pasv>}, Row{Verb::Epsv, handled_by<&D::on_epsv>},
     Row{Verb::Port, handled_by<&D::on_port>}, Row{Verb::Eprt, handled_by<&D::on_eprt>},
-    Row{Verb::Rest, handled_by<&T::on_rest>}, Row{Verb::Retr, handled_by<&S::on_retr>},
-    Row{Verb::Stor, handled_by<&S::on_stor>}, Row{Verb::Appe, handled_by<&S::on_appe>},
-    Row{Verb::List, handled_by<&S::on_list>}, Row{Verb::Nlst, handled_by<&S::on_nlst>},
-    Row{Verb::Mlsd, handled_by<&S::on_mlsd>}, Row{Verb::Abor, handled_by<&S::on_abor>},
-    Row{Verb::Eret, handled_by<&S::on_eret>}, Row{Verb::Esto, handled_by<&S::on_esto>},
+    Row{Verb::Rest, handled_by<&T::on_rest>}, Row{Verb::Retr, handled_by<&X::on_retr>},
+    Row{Verb::Stor, handled_by<&X::on_stor>}, Row{Verb::Appe, handled_by<&X::on_appe>},
+    Row{Verb::List, handled_by<&X::on_list>}, Row{Verb::Nlst, handled_by<&X::on_nlst>},
+    Row{Verb::Mlsd, handled_by<&X::on_mlsd>}, Row{Verb::Abor, handled_by<&X::on_abor>},
+    Row{Verb::Eret, handled_by<&X::on_eret>}, Row{Verb::Esto, handled_by<&X::on_esto>},
     Row{Verb::Spas, handled_by<&D::on_spas>}, Row{Verb::Spor, handled_by<&D::on_spor>},
     Row{Verb::Dcau, handled_by<&P::on_dcau>}, Row{Verb::Sbuf, handled_by<&D::on_sbuf>},
     Row{Verb::Cksm, handled_by<&C::on_cksm>}, Row{Verb::Trev, handled_by<&T::on_trev>},
-    Row{Verb::Bret, handled_by<&S::on_bret>}, Row{Verb::Brst, handled_by<&S::on_brst>},
-    Row{Verb::Bsto, handled_by<&S::on_bsto>},
+    Row{Verb::Bret, handled_by<&X::on_bret>}, Row{Verb::Brst, handled_by<&X::on_brst>},
+    Row{Verb::Bsto, handled_by<&X::on_bsto>},
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // NamespaceCommands for CWD and its kin,
 // DataSetupCommands for PASV and its kin, TransferParameterCommands for TYPE and its kin,
 // ProtectionCommands for DCAU, PROT and PBSZ, DiscoveryCommands for FEAT and its kin,
-// ChecksumCommands for CKSM), or a ControlSession member for the commands no part owns yet.
+// ChecksumCommands for CKSM, TransferCommands for RETR and its kin), or a ControlSession member for
+// the commands no part owns yet.
 #pragma once
 
 #include <string>
@@ -38,6 +39,9 @@ inline TransferParameterCommands& part_of(ControlSession& session,
 inline ProtectionCommands& part_of(ControlSession& session,
                                    std::type_identity<ProtectionCommands>) {
   return session.protection_commands();
+}
+inline TransferCommands& part_of(ControlSession& session, std::type_identity<TransferCommands>) {
+  return session.transfer_commands();
 }
 inline ChecksumCommands& part_of(ControlSession& session, std::type_identity<ChecksumCommands>) {
   return session.checksum_commands();

@@ -54,11 +54,17 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       checksum_commands_(namespace_commands_, login(), services.blocking_pool, *this, services.log,
                          tag()),
       data_channel_(executor_, services.data_loops, services.config.listen),
-      transfer_(executor_),
       data_setup_commands_({data_channel_, udpx_, stream_cache_}, services.config.listen,
                            endpoints_, executor_, *this, services.log, tag()),
       transfer_parameters_(stream_cache_, *this),
       protection_commands_(security_, stream_cache_, *this),
+      transfer_commands_(services, executor_,
+                         {login(),
+                          namespace_commands_,
+                          transfer_parameters_,
+                          security_,
+                          {data_channel_, udpx_, stream_cache_}},
+                         *this, *this, id, peer_address_, tag()),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
 }
@@ -101,10 +107,10 @@ transport::awaitable<void> ControlSession::run() {
   asio::co_spawn(executor_, watch_idle(), asio::detached);
   co_await read_commands();
   // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
-  if (transfer_.is_active()) {
-    transfer_.request_abort();
+  if (transfer_commands_.running().is_active()) {
+    transfer_commands_.running().request_abort();
     data_channel_.cancel();
-    co_await transfer_.wait_until_done();
+    co_await transfer_commands_.running().wait_until_done();
   }
   data_channel_.cancel();
   // The last replies (221 after QUIT, 421 at shutdown) may still be on their way out.
@@ -119,7 +125,7 @@ transport::awaitable<void> ControlSession::run() {
 void ControlSession::request_close() {
   asio::post(executor_, [self = shared_from_this()] {
     if (self->replies_.is_closing()) return;
-    self->transfer_.request_abort();
+    self->transfer_commands_.running().request_abort();
     self->data_channel_.cancel();
     if (self->udpx_.live) self->udpx_.live->stop = true;
     self->send_error(Condition::ServiceClosing, "Server shutting down.");
@@ -199,8 +205,9 @@ transport::awaitable<void> ControlSession::execute_plain(const std::string& line
     send_error(Condition::UnknownCommand, "Command not supported.");
     co_return;
   }
-  if (transfer_.is_active() && !protocol::control::runs_during_transfer(*command))
-    co_await transfer_.wait_until_done();
+  if (transfer_commands_.running().is_active() &&
+      !protocol::control::runs_during_transfer(*command))
+    co_await transfer_commands_.running().wait_until_done();
   if (security_required() && !security_.gsi_protected && !security_.ftps &&
       !protocol::control::allowed_before_security(verb)) {
     send_error(Condition::NotLoggedIn, services_.gsi != nullptr
@@ -257,7 +264,7 @@ transport::awaitable<void> ControlSession::watch_idle() {
     boost::system::error_code ec;
     co_await idle_timer_.async_wait(asio::redirect_error(use_awaitable, ec));
     if (closed_ || replies_.is_closing()) co_return;
-    if (transfer_.is_active()) {
+    if (transfer_commands_.running().is_active()) {
       touch_idle();  // a moving transfer is activity; the data deadline guards stalls
       continue;
     }

@@ -46,6 +46,7 @@
 #include "server/session/session_replies.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
+#include "server/session/transfer/transfer_commands.hpp"
 #include "server/session/transfer_figures.hpp"
 #include "server/session/transfer_job.hpp"
 #include "server/session/transfer_parameter_commands.hpp"
@@ -56,7 +57,9 @@
 
 namespace gridftp::server {
 
-class ControlSession : public std::enable_shared_from_this<ControlSession>, private SessionReplies {
+class ControlSession : public std::enable_shared_from_this<ControlSession>,
+                       private SessionReplies,
+                       private TransferOwner {
  public:
   // `control` carries the commands and replies; its executor must be a strand (or a
   // one-threaded io_context), which every coroutine of the session runs on.
@@ -80,6 +83,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   TransferParameterCommands& transfer_parameters() { return transfer_parameters_; }
   // The part that runs PBSZ, PROT and DCAU (command_table.cpp).
   ProtectionCommands& protection_commands() { return protection_commands_; }
+  // The part that runs RETR, STOR, LIST, ABOR and the other transfer commands, and owns the
+  // running transfer (command_table.cpp).
+  TransferCommands& transfer_commands() { return transfer_commands_; }
   // The part that runs CKSM (command_table.cpp).
   ChecksumCommands& checksum_commands() { return checksum_commands_; }
   // The part that runs NOOP, SYST, FEAT, HELP and LANG (command_table.cpp).
@@ -90,23 +96,8 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   transport::awaitable<void> on_stat(const std::string& argument);
   transport::awaitable<void> on_site(const std::string& argument);
   void on_set_net_stack(const std::string& stack);
-  void on_site_udpx(const std::string& argument);
   void on_site_partials(const std::string& argument);
   void on_site_durable(const std::string& argument);
-  transport::awaitable<void> on_retr(const std::string& argument);
-  transport::awaitable<void> on_stor(const std::string& argument);
-  transport::awaitable<void> on_appe(const std::string& argument);
-  transport::awaitable<void> on_list(const std::string& argument);
-  transport::awaitable<void> on_nlst(const std::string& argument);
-  transport::awaitable<void> on_mlsd(const std::string& argument);
-  transport::awaitable<void> on_abor(const std::string& argument);
-  transport::awaitable<void> on_eret(const std::string& argument);
-  transport::awaitable<void> on_esto(const std::string& argument);
-  transport::awaitable<void> on_bret(const std::string& argument);
-  transport::awaitable<void> on_brst(const std::string& argument);
-  transport::awaitable<void> on_bsto(const std::string& argument);
-  // TYPE I, MODE S, TCP: what BRET and BSTO need; replies 503 otherwise.
-  bool check_batch_settings_or_reply(const char* command);
   transport::awaitable<void> on_adat(const std::string& argument);
 
  private:
@@ -120,9 +111,6 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   std::string protect_reply(const std::string& formatted);
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
-  // What DCAU/PROT require of the next data connections; null for DCAU N (clear, no handshake).
-  // Errors: ProtectionRequired (PROT S/P without DCAU), DataConnection (no delegated credential).
-  Result<std::shared_ptr<const DataSecurity>> data_security();
   transport::awaitable<void> watch_idle();
   void touch_idle();
 
@@ -134,70 +122,10 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   void start_drain_if_needed(bool needed);
   transport::awaitable<void> drain_replies();
   void close_after_replies() override;
+  // TransferOwner: the transfer's coroutines hold the session; the control peer's FIN.
+  std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
+  bool control_peer_finished() const override { return control_->peer_has_finished(); }
 
-  bool require_data_channel_or_reply();
-  // UDPX (session_udpx.cpp): chosen by SETNETSTACK and given an address by PASV/PORT.
-  bool udpx_ready() const;
-  // The session's DCAU TLS when it has one (null: DCAU N, ftp://, ftps://).
-  std::shared_ptr<const DataSecurity> udpx_dcau();
-  transport::awaitable<Result<void>> run_udpx(TransferJob& job);
-
-  void start_transfer(TransferJob job);
-  transport::awaitable<void> run_transfer(TransferJob job);
-  // Records one finished data connection for the transfer log: its TLS, and its kernel buffer
-  // sizes when SBUF asked for a size (so the log shows what reached the socket).
-  void note_data_connection(const transport::DataLink& link,
-                            const transport::SocketFigures& figures);
-  transport::awaitable<Result<void>> move_data(TransferJob& job, tcp::socket& socket,
-                                               bool we_connected);
-  // MODE E (session_mode_e.cpp): the sender must be active, the receiver passive (GFD.20).
-  transport::awaitable<Result<void>> send_mode_e(TransferJob& job);
-  transport::awaitable<Result<void>> receive_mode_e(TransferJob& job);
-  // A MODE E receiver's listener: accepts connections from the expected peer, each handed to
-  // `start_stream`, until the listener closes or `complete()`; an unexpected peer ends it with
-  // UnexpectedDataPeer. Each connection restarts `accept_deadline` at `timeout`.
-  transport::awaitable<Result<void>> accept_mode_e_streams(
-      tcp::acceptor& acceptor, transport::Deadline& accept_deadline, std::chrono::seconds timeout,
-      const std::function<bool()>& complete,
-      const std::function<void(const DataStreamPtr&)>& start_stream);
-  // A receiving transfer's 112 and 111 markers: one at the start, then every marker_seconds
-  // (TREV) until stop_markers, `received` giving the ranges held so far.
-  struct MarkerTimer;  // session_mode_e.cpp
-  // A durable `upload`'s 111 markers name only ranges its fdatasync has kept (docs/STORAGE.md).
-  std::shared_ptr<MarkerTimer> start_markers(
-      std::function<protocol::restart::ByteRangeSet()> received,
-      std::shared_ptr<storage::Upload> upload);
-  void stop_markers(MarkerTimer& markers);
-  transport::awaitable<void> send_markers(std::function<protocol::restart::ByteRangeSet()> received,
-                                          std::shared_ptr<MarkerTimer> markers);
-  void send_perf_marker();
-  // MODE E blocks sent ([storage] block_bytes, Globus's -bs).
-  std::size_t block_bytes() const {
-    return static_cast<std::size_t>(services_.config.storage.block_bytes);
-  }
-  // One 111 marker of `ranges`, received before the call; for a durable `upload` only after
-  // they are on stable storage (a failed sync sends none: the marker would promise too much).
-  transport::awaitable<void> send_kept_ranges(protocol::restart::ByteRangeSet ranges,
-                                              std::shared_ptr<storage::Upload> upload);
-  // Upload::commit, off the session strand when durable: an fdatasync can take seconds.
-  transport::awaitable<Result<void>> commit_upload(std::shared_ptr<storage::Upload> upload);
-  // Closes every data connection and listener of the running transfer (ABOR, a failed stream),
-  // and stops a UDPX transfer's thread.
-  void close_data_streams();
-  bool can_reuse_streams(bool sending) const;
-  void send_range_marker(const protocol::restart::ByteRangeSet& ranges);
-  transport::awaitable<void> begin_retrieve(const std::string& path_argument, std::uint64_t offset,
-                                            std::uint64_t length, const char* command);
-  // In stream mode a dying client's FIN looks like EOF; these tell a cut-off upload apart.
-  Result<void> check_upload_complete(const TransferJob& job);
-  void finish_transfer(const TransferJob& job, const Result<void>& outcome,
-                       std::chrono::steady_clock::time_point started);
-  transport::awaitable<void> start_listing(const std::string& argument,
-                                           protocol::control::Verb verb);
-  std::optional<std::string> build_listing(const std::string& argument,
-                                           protocol::control::Verb verb);
-  transport::awaitable<void> begin_upload(const std::string& argument, storage::UploadMode mode,
-                                          const char* command);
   std::string tag() const;
   void leave_registry();
   // Who is logged in, their storage and home (LoginCommands owns it).
@@ -227,12 +155,11 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>, priv
   DataChannel data_channel_;
   UdpxChannel udpx_;
 
-  RunningTransfer transfer_;
-  TransferFigures figures_;  // the running transfer's data connections, for the transfer log
   StreamCache stream_cache_;
   DataSetupCommands data_setup_commands_;  // sets up data_channel_ or udpx_ for the next transfer
   TransferParameterCommands transfer_parameters_;  // TYPE, MODE, REST...: TransferSettings
   ProtectionCommands protection_commands_;         // DCAU, PROT: security_'s data-channel half
+  TransferCommands transfer_commands_;             // RETR, STOR, LIST...: the running transfer
 
   // Idle and login timeouts.
   asio::steady_timer idle_timer_;

@@ -3,7 +3,7 @@
 // (the stream-mode socket, or the MODE E streams and the receiver's listener), the bytes moved so
 // far, and the wake-up for commands that wait for it to end. Lives on the session strand: every
 // method runs there; only the byte counter is also added to by MODE E streams from their own
-// strands. The transfer itself (session_transfer.cpp, session_mode_e.cpp, session_udpx.cpp) is
+// strands. The transfer itself (transfer/transfer_run.cpp, mode_e_run.cpp, udpx_run.cpp) is
 // the session's coroutine; this is what it and ABOR/STAT share.
 #pragma once
 

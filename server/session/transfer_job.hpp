@@ -1,6 +1,6 @@
 // What one running transfer needs, built by a transfer command once everything it can check has
 // passed (before the 150) and owned by the transfer coroutine's frame. Data only; the session
-// runs it (session_transfer.cpp, session_mode_e.cpp).
+// runs it (transfer/transfer_run.cpp, transfer/mode_e_run.cpp).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // through (RFC 959 §4.1.1), the user's account, their file system view and home, the refused
 // password logins, and the session's count against its user in the SessionRegistry
 // ([limits] max_sessions_per_user). State and the small rules over it; the commands that drive
-// it live in handlers/login_commands.cpp (USER, PASS) and handlers/security_commands.cpp (GSI).
+// it live in login_commands.cpp (USER, PASS, and the GSI login after ADAT).
 #pragma once
 
 #include <optional>

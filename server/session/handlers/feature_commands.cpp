@@ -22,7 +22,7 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
   if (!argument.empty()) {
     // RFC 959 §4.1.3: STAT with a path is LIST over the control connection.
     if (!namespace_commands_.check_storage_or_reply()) co_return;
-    auto listing = build_listing(argument, protocol::control::Verb::List);
+    auto listing = transfer_commands_.build_listing(argument, protocol::control::Verb::List);
     if (!listing) co_return;
     std::vector<std::string> lines{"Status of " + argument + ":"};
     std::size_t start = 0;
@@ -40,9 +40,9 @@ transport::awaitable<void> ControlSession::on_stat(const std::string& argument) 
                   (login().user() ? login().user()->name : std::string("(nobody)")));
   lines.push_back(std::string(" TYPE: ") + settings().type_name() +
                   ", STRUcture: File, Mode: Stream");
-  if (transfer_.is_active()) {
-    lines.push_back(" Transfer in progress: " + std::to_string(transfer_.progress().bytes) +
-                    " bytes moved");
+  if (transfer_commands_.running().is_active()) {
+    lines.push_back(" Transfer in progress: " +
+                    std::to_string(transfer_commands_.running().progress().bytes) + " bytes moved");
   } else {
     lines.push_back(" No data connection");
   }
@@ -61,7 +61,8 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
   } else if (name == "WHOAMI" && login().user()) {
     send(rc::kCommandOk, login().user()->name);
   } else if (name == "UDPX") {
-    on_site_udpx(space == std::string::npos ? std::string() : argument.substr(space + 1));
+    transfer_commands_.on_site_udpx(space == std::string::npos ? std::string()
+                                                               : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "DURABLE" && login().storage()) {

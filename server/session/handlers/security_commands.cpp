@@ -181,32 +181,4 @@ std::string ControlSession::protect_reply(const std::string& formatted) {
   return std::move(*protected_lines);
 }
 
-Result<std::shared_ptr<const DataSecurity>> ControlSession::data_security() {
-  if (security_.ftps) {
-    if (security_.protection == security::DataProtection::Clear)
-      return std::shared_ptr<const DataSecurity>{};
-    if (!security_.data_security) security_.data_security = make_ftps_data_security(services_.ftps);
-    return security_.data_security;
-  }
-  if (security_.dcau == 'N') {
-    if (security_.protection != security::DataProtection::Clear)
-      return make_error(error_code_for(Condition::ProtectionRequired));
-    return std::shared_ptr<const DataSecurity>{};
-  }
-  if (security_.data_security) return security_.data_security;
-  if (!security_.delegated || services_.gsi == nullptr) {
-    // Globus fails the same way: DCAU A/S authenticate with the credential the client delegated.
-    log_->warn("{} DCAU {} needs a delegated credential; the client did not delegate", tag(),
-               security_.dcau);
-    return make_error(error_code_for(Condition::DataConnection));
-  }
-  auto made = make_data_security(
-      *security_.delegated, services_.gsi->trust, security_.protection,
-      services_.gsi->config.integrity_only_safe,
-      security_.dcau == 'A' ? security::identity(*security_.delegated) : security_.dcau_subject);
-  if (!made) return make_error(made.error());
-  security_.data_security = *made;
-  return security_.data_security;
-}
-
 }  // namespace gridftp::server

@@ -16,6 +16,7 @@ using T = TransferParameterCommands;
 using P = ProtectionCommands;
 using I = DiscoveryCommands;
 using C = ChecksumCommands;
+using X = TransferCommands;
 
 std::pair<Verb, CommandHandler> row(Verb verb, CommandHandler handler) { return {verb, handler}; }
 
@@ -39,11 +40,11 @@ TEST_CASE("Each served verb runs its own handler, on the part that owns it", "[s
                row(Verb::Mfmt, handled_by<&N::on_mfmt>), row(Verb::Mlst, handled_by<&N::on_mlst>),
                row(Verb::Pasv, handled_by<&D::on_pasv>), row(Verb::Epsv, handled_by<&D::on_epsv>),
                row(Verb::Port, handled_by<&D::on_port>), row(Verb::Eprt, handled_by<&D::on_eprt>),
-               row(Verb::Rest, handled_by<&T::on_rest>), row(Verb::Retr, handled_by<&S::on_retr>),
-               row(Verb::Stor, handled_by<&S::on_stor>), row(Verb::Appe, handled_by<&S::on_appe>),
-               row(Verb::List, handled_by<&S::on_list>), row(Verb::Nlst, handled_by<&S::on_nlst>),
-               row(Verb::Mlsd, handled_by<&S::on_mlsd>), row(Verb::Abor, handled_by<&S::on_abor>),
-               row(Verb::Eret, handled_by<&S::on_eret>), row(Verb::Esto, handled_by<&S::on_esto>),
+               row(Verb::Rest, handled_by<&T::on_rest>), row(Verb::Retr, handled_by<&X::on_retr>),
+               row(Verb::Stor, handled_by<&X::on_stor>), row(Verb::Appe, handled_by<&X::on_appe>),
+               row(Verb::List, handled_by<&X::on_list>), row(Verb::Nlst, handled_by<&X::on_nlst>),
+               row(Verb::Mlsd, handled_by<&X::on_mlsd>), row(Verb::Abor, handled_by<&X::on_abor>),
+               row(Verb::Eret, handled_by<&X::on_eret>), row(Verb::Esto, handled_by<&X::on_esto>),
                row(Verb::Spas, handled_by<&D::on_spas>), row(Verb::Spor, handled_by<&D::on_spor>),
                row(Verb::Dcau, handled_by<&P::on_dcau>), row(Verb::Sbuf, handled_by<&D::on_sbuf>),
                row(Verb::Cksm, handled_by<&C::on_cksm>), row(Verb::Trev, handled_by<&T::on_trev>));

@@ -11,7 +11,7 @@
 #include "protocol/core/errors.hpp"
 #include "server/data/batch_transfer.hpp"
 #include "server/data/stall_watch.hpp"
-#include "server/session/control_session.hpp"
+#include "server/session/transfer/transfer_commands.hpp"
 #include "transport/peer_address.hpp"
 #include "transport/socket_buffer.hpp"
 #include "transport/socket_stream.hpp"
@@ -33,42 +33,63 @@ std::string file_system_path(const std::filesystem::path& root, const std::strin
 
 }  // namespace
 
-bool ControlSession::require_data_channel_or_reply() {
+TransferCommands::TransferCommands(SessionServices& services, asio::any_io_executor executor,
+                                   TransferParts parts, SessionReplies& replies,
+                                   TransferOwner& owner, std::uint64_t session_id,
+                                   const std::string& peer_address, std::string tag)
+    : services_(services),
+      executor_(std::move(executor)),
+      log_(services.log),
+      tag_(std::move(tag)),
+      session_id_(session_id),
+      peer_address_(peer_address),
+      replies_(replies),
+      owner_(owner),
+      login_(parts.login),
+      namespace_commands_(parts.names),
+      parameters_(parts.parameters),
+      security_(parts.security),
+      data_channel_(parts.channels.tcp),
+      udpx_(parts.channels.udpx),
+      stream_cache_(parts.channels.cached_streams),
+      transfer_(executor_) {}
+
+bool TransferCommands::require_data_channel_or_reply() {
   if (udpx_.enabled()) {
     if (!udpx_.is_configured()) {
-      send_error(Condition::DataConnection,
-                 "Use PORT or PASV first (the UDPX data channel needs an address).");
+      replies_.send_error(Condition::DataConnection,
+                          "Use PORT or PASV first (the UDPX data channel needs an address).");
       return false;
     }
     // UDPX keys come from DCAU's TLS (docs/UDPX.md §4.1): without it there is no key that
     // both ends authenticated, and UDPX is refused before the transfer begins unless the
     // config accepts unauthenticated keys.
     if (udpx_dcau() || services_.config.udpx.allow_unauthenticated) return true;
-    send_error(
+    replies_.send_error(
         Condition::ProtectionRequired,
         "UDPX needs data channel authentication (DCAU A or S): its keys come from DCAU's TLS.");
     return false;
   }
   if (data_channel_.is_configured() || (settings().mode_e && !stream_cache_.is_empty()))
     return true;
-  send_error(Condition::DataConnection, "Use PORT or PASV first.");
+  replies_.send_error(Condition::DataConnection, "Use PORT or PASV first.");
   return false;
 }
 
-void ControlSession::start_transfer(TransferJob job) {
+void TransferCommands::start_transfer(TransferJob job) {
   transfer_.begin();
   figures_ = {};
   asio::co_spawn(executor_, run_transfer(std::move(job)), asio::detached);
 }
 
-transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
-  const auto self = shared_from_this();
+transport::awaitable<void> TransferCommands::run_transfer(TransferJob job) {
+  const auto self = owner_.keep_alive();
   const auto started = std::chrono::steady_clock::now();
   if (can_reuse_streams(!job.upload)) {
-    send(rc::kDataAlreadyOpen, "Beginning transfer; reusing existing data connection.");
+    replies_.send(rc::kDataAlreadyOpen, "Beginning transfer; reusing existing data connection.");
   } else {
-    send(rc::kFileStatusOk,
-         std::string("Opening ") + settings().type_name() + " mode data connection.");
+    replies_.send(rc::kFileStatusOk,
+                  std::string("Opening ") + settings().type_name() + " mode data connection.");
   }
   Result<void> outcome;
   if (udpx_.enabled()) {
@@ -121,8 +142,9 @@ transport::awaitable<void> ControlSession::run_transfer(TransferJob job) {
   transfer_.end();
 }
 
-transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, tcp::socket& socket,
-                                                             bool we_connected) {
+transport::awaitable<Result<void>> TransferCommands::move_data(TransferJob& job,
+                                                               tcp::socket& socket,
+                                                               bool we_connected) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
   auto security = data_security();
   if (!security) co_return make_error(security.error());
@@ -171,47 +193,49 @@ transport::awaitable<Result<void>> ControlSession::move_data(TransferJob& job, t
   co_return sent;
 }
 
-void ControlSession::note_data_connection(const transport::DataLink& link,
-                                          const transport::SocketFigures& figures) {
+void TransferCommands::note_data_connection(const transport::DataLink& link,
+                                            const transport::SocketFigures& figures) {
   figures_.note_connection(link.describe(), figures, data_channel_.socket_buffer() != 0);
 }
 
-Result<void> ControlSession::check_upload_complete(const TransferJob& job) {
+Result<void> TransferCommands::check_upload_complete(const TransferJob& job) {
   if (job.expected_bytes && !settings().ascii && transfer_.progress().bytes < *job.expected_bytes) {
-    log_->warn("{} {} ended at {} of {} announced bytes", tag(), job.command,
+    log_->warn("{} {} ended at {} of {} announced bytes", tag_, job.command,
                transfer_.progress().bytes, *job.expected_bytes);
     return make_error(error_code_for(Condition::TransferFailed));
   }
   // A client that died closes control and data together; if control is already at EOF the data
   // EOF was not a deliberate end of file.
-  if (control_->peer_has_finished() || transfer_.abort_requested())
+  if (owner_.control_peer_finished() || transfer_.abort_requested())
     return make_error(error_code_for(Condition::TransferAborted));
   return {};
 }
 
-void ControlSession::finish_transfer(const TransferJob& job, const Result<void>& outcome,
-                                     std::chrono::steady_clock::time_point started) {
+void TransferCommands::finish_transfer(const TransferJob& job, const Result<void>& outcome,
+                                       std::chrono::steady_clock::time_point started) {
   const auto elapsed = std::chrono::steady_clock::now() - started;
   int reply_code = rc::kClosingData;
   if (outcome && job.batch) {
-    send(rc::kClosingData, "Transfer complete: " + std::to_string(job.batch->encoder.files_sent()) +
-                               " files sent, " + std::to_string(job.batch->encoder.unreadable()) +
-                               " unreadable.");
+    replies_.send(rc::kClosingData,
+                  "Transfer complete: " + std::to_string(job.batch->encoder.files_sent()) +
+                      " files sent, " + std::to_string(job.batch->encoder.unreadable()) +
+                      " unreadable.");
   } else if (outcome && job.batch_sink) {
-    send(rc::kClosingData, "Transfer complete: " + std::to_string(job.batch_sink->files_stored()) +
-                               " files, " + std::to_string(job.batch_sink->bytes_stored()) +
-                               " bytes stored.");
+    replies_.send(rc::kClosingData,
+                  "Transfer complete: " + std::to_string(job.batch_sink->files_stored()) +
+                      " files, " + std::to_string(job.batch_sink->bytes_stored()) +
+                      " bytes stored.");
   } else if (outcome) {
-    send(rc::kClosingData, "Transfer complete.");
+    replies_.send(rc::kClosingData, "Transfer complete.");
   } else {
     auto reply = protocol::control::reply_for_error(outcome.error());
     if (!figures_.failure_detail().empty())
       reply.lines.back() += " " + figures_.failure_detail() + ".";
     reply_code = reply.code;
-    send(std::move(reply));
+    replies_.send(std::move(reply));
   }
   TransferRecord record;
-  record.session_id = id_;
+  record.session_id = session_id_;
   record.user = login().user() ? login().user()->name : "";
   record.command = job.command;
   record.path = job.path;
@@ -239,10 +263,10 @@ void ControlSession::finish_transfer(const TransferJob& job, const Result<void>&
   if (services_.metrics) services_.metrics->transfer(record);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
   if (outcome) {
-    log_->info("{} {} done path={} bytes={} ms={}", tag(), job.command, job.path,
+    log_->info("{} {} done path={} bytes={} ms={}", tag_, job.command, job.path,
                transfer_.progress().bytes, ms);
   } else {
-    log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag(), job.command, job.path,
+    log_->warn("{} {} failed path={} bytes={} ms={} error={}", tag_, job.command, job.path,
                transfer_.progress().bytes, ms, outcome.error().message());
   }
 }

@@ -8,7 +8,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/restart/markers.hpp"
-#include "server/session/control_session.hpp"
+#include "server/session/transfer/transfer_commands.hpp"
 #include "transport/deadline.hpp"
 #include "transport/task_group.hpp"
 
@@ -40,34 +40,34 @@ transport::awaitable<Result<void>> commit_upload_here(std::shared_ptr<storage::U
 }  // namespace
 
 // The periodic 112/111 markers of one STOR; the transfer sets `done` and cancels the wait.
-struct ControlSession::MarkerTimer {
+struct TransferCommands::MarkerTimer {
   explicit MarkerTimer(const asio::any_io_executor& executor) : timer(executor) {}
   asio::steady_timer timer;
   std::shared_ptr<storage::Upload> upload;
   bool done = false;
 };
 
-void ControlSession::close_data_streams() {
+void TransferCommands::close_data_streams() {
   transfer_.close_streams();
   if (udpx_.live) udpx_.live->stop = true;  // a UDPX transfer's thread ends at its next turn
 }
 
-bool ControlSession::can_reuse_streams(bool sending) const {
+bool TransferCommands::can_reuse_streams(bool sending) const {
   return stream_cache_.can_reuse(sending, settings().mode_e, data_channel_.is_configured());
 }
 
-void ControlSession::send_perf_marker() {
-  send(protocol::control::Reply{
+void TransferCommands::send_perf_marker() {
+  replies_.send(protocol::control::Reply{
       rc::kPerfMarker,
       protocol::restart::perf_marker_lines(now_tenths(), 0, transfer_.progress().bytes, 1)});
 }
 
-void ControlSession::send_range_marker(const protocol::restart::ByteRangeSet& ranges) {
+void TransferCommands::send_range_marker(const protocol::restart::ByteRangeSet& ranges) {
   if (ranges.empty()) return;  // Globus never sends an empty range marker
-  send(rc::kRestartMarker, protocol::restart::format_range_marker_text(ranges));
+  replies_.send(rc::kRestartMarker, protocol::restart::format_range_marker_text(ranges));
 }
 
-transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job) {
+transport::awaitable<Result<void>> TransferCommands::send_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
   auto security = data_security();
   if (!security) co_return make_error(security.error());
@@ -103,9 +103,9 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   if (!senders) co_return make_error(senders.error());
   for (const auto& sender : *senders) sender->bytes = &transfer_.progress().bytes;
 
-  const auto self = shared_from_this();
-  const auto on_failure = [self] {
-    asio::post(self->executor_, [self] { self->close_data_streams(); });
+  const auto self = owner_.keep_alive();
+  const auto on_failure = [this, self] {
+    asio::post(executor_, [this, self] { close_data_streams(); });
   };
   const StreamLimits limits{block_bytes(), timeout, *security,
                             sendfile_use(services_.config.storage)};
@@ -132,7 +132,7 @@ transport::awaitable<Result<void>> ControlSession::send_mode_e(TransferJob& job)
   co_return outcome;
 }
 
-std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
+std::shared_ptr<TransferCommands::MarkerTimer> TransferCommands::start_markers(
     std::function<protocol::restart::ByteRangeSet()> received,
     std::shared_ptr<storage::Upload> upload) {
   send_perf_marker();  // the start marker, 0 bytes, as Globus sends it
@@ -142,15 +142,15 @@ std::shared_ptr<ControlSession::MarkerTimer> ControlSession::start_markers(
   return markers;
 }
 
-void ControlSession::stop_markers(MarkerTimer& markers) {
+void TransferCommands::stop_markers(MarkerTimer& markers) {
   markers.done = true;
   markers.timer.cancel();  // else each of thousands of small files leaves a timer waiting
 }
 
-transport::awaitable<void> ControlSession::send_markers(
+transport::awaitable<void> TransferCommands::send_markers(
     std::function<protocol::restart::ByteRangeSet()> received,
     std::shared_ptr<MarkerTimer> markers) {
-  const auto self = shared_from_this();
+  const auto self = owner_.keep_alive();
   while (!markers->done) {
     markers->timer.expires_after(std::chrono::seconds(settings().marker_seconds));
     boost::system::error_code ec;
@@ -169,7 +169,7 @@ transport::awaitable<void> ControlSession::send_markers(
   }
 }
 
-transport::awaitable<void> ControlSession::send_kept_ranges(
+transport::awaitable<void> TransferCommands::send_kept_ranges(
     protocol::restart::ByteRangeSet ranges, std::shared_ptr<storage::Upload> upload) {
   if (upload && upload->durable()) {
     const auto synced =
@@ -179,14 +179,14 @@ transport::awaitable<void> ControlSession::send_kept_ranges(
   send_range_marker(ranges);
 }
 
-transport::awaitable<Result<void>> ControlSession::commit_upload(
+transport::awaitable<Result<void>> TransferCommands::commit_upload(
     std::shared_ptr<storage::Upload> upload) {
   if (!upload->durable()) co_return upload->commit();
   co_return co_await asio::co_spawn(services_.blocking_pool, commit_upload_here(upload),
                                     use_awaitable);
 }
 
-transport::awaitable<Result<void>> ControlSession::accept_mode_e_streams(
+transport::awaitable<Result<void>> TransferCommands::accept_mode_e_streams(
     tcp::acceptor& acceptor, transport::Deadline& accept_deadline, std::chrono::seconds timeout,
     const std::function<bool()>& complete,
     const std::function<void(const DataStreamPtr&)>& start_stream) {
@@ -197,7 +197,7 @@ transport::awaitable<Result<void>> ControlSession::accept_mode_e_streams(
     co_await acceptor.async_accept(*stream->socket, asio::redirect_error(use_awaitable, ec));
     if (ec) break;
     if (!data_channel_.is_expected_peer(*stream->socket)) {
-      log_->warn("{} data connection from an unexpected address refused", tag());
+      log_->warn("{} data connection from an unexpected address refused", tag_);
       close_data_streams();
       co_return make_error(error_code_for(Condition::UnexpectedDataPeer));
     }
@@ -208,7 +208,7 @@ transport::awaitable<Result<void>> ControlSession::accept_mode_e_streams(
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& job) {
+transport::awaitable<Result<void>> TransferCommands::receive_mode_e(TransferJob& job) {
   const auto timeout = std::chrono::seconds(services_.config.timeouts.data_seconds);
   auto security = data_security();
   if (!security) co_return make_error(security.error());
@@ -219,18 +219,18 @@ transport::awaitable<Result<void>> ControlSession::receive_mode_e(TransferJob& j
   // With reused connections nothing new is expected, so a closed listener stands in.
   const auto acceptor =
       transfer_.listener() ? transfer_.listener() : std::make_shared<tcp::acceptor>(executor_);
-  const auto self = shared_from_this();
+  const auto self = owner_.keep_alive();
   auto shared = std::make_shared<ReceiverShared>();
   shared->bytes = &transfer_.progress().bytes;
   // Completion and failure are noticed on a stream's strand; the listener belongs to ours.
-  shared->on_complete = [self, acceptor] {
-    asio::post(self->executor_, [acceptor] {
+  shared->on_complete = [this, self, acceptor] {
+    asio::post(executor_, [acceptor] {
       boost::system::error_code ignored;
       acceptor->close(ignored);
     });
   };
-  const auto on_failure = [self] {
-    asio::post(self->executor_, [self] { self->close_data_streams(); });
+  const auto on_failure = [this, self] {
+    asio::post(executor_, [this, self] { close_data_streams(); });
   };
 
   const auto markers = start_markers([shared] { return shared->received_ranges(); }, job.upload);

@@ -7,7 +7,7 @@
 #include "protocol/batch/batch_path.hpp"
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/listing/file_facts.hpp"
-#include "server/session/control_session.hpp"
+#include "server/session/transfer/transfer_commands.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -16,24 +16,25 @@ namespace rc = protocol::control::reply_code;
 
 }  // namespace
 
-bool ControlSession::check_batch_settings_or_reply(const char* command) {
+bool TransferCommands::check_batch_settings_or_reply(const char* command) {
   if (!settings().mode_e && !udpx_.enabled() && !settings().ascii) return true;
-  send_error(Condition::BadSequence,
-             std::string(command) + " needs TYPE I, MODE S and the default network stack.");
+  replies_.send_error(
+      Condition::BadSequence,
+      std::string(command) + " needs TYPE I, MODE S and the default network stack.");
   return false;
 }
 
-transport::awaitable<void> ControlSession::on_brst(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_brst(const std::string& argument) {
   auto point = protocol::batch::parse_restart_point(argument);
   if (!point) {
-    send_error(Condition::BadSyntax, "BRST <offset> <path within the batch>.");
+    replies_.send_error(Condition::BadSyntax, "BRST <offset> <path within the batch>.");
     co_return;
   }
   settings().batch_restart = std::move(*point);
-  send(rc::kPendingFurtherInfo, "Batch restart point set. Send BRET to resume.");
+  replies_.send(rc::kPendingFurtherInfo, "Batch restart point set. Send BRET to resume.");
 }
 
-transport::awaitable<void> ControlSession::on_bret(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_bret(const std::string& argument) {
   // "BRET <refer-above> <directory>": files larger than refer-above bytes (0: none) are named
   // in 'R' records for the client to fetch on their own.
   auto restart = std::exchange(settings().batch_restart, std::nullopt);
@@ -44,7 +45,7 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   const auto [ptr, ec] = std::from_chars(argument.data(), end, refer_above);
   if (space == std::string::npos || space == 0 || ec != std::errc() || ptr != end ||
       space + 1 >= argument.size()) {
-    send_error(Condition::BadSyntax, "BRET <refer-above bytes> <directory>.");
+    replies_.send_error(Condition::BadSyntax, "BRET <refer-above bytes> <directory>.");
     co_return;
   }
   if (!check_batch_settings_or_reply("BRET")) co_return;
@@ -52,11 +53,11 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
   if (!path) co_return;
   auto facts = login().storage()->stat(*path);
   if (!facts) {
-    send_error(facts.error());
+    replies_.send_error(facts.error());
     co_return;
   }
   if (facts->type != protocol::listing::FileType::Dir) {
-    send_error(Condition::NotADirectory);
+    replies_.send_error(Condition::NotADirectory);
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
@@ -66,28 +67,28 @@ transport::awaitable<void> ControlSession::on_bret(const std::string& argument) 
                                  *login().storage(), *path, refer_above, std::move(restart))});
 }
 
-transport::awaitable<void> ControlSession::on_bsto(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_bsto(const std::string& argument) {
   // "BSTO <directory>": the batch's files land below it, the directory made when missing.
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   if (argument.empty()) {
-    send_error(Condition::BadSyntax, "BSTO <directory>.");
+    replies_.send_error(Condition::BadSyntax, "BSTO <directory>.");
     co_return;
   }
   if (!check_batch_settings_or_reply("BSTO")) co_return;
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
   if (auto writable = login().storage()->check_writable(*path); !writable) {
-    send_error(writable.error());
+    replies_.send_error(writable.error());
     co_return;
   }
   if (auto made = login().storage()->make_directory(*path);
       !made && made.error() != std::errc::file_exists) {
-    send_error(made.error());
+    replies_.send_error(made.error());
     co_return;
   }
   auto facts = login().storage()->stat(*path);
   if (!facts || facts->type != protocol::listing::FileType::Dir) {
-    send_error(Condition::NotADirectory);
+    replies_.send_error(Condition::NotADirectory);
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;

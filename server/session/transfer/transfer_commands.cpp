@@ -1,7 +1,5 @@
-// Commands that move data: RETR, STOR, APPE, LIST, NLST, MLSD, and ABOR, and REST (RFC 3659)
-// for the next of them. Each validates
-// everything it can before replying 150, then hands a TransferJob to the transfer coroutine
-// (session_transfer.cpp) so the control channel keeps answering STAT and ABOR meanwhile.
+#include "server/session/transfer/transfer_commands.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,7 +10,6 @@
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/listing/file_facts.hpp"
-#include "server/session/control_session.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -32,24 +29,24 @@ std::string without_list_options(const std::string& argument) {
 
 }  // namespace
 
-transport::awaitable<void> ControlSession::begin_retrieve(const std::string& path_argument,
-                                                          std::uint64_t offset,
-                                                          std::uint64_t length,
-                                                          const char* command) {
+transport::awaitable<void> TransferCommands::begin_retrieve(const std::string& path_argument,
+                                                            std::uint64_t offset,
+                                                            std::uint64_t length,
+                                                            const char* command) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
   auto fd = login().storage()->open_for_read(*path);
   if (!fd) {
-    send_error(fd.error());
+    replies_.send_error(fd.error());
     co_return;
   }
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_active() &&
       !can_reuse_streams(true)) {
     // GFD.20: only the sender can know the EOF count, so a MODE E sender must connect.
-    send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    replies_.send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
   // The size of what was opened, not of a second lookup (and no owner/group name lookups).
@@ -59,15 +56,15 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
     if (udpx_ready() && present && !present->empty() && present->ranges().back().end > *size) {
       // A UDPX restart sends the stream of missing ranges, which both ends lay out from this
       // list (docs/UDPX.md §8): ranges past the end would shift it.
-      send_error(Condition::BadSyntax, "REST ranges reach past the end of the file.");
+      replies_.send_error(Condition::BadSyntax, "REST ranges reach past the end of the file.");
       co_return;
     }
   } else if (length == UINT64_MAX && (settings().mode_e || udpx_ready())) {
     // MODE E and UDPX both need to know where the data ends before they start.
-    send_error(Condition::NotRegularFile, "Not a regular file; give a length with ERET.");
+    replies_.send_error(Condition::NotRegularFile, "Not a regular file; give a length with ERET.");
     co_return;
   } else if (udpx_ready() && present && !present->empty()) {
-    send_error(Condition::NotRegularFile, "Not a regular file; a UDPX restart needs one.");
+    replies_.send_error(Condition::NotRegularFile, "Not a regular file; a UDPX restart needs one.");
     co_return;
   }
   start_transfer(TransferJob{.command = command,
@@ -78,19 +75,19 @@ transport::awaitable<void> ControlSession::begin_retrieve(const std::string& pat
                              .present = std::move(present)});
 }
 
-transport::awaitable<void> ControlSession::on_retr(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_retr(const std::string& argument) {
   const auto offset = settings().take_restart_offset();
   co_await begin_retrieve(argument, offset, UINT64_MAX, "RETR");
 }
 
-transport::awaitable<void> ControlSession::on_eret(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_eret(const std::string& argument) {
   // GFD.20 partial retrieve: "ERET P <offset> <length> <path>".
   unsigned long long offset = 0, length = 0;
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "P %llu %llu %n", &offset, &length, &consumed) != 2 ||
       consumed == 0 || static_cast<std::size_t>(consumed) >= argument.size()) {
-    send_error(Condition::BadSyntax,
-               "ERET supports only the P module: ERET P <offset> <length> <path>.");
+    replies_.send_error(Condition::BadSyntax,
+                        "ERET supports only the P module: ERET P <offset> <length> <path>.");
     co_return;
   }
   settings().restart_offset = 0;  // ERET carries its own offset
@@ -98,9 +95,9 @@ transport::awaitable<void> ControlSession::on_eret(const std::string& argument) 
                           "ERET");
 }
 
-transport::awaitable<void> ControlSession::begin_upload(const std::string& argument,
-                                                        storage::UploadMode mode,
-                                                        const char* command) {
+transport::awaitable<void> TransferCommands::begin_upload(const std::string& argument,
+                                                          storage::UploadMode mode,
+                                                          const char* command) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   auto offset = settings().take_restart_offset();
   auto present = settings().take_restart_ranges();
@@ -109,7 +106,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
-    send_error(Condition::BadSequence, "MODE E receiving requires PASV or SPAS.");
+    replies_.send_error(Condition::BadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
   }
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
@@ -124,7 +121,7 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                            (settings().restart_markers && std::string_view(command) == "STOR");
   auto upload = login().storage()->begin_upload(*path, mode, offset, restartable);
   if (!upload) {
-    send_error(upload.error());
+    replies_.send_error(upload.error());
     co_return;
   }
   start_transfer(TransferJob{.command = command,
@@ -135,21 +132,22 @@ transport::awaitable<void> ControlSession::begin_upload(const std::string& argum
                              .present = std::move(present)});
 }
 
-transport::awaitable<void> ControlSession::on_stor(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_stor(const std::string& argument) {
   co_await begin_upload(argument, storage::UploadMode::Replace, "STOR");
 }
 
-transport::awaitable<void> ControlSession::on_appe(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_appe(const std::string& argument) {
   co_await begin_upload(argument, storage::UploadMode::Append, "APPE");
 }
 
-transport::awaitable<void> ControlSession::on_esto(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_esto(const std::string& argument) {
   // GFD.20 adjusted store: "ESTO A <offset> <path>"; block offsets count from <offset>.
   unsigned long long offset = 0;
   int consumed = 0;
   if (std::sscanf(argument.c_str(), "A %llu %n", &offset, &consumed) != 1 || consumed == 0 ||
       static_cast<std::size_t>(consumed) >= argument.size()) {
-    send_error(Condition::BadSyntax, "ESTO supports only the A module: ESTO A <offset> <path>.");
+    replies_.send_error(Condition::BadSyntax,
+                        "ESTO supports only the A module: ESTO A <offset> <path>.");
     co_return;
   }
   settings().esto_offset = offset;
@@ -157,24 +155,24 @@ transport::awaitable<void> ControlSession::on_esto(const std::string& argument) 
                         storage::UploadMode::InPlace, "ESTO");
 }
 
-std::optional<std::string> ControlSession::build_listing(const std::string& argument, Verb verb) {
+std::optional<std::string> TransferCommands::build_listing(const std::string& argument, Verb verb) {
   const auto path = namespace_commands_.resolve_or_reply(without_list_options(argument));
   if (!path) return std::nullopt;
   auto facts = login().storage()->stat(*path);
   if (!facts) {
-    send_error(facts.error());
+    replies_.send_error(facts.error());
     return std::nullopt;
   }
   std::vector<protocol::listing::FileFacts> entries;
   if (facts->type == protocol::listing::FileType::Dir) {
     auto listed = login().storage()->list_directory(*path);
     if (!listed) {
-      send_error(listed.error());
+      replies_.send_error(listed.error());
       return std::nullopt;
     }
     entries = std::move(*listed);
   } else if (verb == Verb::Mlsd) {
-    send_error(Condition::NotADirectory);  // RFC 3659 §7.1: MLSD names a directory
+    replies_.send_error(Condition::NotADirectory);  // RFC 3659 §7.1: MLSD names a directory
     return std::nullopt;
   } else {
     entries.push_back(std::move(*facts));
@@ -196,12 +194,12 @@ std::optional<std::string> ControlSession::build_listing(const std::string& argu
   return text;
 }
 
-transport::awaitable<void> ControlSession::start_listing(const std::string& argument, Verb verb) {
+transport::awaitable<void> TransferCommands::start_listing(const std::string& argument, Verb verb) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_active() &&
       !can_reuse_streams(true)) {
-    send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
+    replies_.send_error(Condition::BadSequence, "MODE E sending requires PORT or SPOR, not PASV.");
     co_return;
   }
   auto listing = build_listing(argument, verb);
@@ -214,29 +212,29 @@ transport::awaitable<void> ControlSession::start_listing(const std::string& argu
                              .listing = std::move(listing)});
 }
 
-transport::awaitable<void> ControlSession::on_list(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_list(const std::string& argument) {
   co_await start_listing(argument, Verb::List);
 }
 
-transport::awaitable<void> ControlSession::on_nlst(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_nlst(const std::string& argument) {
   co_await start_listing(argument, Verb::Nlst);
 }
 
-transport::awaitable<void> ControlSession::on_mlsd(const std::string& argument) {
+transport::awaitable<void> TransferCommands::on_mlsd(const std::string& argument) {
   co_await start_listing(argument, Verb::Mlsd);
 }
 
-transport::awaitable<void> ControlSession::on_abor(const std::string&) {
+transport::awaitable<void> TransferCommands::on_abor(const std::string&) {
   if (!transfer_.is_active()) {
     data_channel_.cancel();
-    send(rc::kClosingData, "Abort successful");
+    replies_.send(rc::kClosingData, "Abort successful");
     co_return;
   }
   transfer_.request_abort();
   close_data_streams();
   data_channel_.cancel();
   co_await transfer_.wait_until_done();  // the transfer answers 426 first (RFC 959 §4.1.3)
-  send(rc::kClosingData, "Abort successful");
+  replies_.send(rc::kClosingData, "Abort successful");
 }
 
 }  // namespace gridftp::server

@@ -8,7 +8,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
-#include "server/session/control_session.hpp"
+#include "server/session/transfer/transfer_commands.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/udpx/file_blocks.hpp"
 #include "transport/udpx/restart_blocks.hpp"
@@ -104,15 +104,15 @@ Result<std::shared_ptr<udpx::WrittenRanges>> attach_file(udpx::UdpxTransferSpec&
 
 }  // namespace
 
-bool ControlSession::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
+bool TransferCommands::udpx_ready() const { return udpx_.enabled() && udpx_.is_configured(); }
 
-std::shared_ptr<const DataSecurity> ControlSession::udpx_dcau() {
+std::shared_ptr<const DataSecurity> TransferCommands::udpx_dcau() {
   auto security = data_security();
   if (!security || !*security || (*security)->ftps) return nullptr;
   return *security;
 }
 
-transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
+transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) {
   namespace control = protocol::control;
   // As over TCP: a protection level the session cannot give (PROT P under DCAU N) fails the
   // transfer rather than run it in the clear.
@@ -171,7 +171,7 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
                      (protection == security::DataProtection::Private ? "" : " (authenticated)") +
                      (dcau ? "" : ", unauthenticated keys") + " " +
                      protocol::udpx::describe(report.figures));
-  log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag(), job.command, report.peer_identity,
+  log_->info("{} UDPX {} peer={} {} handshake_ms={:.0f}", tag_, job.command, report.peer_identity,
              protocol::udpx::describe(report.figures), report.figures.handshake_seconds * 1e3);
   udpx_.last_report = report;
   if (report.ok && job.upload && report.base != job.upload->start_offset()) {
@@ -188,23 +188,23 @@ transport::awaitable<Result<void>> ControlSession::run_udpx(TransferJob& job) {
 // SITE UDPX RATE <rate> (bit/s, k/M/G suffixes): the running transfer's new target where this
 // end sends, or the cap its FEEDBACK asks the sender to keep under where it receives;
 // SITE UDPX STAT: the running or last transfer's figures, and the server-wide cap's share.
-void ControlSession::on_site_udpx(const std::string& argument) {
+void TransferCommands::on_site_udpx(const std::string& argument) {
   const auto space = argument.find(' ');
   const auto what = protocol::ascii_upper(argument.substr(0, space));
   const auto rest = space == std::string::npos ? std::string() : argument.substr(space + 1);
   if (what == "RATE") {
     auto rate = protocol::control::parse_rate(rest);
     if (!rate || *rate == 0) {
-      send_error(Condition::BadSyntax, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
+      replies_.send_error(Condition::BadSyntax, "SITE UDPX RATE wants a rate in bit/s, e.g. 500M.");
       return;
     }
     if (!transfer_.is_active() || !udpx_.live) {
-      send_error(Condition::BadSequence, "No UDPX transfer is running.");
+      replies_.send_error(Condition::BadSequence, "No UDPX transfer is running.");
       return;
     }
     const auto bits = services_.config.udpx.effective_rate(*rate);
     udpx_.live->target_rate.store(static_cast<double>(bits) / 8);
-    send(rc::kCommandOk, "UDPX rate set to " + std::to_string(bits) + " bit/s.");
+    replies_.send(rc::kCommandOk, "UDPX rate set to " + std::to_string(bits) + " bit/s.");
     return;
   }
   if (what == "STAT") {
@@ -225,10 +225,10 @@ void ControlSession::on_site_udpx(const std::string& argument) {
     }
     if (lines.size() == 1) lines.push_back(" no UDPX transfer yet");
     lines.push_back("End");
-    send(protocol::control::Reply{rc::kCommandOk, std::move(lines)});
+    replies_.send(protocol::control::Reply{rc::kCommandOk, std::move(lines)});
     return;
   }
-  send_error(Condition::BadSyntax, "SITE UDPX takes RATE <bit/s> or STAT.");
+  replies_.send_error(Condition::BadSyntax, "SITE UDPX takes RATE <bit/s> or STAT.");
 }
 
 }  // namespace gridftp::server
