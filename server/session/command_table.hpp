@@ -4,7 +4,7 @@
 // DataSetupCommands for PASV and its kin, TransferParameterCommands for TYPE and its kin,
 // ProtectionCommands for DCAU, PROT and PBSZ, DiscoveryCommands for FEAT and its kin,
 // ChecksumCommands for CKSM, TransferCommands for RETR and its kin), or a ControlSession member for
-// the commands no part owns yet.
+// the control channel's own commands (AUTH, ADAT) and STAT and SITE.
 #pragma once
 
 #include <string>

@@ -3,10 +3,12 @@
 // the current transfer. A command runs on the part that owns its state when there is one
 // (LoginCommands: USER, PASS and who is logged in; NamespaceCommands: the working directory and
 // CWD, MKD, RNFR...; DataSetupCommands: PASV, PORT, SPAS, SPOR...; TransferParameterCommands: TYPE,
-// MODE, REST...; ProtectionCommands: DCAU, PROT, PBSZ; DiscoveryCommands: FEAT, HELP...), which
-// reaches only what it is handed at construction and answers through SessionReplies; the other
-// handlers are still members, defined in handlers/*.cpp, one file per area. command_table.cpp maps
-// verbs to either.
+// MODE, REST...; ProtectionCommands: DCAU, PROT, PBSZ; DiscoveryCommands: FEAT, HELP...;
+// ChecksumCommands: CKSM; TransferCommands: RETR, STOR, ABOR... and the running transfer), which
+// reaches only what it is handed at construction and answers through SessionReplies. The
+// commands of the control channel itself (AUTH, ADAT) and those that report on or reach into
+// several parts (STAT, SITE) are members, defined in handlers/*.cpp. command_table.cpp maps verbs
+// to either.
 //
 // The control channel is a transport::ByteStream (docs/ARCHITECTURE.md, "The byte-stream seam"):
 // a TcpStream over the accepted socket in gridftpd, a MemoryStream in unit tests
@@ -15,24 +17,16 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <system_error>
-#include <vector>
 
 #include "protocol/control/command.hpp"
 #include "protocol/control/reply.hpp"
 #include "protocol/control/session_rules.hpp"
 #include "protocol/core/errors.hpp"
-#include "protocol/restart/byte_range_set.hpp"
-#include "server/auth/authenticator.hpp"
 #include "server/data/data_channel.hpp"
-#include "server/data/mode_e_streams.hpp"
-#include "server/data/stream_transfer.hpp"
 #include "server/data/udpx_channel.hpp"
-#include "server/logging/transfer_log.hpp"
 #include "server/session/checksum_commands.hpp"
 #include "server/session/control_endpoints.hpp"
 #include "server/session/control_security.hpp"
@@ -42,18 +36,12 @@
 #include "server/session/namespace_commands.hpp"
 #include "server/session/protection_commands.hpp"
 #include "server/session/reply_writer.hpp"
-#include "server/session/running_transfer.hpp"
 #include "server/session/session_replies.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/stream_cache.hpp"
 #include "server/session/transfer/transfer_commands.hpp"
-#include "server/session/transfer_figures.hpp"
-#include "server/session/transfer_job.hpp"
 #include "server/session/transfer_parameter_commands.hpp"
-#include "server/storage/posix_storage.hpp"
 #include "transport/byte_stream.hpp"
-#include "transport/deadline.hpp"
-#include "transport/socket_figures.hpp"
 
 namespace gridftp::server {
 

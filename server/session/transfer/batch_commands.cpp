@@ -51,7 +51,7 @@ transport::awaitable<void> TransferCommands::on_bret(const std::string& argument
   if (!check_batch_settings_or_reply("BRET")) co_return;
   const auto path = namespace_commands_.resolve_or_reply(argument.substr(space + 1));
   if (!path) co_return;
-  auto facts = login().storage()->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     replies_.send_error(facts.error());
     co_return;
@@ -64,7 +64,7 @@ transport::awaitable<void> TransferCommands::on_bret(const std::string& argument
   start_transfer(TransferJob{.command = "BRET",
                              .path = *path,
                              .batch = std::make_shared<BatchSource>(
-                                 *login().storage(), *path, refer_above, std::move(restart))});
+                                 *login_.storage(), *path, refer_above, std::move(restart))});
 }
 
 transport::awaitable<void> TransferCommands::on_bsto(const std::string& argument) {
@@ -77,16 +77,16 @@ transport::awaitable<void> TransferCommands::on_bsto(const std::string& argument
   if (!check_batch_settings_or_reply("BSTO")) co_return;
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
-  if (auto writable = login().storage()->check_writable(*path); !writable) {
+  if (auto writable = login_.storage()->check_writable(*path); !writable) {
     replies_.send_error(writable.error());
     co_return;
   }
-  if (auto made = login().storage()->make_directory(*path);
+  if (auto made = login_.storage()->make_directory(*path);
       !made && made.error() != std::errc::file_exists) {
     replies_.send_error(made.error());
     co_return;
   }
-  auto facts = login().storage()->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts || facts->type != protocol::listing::FileType::Dir) {
     replies_.send_error(Condition::NotADirectory);
     co_return;
@@ -94,7 +94,7 @@ transport::awaitable<void> TransferCommands::on_bsto(const std::string& argument
   if (!require_data_channel_or_reply()) co_return;
   start_transfer(TransferJob{.command = "BSTO",
                              .path = *path,
-                             .batch_sink = std::make_shared<BatchSink>(*login().storage(), *path)});
+                             .batch_sink = std::make_shared<BatchSink>(*login_.storage(), *path)});
 }
 
 }  // namespace gridftp::server

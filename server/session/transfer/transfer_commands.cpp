@@ -37,7 +37,7 @@ transport::awaitable<void> TransferCommands::begin_retrieve(const std::string& p
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
-  auto fd = login().storage()->open_for_read(*path);
+  auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     replies_.send_error(fd.error());
     co_return;
@@ -119,7 +119,7 @@ transport::awaitable<void> TransferCommands::begin_upload(const std::string& arg
   // once the client asked for restart markers (TREV RESTART).
   const bool restartable = settings().mode_e || udpx_ready() ||
                            (settings().restart_markers && std::string_view(command) == "STOR");
-  auto upload = login().storage()->begin_upload(*path, mode, offset, restartable);
+  auto upload = login_.storage()->begin_upload(*path, mode, offset, restartable);
   if (!upload) {
     replies_.send_error(upload.error());
     co_return;
@@ -158,14 +158,14 @@ transport::awaitable<void> TransferCommands::on_esto(const std::string& argument
 std::optional<std::string> TransferCommands::build_listing(const std::string& argument, Verb verb) {
   const auto path = namespace_commands_.resolve_or_reply(without_list_options(argument));
   if (!path) return std::nullopt;
-  auto facts = login().storage()->stat(*path);
+  auto facts = login_.storage()->stat(*path);
   if (!facts) {
     replies_.send_error(facts.error());
     return std::nullopt;
   }
   std::vector<protocol::listing::FileFacts> entries;
   if (facts->type == protocol::listing::FileType::Dir) {
-    auto listed = login().storage()->list_directory(*path);
+    auto listed = login_.storage()->list_directory(*path);
     if (!listed) {
       replies_.send_error(listed.error());
       return std::nullopt;

@@ -105,7 +105,6 @@ class TransferCommands {
  private:
   TransferSettings& settings() { return parameters_.settings(); }
   const TransferSettings& settings() const { return parameters_.settings(); }
-  UserLogin& login() { return login_; }
 
   // TYPE I, MODE S, TCP: what BRET and BSTO need; replies 503 otherwise.
   bool check_batch_settings_or_reply(const char* command);

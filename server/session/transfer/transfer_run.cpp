@@ -236,7 +236,7 @@ void TransferCommands::finish_transfer(const TransferJob& job, const Result<void
   }
   TransferRecord record;
   record.session_id = session_id_;
-  record.user = login().user() ? login().user()->name : "";
+  record.user = login_.user() ? login_.user()->name : "";
   record.command = job.command;
   record.path = job.path;
   record.bytes = transfer_.progress().bytes;
@@ -257,7 +257,7 @@ void TransferCommands::finish_transfer(const TransferJob& job, const Result<void
                       std::chrono::duration_cast<std::chrono::system_clock::duration>(elapsed);
   record.reply_code = static_cast<unsigned>(reply_code);
   record.file =
-      file_system_path(login().user() ? login().user()->root : std::filesystem::path(), job.path);
+      file_system_path(login_.user() ? login_.user()->root : std::filesystem::path(), job.path);
   record.block_size = block_bytes();  // MODE E's blocks; stream mode has none
   services_.transfer_log.write(record);
   if (services_.metrics) services_.metrics->transfer(record);

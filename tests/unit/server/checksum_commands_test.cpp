@@ -8,7 +8,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "server/session/session_registry.hpp"
 #include "tests/unit/server/part_test_support.hpp"
 
 namespace gridftp::server::testing {
@@ -16,20 +15,14 @@ namespace {
 
 using C = ChecksumCommands;
 
-struct Checksums {
-  explicit Checksums(bool logged_in = true) {
-    if (logged_in) log_in_on(login, root);
-  }
+struct Checksums : UserOnRoot {
+  using UserOnRoot::UserOnRoot;
 
   protocol::control::Reply cksm(const std::string& argument) {
     run_handler(commands.on_cksm(argument));
     return replies.take();
   }
 
-  TempRoot root;
-  LimitsConfig limits;
-  SessionRegistry registry{limits};
-  UserLogin login{registry};
   RecordingReplies replies;
   NamespaceCommands names{login, replies, quiet_logger(), "[s1]"};
   transport::asio::thread_pool blocking{1};

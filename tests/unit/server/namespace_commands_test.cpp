@@ -8,7 +8,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "server/session/session_registry.hpp"
 #include "tests/unit/server/part_test_support.hpp"
 
 namespace gridftp::server::testing {
@@ -18,10 +17,8 @@ namespace fs = std::filesystem;
 using protocol::control::Verb;
 
 // A NamespaceCommands over a fresh root, logged in unless told not to.
-struct Namespace {
-  explicit Namespace(bool logged_in = true) {
-    if (logged_in) log_in_on(login, root);
-  }
+struct Namespace : UserOnRoot {
+  using UserOnRoot::UserOnRoot;
 
   // Runs `handler` with `argument` and returns its one reply.
   protocol::control::Reply run(
@@ -31,10 +28,6 @@ struct Namespace {
     return replies.take();
   }
 
-  TempRoot root;
-  LimitsConfig limits;
-  SessionRegistry registry{limits};
-  UserLogin login{registry};
   RecordingReplies replies;
   NamespaceCommands commands{login, replies, quiet_logger(), "[s1]"};
 };

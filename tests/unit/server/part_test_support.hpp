@@ -15,6 +15,7 @@
 #include <spdlog/logger.h>
 #include <stdlib.h>
 
+#include "server/session/session_registry.hpp"
 #include "server/session/session_replies.hpp"
 #include "server/session/user_login.hpp"
 #include "transport/asio.hpp"
@@ -97,5 +98,18 @@ inline void log_in_on(UserLogin& login, const TempRoot& root, const std::string&
   REQUIRE(storage);
   login.log_in(auth::UserContext{name, root.path, {"/"}, false}, std::move(*storage));
 }
+
+// A user on a fresh temporary root, logged in unless told not to: what the parts that reach the
+// user's storage (NamespaceCommands, ChecksumCommands) are built over.
+struct UserOnRoot {
+  explicit UserOnRoot(bool logged_in = true) {
+    if (logged_in) log_in_on(login, root);
+  }
+
+  TempRoot root;
+  LimitsConfig limits;
+  SessionRegistry registry{limits};
+  UserLogin login{registry};
+};
 
 }  // namespace gridftp::server::testing
