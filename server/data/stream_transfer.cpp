@@ -159,18 +159,11 @@ transport::awaitable<Result<void>> receive_into(transport::ByteStream& stream,
                                                   transport::AlignedBuffer(kChunkBytes)};
   std::array<std::string, 2> converted;
   std::size_t current = 0;
-  std::uint64_t in_flight = 0;  // bytes of the write still running (counted once on disk)
-  DiskWriter writer;            // after the buffers: destroyed (joined) before them
+  DiskWriter writer;  // after the buffers: destroyed (joined) before them
   protocol::control::NetworkAsciiDecoder decoder;
   std::uint64_t file_offset = 0;
   Result<void> outcome;
   bool at_eof = false;
-  const auto finish_write = [&]() -> transport::awaitable<Result<void>> {
-    auto written = co_await writer.finish(*deadline);
-    // Counted once on disk, so a restart marker never names bytes still in a buffer.
-    if (written) progress.bytes += std::exchange(in_flight, 0);
-    co_return written;
-  };
   while (outcome && !at_eof) {
     auto& buffer = buffers[current];
     std::size_t filled = 0;
@@ -190,7 +183,7 @@ transport::awaitable<Result<void>> receive_into(transport::ByteStream& stream,
     }
     // What was read so far is written even when the connection failed: a restart goes on
     // from there.
-    if (auto written = co_await finish_write(); !written) {
+    if (auto written = co_await writer.finish(*deadline); !written) {
       outcome = make_error(written.error());
       break;
     }
@@ -201,12 +194,15 @@ transport::awaitable<Result<void>> receive_into(transport::ByteStream& stream,
       decoder.decode(data, converted[current]);
       data = converted[current];
     }
-    writer.start(stream.get_executor(), upload, file_offset, data);
-    in_flight = filled;
+    // Counted once on disk, on the writer's thread as soon as the write ends: a restart marker
+    // never names bytes still in a buffer, and names these even when the sender stops after them
+    // (counted at the next turn, they waited for a buffer that never filled).
+    writer.start(stream.get_executor(), upload, file_offset, data,
+                 [&progress, filled](std::uint64_t, std::size_t) { progress.bytes += filled; });
     file_offset += data.size();
     current ^= 1;
   }
-  if (auto written = co_await finish_write(); outcome && !written) outcome = written;
+  if (auto written = co_await writer.finish(*deadline); outcome && !written) outcome = written;
   if (outcome && ascii) {
     converted[0].clear();
     decoder.finish(converted[0]);

@@ -122,6 +122,50 @@ TEST_CASE("receive_into fails a connection that breaks mid-file and keeps what a
   CHECK(progress.bytes == 1500000);
 }
 
+TEST_CASE("receive_into counts a buffer once it is on disk, while the sender is still silent",
+          "[data]") {
+  // A stream-mode upload's 111 markers report progress.bytes: a sender that stops after one
+  // buffer (a client held, a server killed soon after) must find it counted, or its restart
+  // begins again from 0.
+  Scratch scratch;
+  auto upload = scratch.upload("held.bin");
+  asio::io_context io;
+  auto [sender, receiver] = transport::make_memory_stream_pair(io.get_executor());
+  const auto text = pattern(1 << 20);  // exactly one of the receiver's buffers
+  TransferProgress progress;
+  Result<void> outcome = make_error(error_code_for(Condition::LocalError));
+  bool ended = false;
+  asio::co_spawn(
+      io,
+      [&, &sender = sender]() -> transport::awaitable<void> {
+        std::error_code ec;
+        co_await sender->write_all(text, ec);  // and then nothing, the stream left open
+      },
+      asio::detached);
+  asio::co_spawn(
+      io,
+      [&, &receiver = receiver]() -> transport::awaitable<void> {
+        outcome = co_await receive_into(*receiver, upload, false, 30s, progress);
+        ended = true;
+      },
+      asio::detached);
+  // The write ends on the writer's thread; poll, bounded by a hang guard, not a time asserted.
+  for (int i = 0; i < 600 && progress.bytes < text.size(); ++i) io.run_one_for(50ms);
+  CHECK(progress.bytes == text.size());
+  CHECK_FALSE(ended);
+  asio::co_spawn(
+      io,
+      [&, &sender = sender]() -> transport::awaitable<void> {
+        std::error_code ec;
+        co_await sender->finish(ec);
+      },
+      asio::detached);
+  io.run();
+  REQUIRE(outcome.has_value());
+  CHECK(progress.bytes == text.size());
+  CHECK(scratch.read("held.bin") == text);
+}
+
 TEST_CASE("receive_into turns CR LF into LF in ASCII mode, across read boundaries", "[data]") {
   Scratch scratch;
   auto upload = scratch.upload("text.txt");
