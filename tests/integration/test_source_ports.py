@@ -14,8 +14,9 @@ STREAMS = 4
 
 
 def source_range() -> tuple[int, int]:
-    # Above the kernel's ephemeral range, so no other outgoing connection holds these ports.
-    low = 60000 + (os.getpid() * 11) % 900
+    # Above the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by default),
+    # so no other test's outgoing connection holds one of these four ports.
+    low = 61000 + (os.getpid() * 11) % 4000
     return low, low + STREAMS - 1
 
 
