@@ -12,6 +12,7 @@
 #include "protocol/control/reply.hpp"
 #include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/errors.hpp"
+#include "security/tls_contexts.hpp"
 #include "server/config/config_diff.hpp"
 #include "server/session/control_session.hpp"
 #include "transport/error_conversion.hpp"
@@ -54,8 +55,22 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
       transfer_log_(loggers_.transfer, loggers_.transfer_format, loggers_.host),
       services_{config_,     registry_,     authenticator_,   gsi_.get(),
                 ftps_,       transfer_log_, loggers_.control, blocking_pool_,
-                data_loops_, nullptr,       nullptr,          nullptr},
-      acceptor_(io_context_) {}
+                data_loops_, nullptr,       nullptr,          nullptr,
+                {}},
+      acceptor_(io_context_) {
+  // A frontend reaches its movers with the host credential (docs/STRIPING.md). Made here, while
+  // the key is readable: a session process runs as its user once logged in.
+  if (gsi_ && !config_.striping.movers.empty()) {
+    auto context = security::make_gsi_control_context(gsi_->host, gsi_->trust.get(),
+                                                      security::TlsRole::Client);
+    if (context) {
+      services_.striping_client = std::move(*context);
+    } else {
+      loggers_.control->error("[striping] movers: no TLS context for them: {}",
+                              context.error().message());
+    }
+  }
+}
 
 Server::~Server() {
   blocking_pool_.join();

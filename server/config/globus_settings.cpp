@@ -24,11 +24,12 @@ struct Rule {
   std::string_view quiet_value = {};
 };
 
-constexpr std::string_view kNoDataNodes =
-    "gridftpd has no separate data nodes (striping): one process serves control and data";
 constexpr std::string_view kNoIpc =
-    "ignored: gridftpd has no IPC channel, since it has no separate data nodes";
-constexpr std::string_view kNoStripes = "ignored: gridftpd serves one stripe (no data nodes)";
+    "ignored: a frontend reaches its movers over mutually authenticated TLS with the host "
+    "certificate ([striping] frontends on the mover), not over Globus's IPC channel";
+constexpr std::string_view kNoStripes =
+    "ignored: a striped transfer has one stripe per mover (SPAS) or per address the client "
+    "gives (SPOR), Blocked in the block size the client's OPTS RETR names (default 1 MiB)";
 constexpr std::string_view kNoSharing =
     "ignored: Globus sharing is off in gridftpd (-sharing-dn is refused)";
 constexpr std::string_view kNoXio =
@@ -152,9 +153,12 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"usage_stats_target", Support::NoOp, "gridftpd sends no usage statistics"},
     {"usage_stats_id", Support::NoOp, "gridftpd sends no usage statistics"},
     // Striped and remote data nodes
-    {"remote_nodes", Support::Refused, kNoDataNodes},
-    {"hybrid", Support::Refused, kNoDataNodes, "0"},
-    {"data_node", Support::Refused, kNoDataNodes, "0"},
+    {"remote_nodes", Support::Applied, "[striping] movers: this server is their frontend"},
+    {"hybrid", Support::Warned,
+     "ignored: a gridftpd frontend moves unstriped transfers (PASV, PORT) itself, as -hybrid does",
+     "0"},
+    {"data_node", Support::Applied,
+     "[striping] mover: -p is the port a frontend reaches over mutually authenticated TLS"},
     {"stripe_blocksize", Support::Warned, kNoStripes},
     {"stripe_count", Support::Warned, kNoStripes},
     {"stripe_layout", Support::Warned, kNoStripes},
@@ -423,15 +427,21 @@ void apply_perms(const Setting& s, std::vector<std::string>& problems) {
   }
 }
 
-void apply_disabled_commands(const Setting& s, ServerConfig& c) {
-  c.server.disabled_commands.clear();
+// "a,b,,c" -> {"a", "b", "c"}: Globus's comma-separated option values.
+std::vector<std::string> split_list(std::string_view value) {
+  std::vector<std::string> items;
   std::size_t start = 0;
-  while (start <= s.value.size()) {
-    const auto comma = std::min(s.value.find(',', start), s.value.size());
-    auto verb = upper(std::string_view(s.value).substr(start, comma - start));
-    if (!verb.empty()) c.server.disabled_commands.push_back(std::move(verb));
+  while (start <= value.size()) {
+    const auto comma = std::min(value.find(',', start), value.size());
+    if (comma > start) items.emplace_back(value.substr(start, comma - start));
     start = comma + 1;
   }
+  return items;
+}
+
+void apply_disabled_commands(const Setting& s, ServerConfig& c) {
+  c.server.disabled_commands.clear();
+  for (const auto& verb : split_list(s.value)) c.server.disabled_commands.push_back(upper(verb));
 }
 
 void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outcome& out) {
@@ -459,6 +469,10 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
     read_number(s, c.storage.block_bytes, 4096, 64U << 20, out.problems);
   } else if (k == "sync_writes") {
     c.storage.durable = on;
+  } else if (k == "remote_nodes") {
+    c.striping.movers = split_list(s.value);
+  } else if (k == "data_node") {
+    c.striping.mover = on;
   } else if (k == "banner_file") {
     if (auto text = read_message_file(s, out)) c.server.banner = std::move(*text);
   } else if (k == "login_msg") {

@@ -217,6 +217,12 @@ void read_output_sections(const toml::table& root, ServerConfig& c,
   storage.read_string_list("checksums", c.storage.checksums);
   storage.report_unknown_keys();
 
+  TableReader striping(section(root, "striping", problems), "striping", problems);
+  striping.read_string_list("movers", c.striping.movers);
+  striping.read_bool("mover", c.striping.mover);
+  striping.read_string_list("frontends", c.striping.frontends);
+  striping.report_unknown_keys();
+
   TableReader logging(section(root, "logging", problems), "logging", problems);
   logging.read_string("level", c.logging.level);
   logging.read_path("server_log", c.logging.server_log);
@@ -231,9 +237,9 @@ void read_sections(const toml::table& root, ServerConfig& c, std::vector<std::st
   read_output_sections(root, c, problems);
 }
 
-const std::set<std::string, std::less<>> kSections{"listen",    "server",   "limits",  "timeouts",
-                                                   "anonymous", "accounts", "gsi",     "tls",
-                                                   "logging",   "udpx",     "metrics", "storage"};
+const std::set<std::string, std::less<>> kSections{
+    "listen", "server",  "limits", "timeouts", "anonymous", "accounts", "gsi",
+    "tls",    "logging", "udpx",   "metrics",  "storage",   "striping"};
 
 }  // namespace
 
@@ -437,6 +443,9 @@ std::string format_config(const ServerConfig& c) {
                                      {"block_bytes", n(c.storage.block_bytes)},
                                      {"sendfile", c.storage.sendfile},
                                      {"checksums", string_array(c.storage.checksums)}});
+  root.insert("striping", toml::table{{"movers", string_array(c.striping.movers)},
+                                      {"mover", c.striping.mover},
+                                      {"frontends", string_array(c.striping.frontends)}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();

@@ -166,6 +166,21 @@ struct StorageConfig {
   std::vector<std::string> checksums{"ADLER32"};
 };
 
+// Transfers striped across data movers (docs/STRIPING.md): a frontend owns the control channel
+// and hands each stripe to a mover; a mover moves bytes only for the frontends it trusts.
+struct StripingConfig {
+  // Frontend: the movers, "host:port" each (Globus's -r); a host name that resolves to several
+  // addresses (a Kubernetes headless Service) names one mover per address. Empty: no striping
+  // across hosts, this server moves its own data.
+  std::vector<std::string> movers;
+  // Mover (Globus's -dn): the listen port takes only mutually authenticated TLS connections
+  // from a frontend, never a client's control connection.
+  bool mover = false;
+  // The certificate subjects a mover accepts as its frontends; empty: its own host
+  // certificate's subject (frontend and movers sharing one host certificate).
+  std::vector<std::string> frontends;
+};
+
 struct ServerConfig {
   ListenConfig listen;
   ServerSection server;
@@ -179,6 +194,7 @@ struct ServerConfig {
   UdpxConfig udpx;
   MetricsConfig metrics;
   StorageConfig storage;
+  StripingConfig striping;
 };
 
 // Outcome of loading: the config, or every problem found, each naming the key and its line.

@@ -23,6 +23,9 @@ struct ControlSecurity {
   // FTPS: after AUTH TLS the session's control stream is a transport::TlsStream around the
   // clear one; commands and replies are plain lines inside it.
   bool ftps = false;
+  // A mover's session (docs/STRIPING.md): the frontend that proved itself in the TLS handshake
+  // that opened the connection; its commands and replies are plain lines inside that TLS.
+  std::string frontend;
   std::string peer_dn;
   std::optional<security::Credential> delegated;
   // Data-channel security (DCAU, PROT): DCAU A after AUTH GSSAPI, as GFD.20 says.
@@ -32,7 +35,9 @@ struct ControlSecurity {
   std::shared_ptr<const DataSecurity> data_security;  // built on first use per setting
 
   // AUTH runs once: not while an exchange is under way, nor after one finished.
-  bool has_exchange() const { return gsi_protected || gsi.has_value() || ftps; }
+  bool has_exchange() const {
+    return gsi_protected || gsi.has_value() || ftps || !frontend.empty();
+  }
   // The last ADAT step succeeded: keeps who the peer is and what it delegated, and makes DCAU A
   // the default (GFD.20). The caller sets `gsi_protected` once the 235 is queued.
   void finish_gsi();

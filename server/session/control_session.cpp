@@ -54,16 +54,17 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
       checksum_commands_(namespace_commands_, login(), services.blocking_pool, *this, services.log,
                          tag()),
       data_channel_(executor_, services.data_loops, services.config.listen),
-      data_setup_commands_({data_channel_, udpx_, stream_cache_}, services.config.listen,
+      data_setup_commands_({data_channel_, udpx_, stream_cache_, &movers_}, services.config.listen,
                            endpoints_, executor_, *this, services.log, tag()),
       transfer_parameters_(stream_cache_, *this),
       protection_commands_(security_, stream_cache_, *this),
+      movers_(services, login(), security_, transfer_parameters_.settings(), executor_, tag()),
       transfer_commands_(services, executor_,
                          {login(),
                           namespace_commands_,
                           transfer_parameters_,
                           security_,
-                          {data_channel_, udpx_, stream_cache_}},
+                          {data_channel_, udpx_, stream_cache_, &movers_}},
                          *this, *this, id, peer_address_, tag()),
       idle_timer_(executor_) {
   if (services_.metrics) services_.metrics->session_started();
@@ -101,6 +102,10 @@ transport::awaitable<void> ControlSession::run() {
     data_channel_.set_expected_peer(transport::unmapped(endpoints_.peer->address()));
   }
   log_->info("{} session start peer={}", tag(), peer_address_);
+  if (services_.config.striping.mover && !co_await accept_frontend()) {
+    leave_registry();
+    co_return;
+  }
   send(
       protocol::control::make_message_reply(rc::kServiceReady, {}, services_.config.server.banner));
   touch_idle();

@@ -97,6 +97,9 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>,
   bool security_required() const;
   transport::awaitable<void> execute_protected(const protocol::control::Command& command);
   std::string protect_reply(const std::string& formatted);
+  // A mover's connection: the TLS handshake in which the frontend proves its host certificate,
+  // before the greeting (docs/STRIPING.md). False: refused or failed, the connection closes.
+  transport::awaitable<bool> accept_frontend();
   void fail_authentication(const std::error_code& ec,
                            std::string detail);  // 530, and forget the exchange
   transport::awaitable<void> watch_idle();
@@ -147,6 +150,7 @@ class ControlSession : public std::enable_shared_from_this<ControlSession>,
   DataSetupCommands data_setup_commands_;  // sets up data_channel_ or udpx_ for the next transfer
   TransferParameterCommands transfer_parameters_;  // TYPE, MODE, REST...: TransferSettings
   ProtectionCommands protection_commands_;         // DCAU, PROT: security_'s data-channel half
+  striping::MoverStripes movers_;                  // a frontend's movers, set up by SPAS/SPOR
   TransferCommands transfer_commands_;             // RETR, STOR, LIST...: the running transfer
 
   // Idle and login timeouts.

@@ -96,6 +96,7 @@ asio::ip::address DataSetupCommands::data_address() const {
 
 transport::awaitable<void> DataSetupCommands::on_pasv(const std::string&) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   const auto address = data_address();
   if (!address.is_v4()) {
     replies_.send_error(Condition::UnsupportedNetworkProtocol,
@@ -116,6 +117,7 @@ transport::awaitable<void> DataSetupCommands::on_pasv(const std::string&) {
 
 transport::awaitable<void> DataSetupCommands::on_epsv(const std::string& argument) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   if (argument == "ALL" || argument == "all") {
     replies_.send(rc::kCommandOk, "EPSV ALL Successful.");
     co_return;
@@ -155,6 +157,7 @@ void DataSetupCommands::take_active_peer(const char* verb, const std::string& ar
 
 transport::awaitable<void> DataSetupCommands::on_port(const std::string& argument) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   const auto host_port = protocol::control::parse_port_argument(argument);
   boost::system::error_code ec;
   const auto address =
@@ -168,6 +171,7 @@ transport::awaitable<void> DataSetupCommands::on_port(const std::string& argumen
 
 transport::awaitable<void> DataSetupCommands::on_eprt(const std::string& argument) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   const auto host_port = protocol::control::parse_eprt_argument(argument);
   if (!host_port) {
     replies_.send_error(host_port.error());
@@ -184,6 +188,10 @@ transport::awaitable<void> DataSetupCommands::on_eprt(const std::string& argumen
 
 transport::awaitable<void> DataSetupCommands::on_spas(const std::string&) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr && channels_.movers->enabled()) {
+    co_await listen_on_movers();
+    co_return;
+  }
   // GFD.20 striped passive: a single-stripe server answers with one address line.
   const auto address = data_address();
   const auto endpoint = channels_.tcp.listen_passive(address);
@@ -201,8 +209,26 @@ transport::awaitable<void> DataSetupCommands::on_spas(const std::string&) {
                                          {"Entering Striped Passive Mode.", " " + line, "End"}});
 }
 
+transport::awaitable<void> DataSetupCommands::listen_on_movers() {
+  channels_.tcp.cancel();
+  auto addresses = co_await channels_.movers->listen();
+  if (!addresses) {
+    replies_.send_error(addresses.error(),
+                        "Striped passive failed: " + channels_.movers->failure() + ".");
+    co_return;
+  }
+  std::vector<std::string> lines{"Entering Striped Passive Mode."};
+  for (const auto& address : *addresses) {
+    lines.push_back(" " + (address.is_ipv6 ? protocol::control::format_eprt_argument(address)
+                                           : protocol::control::format_port_argument(address)));
+  }
+  lines.emplace_back("End");
+  replies_.send(protocol::control::Reply{rc::kEnteringExtendedPassive, std::move(lines)});
+}
+
 transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argument) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
+  if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   // GFD.20: space-separated host-ports, each in PORT or EPRT form; one stripe per address.
   std::vector<tcp::endpoint> peers;
   std::size_t start = 0;
@@ -230,6 +256,19 @@ transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argumen
   }
   if (peers.empty()) {
     replies_.send_error(Condition::BadAddress, "Illegal SPOR command.");
+    co_return;
+  }
+  if (channels_.movers != nullptr && channels_.movers->enabled()) {
+    // The movers connect: each is given its stripes' addresses as the client wrote them.
+    std::vector<std::string> addresses;
+    for (std::size_t from = 0; from < argument.size();) {
+      const auto to = std::min(argument.find(' ', from), argument.size());
+      if (to > from) addresses.push_back(argument.substr(from, to - from));
+      from = to + 1;
+    }
+    channels_.tcp.cancel();
+    channels_.movers->connect_to(std::move(addresses));
+    replies_.send(rc::kCommandOk, "PORT Command successful.");
     co_return;
   }
   channels_.tcp.set_active(std::move(peers));

@@ -18,6 +18,7 @@
 #include "server/session/control_endpoints.hpp"
 #include "server/session/session_replies.hpp"
 #include "server/session/stream_cache.hpp"
+#include "server/striping/mover_stripes.hpp"
 #include "transport/asio.hpp"
 
 namespace spdlog {
@@ -31,6 +32,9 @@ struct DataChannels {
   DataChannel& tcp;
   UdpxChannel& udpx;
   StreamCache& cached_streams;
+  // A frontend's movers: SPAS and SPOR set them up instead of `tcp` (docs/STRIPING.md). Null or
+  // not enabled: this server moves its own data.
+  striping::MoverStripes* movers = nullptr;
 };
 
 class DataSetupCommands {
@@ -51,6 +55,8 @@ class DataSetupCommands {
   transport::awaitable<void> on_spor(const std::string& argument);
   // SBUF (GFD.20): the socket buffer size of the next data connections.
   transport::awaitable<void> on_sbuf(const std::string& argument);
+  // SPAS on a frontend: every mover listens, one stripe each.
+  transport::awaitable<void> listen_on_movers();
 
  private:
   // [listen] data_interface, else the control connection's local address.

@@ -62,8 +62,14 @@ transport::awaitable<void> LoginCommands::on_pass(const std::string& argument) {
     replies_.send(rc::kSuperfluous, "Already logged in.");
     co_return;
   }
+  if (!security_.frontend.empty()) {
+    co_await frontend_login(argument);
+    co_return;
+  }
   if (security_.gsi_protected) {
-    co_await gsi_login();
+    const std::string user = login_.claimed_user();
+    login_.end_attempt();
+    co_await gsi_login(security_.peer_dn, user);
     co_return;
   }
   const std::string user = login_.claimed_user();
@@ -79,10 +85,15 @@ transport::awaitable<void> LoginCommands::on_pass(const std::string& argument) {
     co_await refuse_login(user);
     co_return;
   }
+  finish_password_login(std::move(*context));
+}
+
+void LoginCommands::finish_password_login(auth::UserContext login_context) {
+  auto* context = &login_context;
   if (!login_.count_against(context->name)) {
     log_->warn("{} login refused user={}: max_sessions_per_user reached", tag_, context->name);
     replies_.send_error(Condition::LoginFailed, "Too many sessions for this user.");
-    co_return;
+    return;
   }
   // Started as root, this is a session process (start-up refuses root otherwise): from here on
   // it is the account the login's kind runs as, Globus's anonymous_user or vsftpd's
@@ -98,32 +109,49 @@ transport::awaitable<void> LoginCommands::on_pass(const std::string& argument) {
       login_.give_back_count();
       replies_.send_error(Condition::LoginFailed,
                           "Login failed: cannot switch to the session's account.");
-      co_return;
+      return;
     }
   }
   auto storage = open_user_storage(*context);
   if (!storage) {
     login_.give_back_count();
     replies_.send_error(Condition::LoginFailed, "Login failed: home directory unavailable.");
-    co_return;
+    return;
   }
   complete_login(std::move(*context), std::move(*storage));
   log_->info("{} login user={}", tag_, login_.user()->name);
 }
 
-transport::awaitable<void> LoginCommands::gsi_login() {
+transport::awaitable<void> LoginCommands::frontend_login(const std::string& argument) {
   const std::string user = login_.claimed_user();
   login_.end_attempt();
-  auto context = auth::map_gsi_user(*services_.gsi, security_.peer_dn, user);
+  constexpr std::string_view kGsi = ":gsi:";
+  if (argument.starts_with(kGsi) && services_.gsi != nullptr) {
+    co_await gsi_login(argument.substr(kGsi.size()), user);
+    co_return;
+  }
+  if (argument == ":anonymous:" && services_.authenticator.is_anonymous_name(user)) {
+    if (auto context = services_.authenticator.login(user, std::string())) {
+      finish_password_login(std::move(*context));
+      co_return;
+    }
+  }
+  log_->warn("{} mover: frontend \"{}\" named no login this mover takes (user={})", tag_,
+             security_.frontend, user);
+  replies_.send_error(Condition::LoginFailed);
+}
+
+transport::awaitable<void> LoginCommands::gsi_login(const std::string& dn,
+                                                    const std::string& user) {
+  auto context = auth::map_gsi_user(*services_.gsi, dn, user);
   if (services_.metrics)
     services_.metrics->login(protocol::metrics::LoginMethod::Gsi, context.has_value());
   if (!context) {
-    log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag_, security_.peer_dn, user);
+    log_->warn("{} gridmap has no mapping dn=\"{}\" user={}", tag_, dn, user);
     replies_.send_error(
         Condition::LoginFailed,
-        std::vector<std::string>{
-            "Login incorrect. : Gridmap lookup failure: Could not map " + security_.peer_dn,
-            "End."});
+        std::vector<std::string>{"Login incorrect. : Gridmap lookup failure: Could not map " + dn,
+                                 "End."});
     co_return;
   }
   if (services_.config.gsi.process_per_session && services_.switches_account) {
@@ -145,7 +173,7 @@ transport::awaitable<void> LoginCommands::gsi_login() {
     co_return;
   }
   complete_login(std::move(*context), std::move(*storage));
-  log_->info("{} login user={} dn=\"{}\"", tag_, login_.user()->name, security_.peer_dn);
+  log_->info("{} login user={} dn=\"{}\"", tag_, login_.user()->name, dn);
 }
 
 // A refused password login waits login_failure_delay_ms before its 530, so guessing costs time,

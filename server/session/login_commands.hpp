@@ -44,7 +44,15 @@ class LoginCommands {
 
  private:
   // PASS after AUTH GSSAPI/ADAT: the certificate authenticated; the gridmap decides the account.
-  transport::awaitable<void> gsi_login();
+  // The GSI user `dn` asked for account `user` (after ADAT, or named by a mover's frontend).
+  transport::awaitable<void> gsi_login(const std::string& dn, const std::string& user);
+  // A mover's session (docs/STRIPING.md): the frontend that proved itself in TLS names who its
+  // session logged in: "PASS :gsi:<dn>" for a GSI user (USER their account), ":anonymous:"
+  // for the anonymous one. The mover maps them with its own gridmap and config, as if they had
+  // logged in here; anything else is refused (a mover never checks passwords).
+  transport::awaitable<void> frontend_login(const std::string& argument);
+  // A password or anonymous login that `context` accepted: the account switch, storage, 230.
+  void finish_password_login(auth::UserContext context);
   // A refused password: the delay, the 530, and the end of the session after too many.
   transport::awaitable<void> refuse_login(const std::string& user);
   // The logged-in user's file system view: their root, writable areas and the configured path

@@ -9,6 +9,7 @@
 
 #include "protocol/batch/batch_path.hpp"
 #include "protocol/mode_e/stripe_layout.hpp"
+#include "protocol/mode_e/stripe_share.hpp"
 #include "protocol/restart/byte_range_set.hpp"
 
 namespace gridftp::server {
@@ -20,6 +21,11 @@ struct TransferSettings {
   // OPTS RETR StripeLayout and BlockSize: how a send after SPOR spreads its blocks over the
   // receiving stripes (GFD.20). Until a client names one, Globus's server default: Blocked, 1 MiB.
   protocol::mode_e::StripeLayout stripe_layout;
+  // A mover's part in a striped transfer (SITE STRIPE, docs/STRIPING.md). `stripe_share`: the
+  // receiving stripes its next sends serve, its SPOR addresses being theirs in that order.
+  // `stripe_part`: the next STOR writes its stripe into the upload's shared partial file.
+  std::optional<protocol::mode_e::StripeShare> stripe_share;
+  bool stripe_part = false;
   unsigned marker_seconds = 5;  // TREV PERF/RESTART: 111/112 period while receiving
   // TREV RESTART: the client resumes failed uploads from 111 markers, so stream-mode STORs
   // send them too and keep their partial file on failure (MODE E always does both).

@@ -314,10 +314,32 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   // cannot see the whole file; checksumming its blocks would only be thrown away at commit. A
   // device (memory-to-memory runs write /dev/null) has nowhere to keep them.
   if (!upload_checksums_.empty() && upload->start_offset() == 0 &&
-      mode != UploadMode::ContinuePartial && upload->writes_regular_file()) {
+      mode != UploadMode::ContinuePartial && mode != UploadMode::StripePart &&
+      upload->writes_regular_file()) {
     upload->compute_checksums(std::make_unique<UploadChecksums>(upload_checksums_));
   }
   return upload;
+}
+
+Result<void> PosixStorage::begin_striped_upload(std::string_view path) const {
+  // Made and emptied as any replacing upload's; kept when this Upload goes (a restart's file).
+  auto upload = open_upload(path, UploadMode::Replace, 0, /*keep_partial_on_abort=*/true);
+  if (!upload) return make_error(upload.error());
+  clear_stored_checksums(upload->fd());
+  return {};
+}
+
+Result<void> PosixStorage::commit_striped_upload(std::string_view path) const {
+  auto parent = open_writable_parent(path);
+  if (!parent) return make_error(parent.error());
+  const auto name = name_of(path);
+  const auto partial = partial_name_for(name);
+  UniqueFd fd(::openat(parent->get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return make_error(last_errno());
+  Upload upload(std::move(fd), std::move(*parent), partial, name, 0,
+                /*keep_partial_on_abort=*/true);
+  if (durable_uploads_) upload.make_durable();
+  return upload.commit();
 }
 
 Result<Upload> PosixStorage::open_upload(std::string_view path, UploadMode mode,
@@ -355,6 +377,14 @@ Result<Upload> PosixStorage::open_upload(std::string_view path, UploadMode mode,
       }
       return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
     }
+  }
+  if (mode == UploadMode::StripePart) {
+    // Every mover writes its own blocks at their offsets; begin_striped_upload made the file.
+    const auto partial = partial_name_for(name);
+    UniqueFd fd(::openat(parent->get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd.valid()) return make_error(last_errno());
+    return Upload(std::move(fd), std::move(*parent), std::string(), partial, 0,
+                  /*keep_partial_on_abort=*/true);
   }
   if (mode == UploadMode::Resume) {
     // A stream-mode restart (REST n + STOR) goes on with the upload that a failed attempt left

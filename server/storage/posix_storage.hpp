@@ -30,7 +30,10 @@ namespace gridftp::server::storage {
 // Append (APPE), Resume (stream REST: truncate to the offset) and InPlace (ESTO: no truncation)
 // write the target directly, except that Resume goes on with a hidden partial file a failed
 // upload kept, cut to the offset.
-enum class UploadMode { Replace, ContinuePartial, Append, Resume, InPlace };
+// StripePart: one mover's stripe of a striped upload, written in place into the partial file
+// that begin_striped_upload made, without the one-writer lock (every mover writes it) and without
+// a rename: commit_striped_upload does that once every stripe is in (docs/STRIPING.md).
+enum class UploadMode { Replace, ContinuePartial, Append, Resume, InPlace, StripePart };
 
 // The hidden name an upload of `name` is received under; names too long for the prefix are
 // shortened with a stable hash, so a restart finds the same file.
@@ -64,6 +67,12 @@ class PosixStorage {
   // restart. Errors: EWOULDBLOCK when another upload to the same target is running; ENOENT for
   // ContinuePartial without a partial file; Errc::BadArgument for Resume past the end of a
   // kept partial file.
+  // A striped upload across movers (docs/STRIPING.md): begin makes the partial file every
+  // mover then writes its stripe into (UploadMode::StripePart), empty; commit renames it into
+  // place once all are in, durably when uploads are durable (as Upload::commit).
+  // Errors: those of begin_upload, and of Upload::commit.
+  Result<void> begin_striped_upload(std::string_view path) const;
+  Result<void> commit_striped_upload(std::string_view path) const;
   Result<Upload> begin_upload(std::string_view path, UploadMode mode, std::uint64_t offset,
                               bool keep_partial_on_abort = false) const;
 

@@ -63,6 +63,9 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
   } else if (name == "UDPX") {
     transfer_commands_.on_site_udpx(space == std::string::npos ? std::string()
                                                                : argument.substr(space + 1));
+  } else if (name == "STRIPE" && login().storage()) {
+    transfer_commands_.on_site_stripe(space == std::string::npos ? std::string()
+                                                                 : argument.substr(space + 1));
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "DURABLE" && login().storage()) {

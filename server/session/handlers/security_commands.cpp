@@ -7,6 +7,8 @@
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
 #include "server/session/control_session.hpp"
+#include "server/striping/frontend_admission.hpp"
+#include "transport/deadline.hpp"
 #include "transport/handshake_driver.hpp"
 #include "transport/protected_lines.hpp"
 #include "transport/tls_stream.hpp"
@@ -34,6 +36,8 @@ transport::awaitable<StepOutcome> step_handshake(security::GsiHandshake* handsha
 }  // namespace
 
 bool ControlSession::security_required() const {
+  // A mover's session is inside the TLS its frontend opened it with.
+  if (!security_.frontend.empty()) return false;
   return (services_.gsi != nullptr && !services_.config.anonymous.enabled) ||
          services_.config.tls.required;
 }
@@ -90,6 +94,45 @@ transport::awaitable<void> ControlSession::on_auth(const std::string& argument) 
   }
   security_.gsi.emplace(std::move(*handshake));
   send(rc::kSecurityDataNeeded, "Using authentication type; ADAT must follow.");
+}
+
+transport::awaitable<bool> ControlSession::accept_frontend() {
+  if (services_.gsi == nullptr) {
+    log_->error("{} mover: no host credential ([gsi] enabled = false)", tag());
+    co_return false;
+  }
+  security::GsiOptions options;
+  options.ssl_compatible = true;  // plain TLS, both certificates checked
+  auto handshake = security::GsiHandshake::create(services_.gsi->control.get(),
+                                                  security::GsiHandshake::Role::Server, options);
+  if (!handshake) {
+    log_->error("{} mover: cannot start TLS: {}", tag(), handshake.error().message());
+    co_return false;
+  }
+  // A peer that stalls in the handshake is closed by the login timeout.
+  auto watch = std::make_shared<transport::Deadline>(executor_);
+  watch->expires_after(std::chrono::seconds(services_.config.timeouts.login_seconds));
+  transport::start_watch(watch, [stream = control_.get()] { stream->close(); });
+  auto leftover = co_await transport::drive_handshake(*control_, *handshake, /*initiator=*/false);
+  watch->stop();
+  if (!leftover) {
+    log_->warn("{} mover: TLS from {} failed: {} {}", tag(), peer_address_,
+               leftover.error().message(), handshake->engine().last_error());
+    co_return false;
+  }
+  const auto& peer = handshake->peer_identity();
+  if (!striping::is_allowed_frontend(peer, services_.config.striping.frontends,
+                                     security::identity(services_.gsi->host))) {
+    log_->warn("{} mover: refused \"{}\" from {}: not a frontend of this mover", tag(), peer,
+               peer_address_);
+    co_return false;
+  }
+  security_.frontend = peer;
+  control_ = std::make_unique<transport::TlsStream>(
+      std::move(control_), std::move(handshake->engine()), std::move(*leftover));
+  replies_.use_stream(*control_);
+  log_->info("{} mover: frontend \"{}\"", tag(), peer);
+  co_return true;
 }
 
 void ControlSession::fail_authentication(const std::error_code& ec, std::string detail) {

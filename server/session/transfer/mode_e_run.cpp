@@ -49,6 +49,7 @@ struct TransferCommands::MarkerTimer {
 
 void TransferCommands::close_data_streams() {
   transfer_.close_streams();
+  if (movers_ != nullptr && transfer_.is_active()) movers_->abort();
   if (udpx_.live) udpx_.live->stop = true;  // a UDPX transfer's thread ends at its next turn
 }
 
@@ -96,11 +97,21 @@ transport::awaitable<Result<void>> TransferCommands::send_mode_e(TransferJob& jo
   const std::uint64_t total = text ? text->size() : job.length;
   // After SPOR each group of per_peer connections is one receiving stripe, sent only its share
   // of the blocks (stripes count from wire offset 0, which is the file's but for ERET).
-  auto senders = plan_stripe_senders(settings().stripe_layout,
-                                     static_cast<unsigned>(streams.size() / per_peer), total,
-                                     job.present.value_or(protocol::restart::ByteRangeSet{}),
+  // A mover serves only some of the receiving stripes (SITE STRIPE SEND): it plans them all
+  // and sends each of its peers the share of the stripe that peer is.
+  const auto peers = static_cast<unsigned>(streams.size() / per_peer);
+  const auto& share = settings().stripe_share;
+  if (share && share->indices.size() != peers) {
+    co_return make_error(error_code_for(Condition::BadSequence));
+  }
+  auto planned = plan_stripe_senders(settings().stripe_layout, share ? share->stripes : peers,
+                                     total, job.present.value_or(protocol::restart::ByteRangeSet{}),
                                      services_.config.storage.block_bytes);
-  if (!senders) co_return make_error(senders.error());
+  if (!planned) co_return make_error(planned.error());
+  std::vector<std::shared_ptr<SenderShared>> senders_of_peers;
+  for (unsigned peer = 0; peer < peers; ++peer)
+    senders_of_peers.push_back((*planned)[share ? share->indices[peer] : peer]);
+  const auto* senders = &senders_of_peers;
   for (const auto& sender : *senders) sender->bytes = &transfer_.progress().bytes;
 
   const auto self = owner_.keep_alive();

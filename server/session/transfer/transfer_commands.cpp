@@ -9,6 +9,7 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/control/virtual_path.hpp"
 #include "protocol/core/errors.hpp"
+#include "protocol/core/text_case.hpp"
 #include "protocol/listing/file_facts.hpp"
 
 namespace gridftp::server {
@@ -37,6 +38,7 @@ transport::awaitable<void> TransferCommands::begin_retrieve(const std::string& p
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
+  if (std::string_view(command) == "RETR" && start_striped_if_set_up(*path, command)) co_return;
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     replies_.send_error(fd.error());
@@ -103,11 +105,18 @@ transport::awaitable<void> TransferCommands::begin_upload(const std::string& arg
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
+  if (std::string_view(command) == "STOR" && start_striped_if_set_up(*path, command)) co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
     replies_.send_error(Condition::BadSequence, "MODE E receiving requires PASV or SPAS.");
     co_return;
+  }
+  if (settings().stripe_part) {
+    settings().stripe_part = false;
+    if (mode == storage::UploadMode::Replace && offset == 0 && !present) {
+      mode = storage::UploadMode::StripePart;
+    }
   }
   if (mode == storage::UploadMode::Replace && offset > 0) mode = storage::UploadMode::Resume;
   // A MODE E restart adds the missing ranges to the partial file the failed attempt left.
@@ -222,6 +231,42 @@ transport::awaitable<void> TransferCommands::on_nlst(const std::string& argument
 
 transport::awaitable<void> TransferCommands::on_mlsd(const std::string& argument) {
   co_await start_listing(argument, Verb::Mlsd);
+}
+
+void TransferCommands::on_site_stripe(const std::string& argument) {
+  if (security_.frontend.empty()) {
+    replies_.send_error(Condition::UnknownCommand, "Command not supported.");
+    return;
+  }
+  const auto space = argument.find(' ');
+  const auto word = protocol::ascii_upper(argument.substr(0, space));
+  const auto rest = space == std::string::npos ? std::string() : argument.substr(space + 1);
+  if (word == "PART") {
+    settings().stripe_part = true;
+    replies_.send(rc::kCommandOk, "The next STOR writes this mover's stripe.");
+  } else if (word == "SEND") {
+    auto share = protocol::mode_e::parse_stripe_share(rest);
+    if (!share) {
+      replies_.send_error(share.error(), "SITE STRIPE SEND <stripes> <index,index,...>.");
+      return;
+    }
+    settings().stripe_share = std::move(*share);
+    replies_.send(rc::kCommandOk, "Stripes set.");
+  } else if (word == "BEGIN" || word == "COMMIT") {
+    if (!namespace_commands_.check_storage_or_reply()) return;
+    const auto path = namespace_commands_.resolve_or_reply(rest);
+    if (!path) return;
+    auto done = word == "BEGIN" ? login_.storage()->begin_striped_upload(*path)
+                                : login_.storage()->commit_striped_upload(*path);
+    if (!done) {
+      replies_.send_error(done.error());
+      return;
+    }
+    replies_.send(rc::kCommandOk,
+                  word == "BEGIN" ? "Striped upload begun." : "Striped upload committed.");
+  } else {
+    replies_.send_error(Condition::BadSyntax, "SITE STRIPE BEGIN|PART|SEND|COMMIT.");
+  }
 }
 
 transport::awaitable<void> TransferCommands::on_abor(const std::string&) {

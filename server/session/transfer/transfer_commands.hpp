@@ -92,6 +92,9 @@ class TransferCommands {
 
   // The transfer under way, for what runs beside it (STAT, the idle watch, the session's close).
   RunningTransfer& running() { return transfer_; }
+  // SITE STRIPE BEGIN|PART|SEND|COMMIT: a mover's part in its frontend's striped transfer
+  // (docs/STRIPING.md); refused in any session not opened by a frontend.
+  void on_site_stripe(const std::string& argument);
   // SITE UDPX RATE|STAT (udpx_run.cpp): steer or watch a running UDPX transfer.
   void on_site_udpx(const std::string& argument);
   // A LIST/NLST/MLSD listing's text (STAT with a path answers with it); nullopt once an error
@@ -119,6 +122,10 @@ class TransferCommands {
   transport::awaitable<Result<void>> run_udpx(TransferJob& job);
 
   void start_transfer(TransferJob job);
+  // A STOR after SPAS or a RETR after SPOR on a frontend: the movers move the stripes
+  // (striped_run.cpp). True when it was one (started, or answered with an error).
+  bool start_striped_if_set_up(const std::string& path, const char* command);
+  transport::awaitable<void> run_striped(std::string path, std::string command, bool receiving);
   transport::awaitable<void> run_transfer(TransferJob job);
   // Records one finished data connection for the transfer log: its TLS, and its kernel buffer
   // sizes when SBUF asked for a size (so the log shows what reached the socket).
@@ -186,6 +193,7 @@ class TransferCommands {
   DataChannel& data_channel_;
   UdpxChannel& udpx_;
   StreamCache& stream_cache_;
+  striping::MoverStripes* movers_;  // a frontend's movers (null: none)
 
   RunningTransfer transfer_;
   TransferFigures figures_;  // the running transfer's data connections, for the transfer log

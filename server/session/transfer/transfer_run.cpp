@@ -52,6 +52,7 @@ TransferCommands::TransferCommands(SessionServices& services, asio::any_io_execu
       data_channel_(parts.channels.tcp),
       udpx_(parts.channels.udpx),
       stream_cache_(parts.channels.cached_streams),
+      movers_(parts.channels.movers),
       transfer_(executor_) {}
 
 bool TransferCommands::require_data_channel_or_reply() {

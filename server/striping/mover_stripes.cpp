@@ -1,0 +1,285 @@
+#include "server/striping/mover_stripes.hpp"
+
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "protocol/control/passive_reply.hpp"
+#include "protocol/core/errors.hpp"
+#include "protocol/mode_e/stripe_share.hpp"
+#include "transport/task_group.hpp"
+
+namespace gridftp::server::striping {
+
+namespace asio = transport::asio;
+using protocol::control::HostPort;
+using transport::tcp;
+
+namespace {
+
+constexpr std::chrono::seconds kConnectTimeout{10};
+
+// "host:port" or "[v6]:port" -> its parts; nullopt when there is no port.
+std::optional<std::pair<std::string, std::string>> split_host_port(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
+  auto host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return std::make_pair(host, text.substr(colon + 1));
+}
+
+std::string layout_options(const TransferSettings& settings) {
+  const auto& layout = settings.stripe_layout;
+  const auto p = std::to_string(settings.parallelism);
+  std::string text = "OPTS RETR Parallelism=" + p + "," + p + "," + p + ";";
+  if (layout.kind == protocol::mode_e::StripeLayout::Kind::Partitioned) {
+    text += "StripeLayout=Partitioned;";
+  } else {
+    text += "StripeLayout=Blocked;BlockSize=" + std::to_string(layout.block_size) + ";";
+  }
+  return text;
+}
+
+}  // namespace
+
+MoverStripes::MoverStripes(SessionServices& services, const UserLogin& login,
+                           const ControlSecurity& security, const TransferSettings& settings,
+                           asio::any_io_executor executor, std::string tag)
+    : services_(services),
+      login_(login),
+      security_(security),
+      settings_(settings),
+      executor_(std::move(executor)),
+      tag_(std::move(tag)),
+      log_(services.log) {}
+
+MoverStripes::~MoverStripes() { abort(); }
+
+bool MoverStripes::enabled() const {
+  return !services_.config.striping.movers.empty() && static_cast<bool>(services_.striping_client);
+}
+
+std::error_code MoverStripes::fail(const MoverLink& link, const std::string& what) {
+  failure_ = "mover " + link.mover().address().to_string() + ":" +
+             std::to_string(link.mover().port()) + ": " + what;
+  log_->warn("{} striping: {}", tag_, failure_);
+  return error_code_for(Condition::TransferFailed);
+}
+
+transport::awaitable<Result<void>> MoverStripes::open_links() {
+  // A link that failed or was closed by an abort leaves the whole set to be made again, so
+  // that a mover that came back is used and one that went is skipped.
+  bool all_open = !links_.empty();
+  for (const auto& link : links_) all_open = all_open && link->is_open();
+  if (all_open) co_return Result<void>{};
+  abort();
+  tcp::resolver resolver(executor_);
+  for (const auto& named : services_.config.striping.movers) {
+    const auto parts = split_host_port(named);
+    if (!parts) {
+      log_->warn("{} striping: mover '{}' is not host:port; skipped", tag_, named);
+      continue;
+    }
+    boost::system::error_code ec;
+    // One name may stand for many movers (a headless Service): every address is one.
+    const auto found = co_await resolver.async_resolve(
+        parts->first, parts->second, asio::redirect_error(transport::use_awaitable, ec));
+    if (ec) {
+      log_->warn("{} striping: mover {} does not resolve: {}; skipped", tag_, named, ec.message());
+      continue;
+    }
+    for (const auto& entry : found) {
+      auto link = co_await MoverLink::open(executor_, entry.endpoint(), services_.striping_client,
+                                           kConnectTimeout);
+      if (!link) {
+        log_->warn(
+            "{} striping: mover {} unreachable: {}; skipped", tag_,
+            entry.endpoint().address().to_string() + ":" + std::to_string(entry.endpoint().port()),
+            link.error().message());
+        continue;
+      }
+      if (auto in = co_await log_in(**link); !in) {
+        (*link)->close();
+        continue;
+      }
+      links_.push_back(std::shared_ptr<MoverLink>(std::move(*link)));
+    }
+  }
+  if (links_.empty()) {
+    failure_ = "no mover answered";
+    co_return make_error(error_code_for(Condition::DataConnection));
+  }
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> MoverStripes::log_in(MoverLink& link) {
+  const auto* user = login_.user();
+  if (user == nullptr) co_return make_error(error_code_for(Condition::NotLoggedIn));
+  std::string name;
+  std::string proof;
+  if (user->anonymous) {
+    name = "anonymous";
+    proof = ":anonymous:";
+  } else if (security_.gsi_protected && !security_.peer_dn.empty()) {
+    name = user->name;
+    proof = ":gsi:" + security_.peer_dn;
+  } else {
+    // A mover never sees a password: it maps GSI identities and the anonymous user itself.
+    failure_ = "striping needs a GSI or anonymous login";
+    co_return make_error(error_code_for(Condition::LoginFailed));
+  }
+  if (auto sent = co_await expect(link, "USER " + name, 3); !sent) co_return sent;
+  co_return co_await expect(link, "PASS " + proof, 2);
+}
+
+transport::awaitable<Result<void>> MoverStripes::expect(MoverLink& link, std::string line,
+                                                        int expected) {
+  const auto verb = line.substr(0, line.find(' '));
+  auto reply = co_await link.command(std::move(line));
+  if (!reply) co_return make_error(fail(link, verb + ": " + reply.error().message()));
+  if (reply->code / 100 != expected) {
+    co_return make_error(fail(link, verb + ": " + reply->lines.front()));
+  }
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> MoverStripes::apply(MoverLink& link, bool sending) {
+  const auto& settings = settings_;
+  if (settings.ascii || !settings.mode_e) {
+    failure_ = "a striped transfer is TYPE I, MODE E (GFD.20)";
+    co_return make_error(error_code_for(Condition::BadSequence));
+  }
+  if (security_.dcau != 'N') {
+    failure_ = "movers take DCAU N only so far";
+    co_return make_error(error_code_for(Condition::ProtectionRequired));
+  }
+  for (std::string line : {"TYPE I", "MODE E", "DCAU N"}) {
+    if (auto done = co_await expect(link, line, 2); !done) co_return done;
+  }
+  if (sending) {
+    if (auto done = co_await expect(link, layout_options(settings), 2); !done) co_return done;
+  }
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<std::vector<HostPort>>> MoverStripes::listen() {
+  direction_ = Direction::None;
+  failure_.clear();
+  if (auto opened = co_await open_links(); !opened) co_return make_error(opened.error());
+  std::vector<HostPort> addresses;
+  for (const auto& link : links_) {
+    if (auto applied = co_await apply(*link, false); !applied)
+      co_return make_error(applied.error());
+    auto reply = co_await link->command("PASV");
+    if (!reply) co_return make_error(fail(*link, "PASV: " + reply.error().message()));
+    auto address = reply->code == 227
+                       ? protocol::control::parse_pasv_reply(reply->first_text())
+                       : Result<HostPort>(make_error(error_code_for(Condition::DataConnection)));
+    if (!address) co_return make_error(fail(*link, "PASV: " + reply->lines.front()));
+    addresses.push_back(std::move(*address));
+  }
+  direction_ = Direction::Receive;
+  co_return addresses;
+}
+
+void MoverStripes::connect_to(std::vector<std::string> addresses) {
+  receivers_ = std::move(addresses);
+  direction_ = Direction::Send;
+}
+
+transport::awaitable<Result<void>> MoverStripes::store(const std::string& path,
+                                                       const std::function<void()>& started) {
+  direction_ = Direction::None;
+  failure_.clear();
+  if (links_.empty()) co_return make_error(error_code_for(Condition::BadSequence));
+  // One mover makes the file empty before any writes its stripe into it.
+  if (auto begun = co_await expect(*links_.front(), "SITE STRIPE BEGIN " + path, 2); !begun)
+    co_return begun;
+  std::vector<std::shared_ptr<MoverLink>> movers;
+  std::vector<std::string> commands;
+  for (const auto& link : links_) {
+    if (auto part = co_await expect(*link, "SITE STRIPE PART", 2); !part) co_return part;
+    movers.push_back(link);
+    commands.push_back("STOR " + path);
+  }
+  if (auto moved = co_await run_on_all(movers, commands, started); !moved) co_return moved;
+  co_return co_await expect(*links_.front(), "SITE STRIPE COMMIT " + path, 2);
+}
+
+transport::awaitable<Result<void>> MoverStripes::retrieve(const std::string& path,
+                                                          const std::function<void()>& started) {
+  direction_ = Direction::None;
+  failure_.clear();
+  failure_.clear();
+  if (auto opened = co_await open_links(); !opened) co_return opened;
+  const auto stripes = static_cast<unsigned>(receivers_.size());
+  const auto count = static_cast<unsigned>(links_.size());
+  std::vector<std::shared_ptr<MoverLink>> movers;
+  std::vector<std::string> commands;
+  for (unsigned j = 0; j < count; ++j) {
+    const auto share = protocol::mode_e::share_of_mover(stripes, count, j);
+    if (share.indices.empty()) continue;
+    const auto& shared = links_[j];
+    auto& link = *shared;
+    if (auto applied = co_await apply(link, true); !applied) co_return applied;
+    std::string spor = "SPOR";
+    for (const auto index : share.indices) spor += " " + receivers_[index];
+    if (auto sent = co_await expect(
+            link, "SITE STRIPE SEND " + protocol::mode_e::format_stripe_share(share), 2);
+        !sent)
+      co_return sent;
+    if (auto sent = co_await expect(link, spor, 2); !sent) co_return sent;
+    movers.push_back(shared);
+    commands.push_back("RETR " + path);
+  }
+  co_return co_await run_on_all(movers, commands, started);
+}
+
+transport::awaitable<Result<void>> MoverStripes::run_on_all(
+    const std::vector<std::shared_ptr<MoverLink>>& movers, const std::vector<std::string>& commands,
+    const std::function<void()>& started) {
+  aborted_ = false;
+  for (std::size_t i = 0; i < movers.size(); ++i) {
+    auto reply = co_await movers[i]->command(commands[i]);
+    if (!reply) co_return make_error(fail(*movers[i], reply.error().message()));
+    if (!reply->is_preliminary()) co_return make_error(fail(*movers[i], reply->lines.front()));
+  }
+  if (started) started();
+  // Every mover's final reply, waited for together: the first failure closes the others'
+  // links, which ends their transfers (a mover's session aborts its transfer when its
+  // frontend goes), so nothing waits on a stripe that will not come.
+  transport::TaskGroup group(executor_);
+  for (const auto& mover : movers) {
+    group.spawn(executor_,
+                [](MoverStripes* self,
+                   std::shared_ptr<MoverLink> link) -> transport::awaitable<Result<void>> {
+                  for (;;) {
+                    auto reply = co_await link->read_reply();
+                    if (self->aborted_)
+                      co_return make_error(error_code_for(Condition::TransferAborted));
+                    if (!reply) {
+                      auto ec = self->fail(*link, reply.error().message());
+                      self->abort();
+                      co_return make_error(ec);
+                    }
+                    if (reply->is_preliminary()) continue;  // 111/112 markers of its stripe
+                    if (reply->code / 100 == 2) co_return Result<void>{};
+                    auto ec = self->fail(*link, reply->lines.front());
+                    self->abort();
+                    co_return make_error(ec);
+                  }
+                }(this, mover));
+  }
+  auto outcome = co_await group.wait();
+  if (aborted_ && outcome) outcome = make_error(error_code_for(Condition::TransferAborted));
+  co_return outcome;
+}
+
+void MoverStripes::abort() {
+  aborted_ = aborted_ || !links_.empty();
+  for (const auto& link : links_) link->close();
+  links_.clear();
+}
+
+}  // namespace gridftp::server::striping
