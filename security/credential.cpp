@@ -5,8 +5,10 @@
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <unistd.h>
 
+#include "security/key_pool.hpp"
 #include "security/local_file.hpp"
 #include "security/openssl_error.hpp"
 #include "security/pem.hpp"
@@ -114,6 +116,40 @@ Result<Credential> load_proxy_file(const std::filesystem::path& proxy_file) {
   if (!contents) {
     return make_error(contents.error());
   }
+  return assemble(std::move(contents->certificates), std::move(contents->key));
+}
+
+namespace {
+
+Result<void> append_certificate_pem(X509* certificate, std::string& out) {
+  const BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_X509(bio.get(), certificate) != 1) return make_error(openssl_error());
+  char* data = nullptr;
+  const long length = BIO_get_mem_data(bio.get(), &data);
+  out.append(data, static_cast<std::size_t>(length));
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> credential_to_pem(const Credential& credential) {
+  std::string pem;
+  if (auto added = append_certificate_pem(credential.cert.get(), pem); !added)
+    return make_error(added.error());
+  auto key = private_key_pem(credential.key.get());
+  if (!key) return make_error(key.error());
+  pem += *key;
+  wipe_secret(*key);
+  for (int i = 0; i < sk_X509_num(credential.chain.get()); ++i) {
+    if (auto added = append_certificate_pem(sk_X509_value(credential.chain.get(), i), pem); !added)
+      return make_error(added.error());
+  }
+  return pem;
+}
+
+Result<Credential> credential_from_pem(std::string_view text) {
+  auto contents = parse_pem(text);
+  if (!contents) return make_error(contents.error());
   return assemble(std::move(contents->certificates), std::move(contents->key));
 }
 

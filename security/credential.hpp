@@ -40,6 +40,13 @@ Result<Credential> load_credential(const std::filesystem::path& cert_file,
 // certificate is the credential's. Errors: as for load_credential; the file must be private.
 Result<Credential> load_proxy_file(const std::filesystem::path& proxy_file);
 
+// The credential as PEM text in a proxy file's order (certificate, key, chain): what a frontend
+// hands its movers inside their mutually authenticated TLS (docs/STRIPING.md). The text holds
+// the private key: callers wipe it (wipe_secret) once sent. Errors: an OpenSSL error.
+Result<std::string> credential_to_pem(const Credential& credential);
+// That text back into a credential. Errors: as load_proxy_file's, but for file access.
+Result<Credential> credential_from_pem(std::string_view text);
+
 // One place Globus looks for a user credential.
 struct CredentialSource {
   std::filesystem::path cert_file;

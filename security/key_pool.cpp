@@ -72,6 +72,8 @@ Result<std::string> private_key_pem(EVP_PKEY* key) {
 
 void wipe_secret(std::string& text) { OPENSSL_cleanse(text.data(), text.size()); }
 
+void wipe_secret(std::vector<std::uint8_t>& bytes) { OPENSSL_cleanse(bytes.data(), bytes.size()); }
+
 Result<EvpPkeyPtr> parse_private_key_pem(std::string_view pem) {
   auto contents = parse_pem(pem);
   if (!contents) return make_error(contents.error());

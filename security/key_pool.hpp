@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "protocol/core/result.hpp"
 #include "security/delegation.hpp"
@@ -51,5 +52,6 @@ Result<std::string> private_key_pem(EVP_PKEY* key);
 Result<EvpPkeyPtr> parse_private_key_pem(std::string_view pem);
 // Overwrites a key's PEM text in place (OPENSSL_cleanse: not optimised away) once it is used.
 void wipe_secret(std::string& text);
+void wipe_secret(std::vector<std::uint8_t>& bytes);
 
 }  // namespace gridftp::security

@@ -26,7 +26,7 @@ std::string ControlSecurity::label() const {
                      : protection == security::DataProtection::Safe  ? "S"
                                                                      : "C";
   if (ftps) return std::string("ftps prot=") + prot;
-  if (!gsi_protected) return "none";
+  if (!gsi_protected && frontend.empty()) return "none";
   return std::string("dcau=") + dcau + " prot=" + prot;
 }
 

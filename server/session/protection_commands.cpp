@@ -3,8 +3,11 @@
 #include <algorithm>
 
 #include "protocol/control/reply_codes.hpp"
+#include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
+#include "security/credential.hpp"
+#include "security/key_pool.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -30,7 +33,8 @@ transport::awaitable<void> ProtectionCommands::on_prot(const std::string& argume
     protection = security::DataProtection::Clear;
   } else if (level == "P" && security_.ftps) {
     protection = security::DataProtection::Private;
-  } else if ((level == "S" || level == "P") && security_.gsi_protected) {
+  } else if ((level == "S" || level == "P") &&
+             (security_.gsi_protected || !security_.frontend.empty())) {
     protection = level == "S" ? security::DataProtection::Safe : security::DataProtection::Private;
   } else if (level == "S" || level == "P") {
     replies_.send_error(Condition::ProtectionRequired);  // no security exchange, no keys
@@ -55,7 +59,8 @@ transport::awaitable<void> ProtectionCommands::on_dcau(const std::string& argume
   }
   if (mode == "N") {
     // Clear data channels: no identity to check.
-  } else if ((mode == "A" || mode == "S") && security_.gsi_protected) {
+  } else if ((mode == "A" || mode == "S") &&
+             (security_.gsi_protected || !security_.frontend.empty())) {
     if (mode == "S") subject = argument.substr(std::min<std::size_t>(argument.size(), 2));
     if (mode == "S" && subject.empty()) {
       replies_.send_error(Condition::BadSyntax, "DCAU S needs a subject.");
@@ -72,6 +77,41 @@ transport::awaitable<void> ProtectionCommands::on_dcau(const std::string& argume
   cached_streams_.drop();  // cached connections authenticated under the old mode
   security_.set_dcau(mode[0], std::move(subject));
   replies_.send(rc::kCommandOk, "DCAU " + mode + ".");
+}
+
+void ProtectionCommands::on_site_stripe_cred(const std::string& argument) {
+  if (security_.frontend.empty()) {
+    replies_.send_error(Condition::UnknownCommand, "Command not supported.");
+    return;
+  }
+  if (argument != "END") {
+    // The PEM comes in pieces, each within the command line limit.
+    if (pending_credential_.size() + argument.size() > kMaxCredentialText) {
+      security::wipe_secret(pending_credential_);
+      pending_credential_.clear();
+      replies_.send_error(Condition::BadSyntax, "Credential too long.");
+      return;
+    }
+    pending_credential_ += argument;
+    replies_.send(rc::kCommandOk, "Credential part taken.");
+    return;
+  }
+  auto pem = protocol::decode_base64(pending_credential_);
+  security::wipe_secret(pending_credential_);
+  pending_credential_.clear();
+  auto credential = pem ? security::credential_from_pem(std::string_view(
+                              reinterpret_cast<const char*>(pem->data()), pem->size()))
+                        : Result<security::Credential>(make_error(pem.error()));
+  if (pem) security::wipe_secret(*pem);
+  if (!credential) {
+    replies_.send_error(Condition::BadSyntax,
+                        "Credential not readable: " + credential.error().message() + ".");
+    return;
+  }
+  security_.delegated = std::move(*credential);
+  security_.data_security.reset();
+  cached_streams_.drop();
+  replies_.send(rc::kCommandOk, "Credential taken.");
 }
 
 }  // namespace gridftp::server

@@ -23,8 +23,15 @@ class ProtectionCommands {
   transport::awaitable<void> on_pbsz(const std::string& argument);
   transport::awaitable<void> on_prot(const std::string& argument);
   transport::awaitable<void> on_dcau(const std::string& argument);
+  // SITE STRIPE CRED <base64 piece> ... SITE STRIPE CRED END: in a mover's session, the
+  // credential its frontend's client delegated, for DCAU on the mover's data connections
+  // (docs/STRIPING.md). Refused in any other session.
+  void on_site_stripe_cred(const std::string& argument);
 
  private:
+  // A proxy with its chain is a few KB of PEM; anything far larger is no credential.
+  static constexpr std::size_t kMaxCredentialText = std::size_t{64} * 1024;
+  std::string pending_credential_;  // base64 pieces so far
   ControlSecurity& security_;
   StreamCache& cached_streams_;
   SessionReplies& replies_;

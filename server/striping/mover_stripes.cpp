@@ -5,8 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/passive_reply.hpp"
+#include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/mode_e/stripe_share.hpp"
+#include "security/credential.hpp"
+#include "security/key_pool.hpp"
 #include "transport/task_group.hpp"
 
 namespace gridftp::server::striping {
@@ -130,7 +133,24 @@ transport::awaitable<Result<void>> MoverStripes::log_in(MoverLink& link) {
     co_return make_error(error_code_for(Condition::LoginFailed));
   }
   if (auto sent = co_await expect(link, "USER " + name, 3); !sent) co_return sent;
-  co_return co_await expect(link, "PASS " + proof, 2);
+  if (auto in = co_await expect(link, "PASS " + proof, 2); !in) co_return in;
+  if (security_.delegated) co_return co_await hand_credential(link);
+  co_return Result<void>{};
+}
+
+transport::awaitable<Result<void>> MoverStripes::hand_credential(MoverLink& link) {
+  // The mover authenticates its data connections (DCAU) with what the client delegated to us.
+  auto pem = security::credential_to_pem(*security_.delegated);
+  if (!pem) co_return make_error(fail(link, "credential: " + pem.error().message()));
+  auto text = protocol::encode_base64(*pem);
+  security::wipe_secret(*pem);
+  constexpr std::size_t kPiece = 2048;  // well inside a command line
+  Result<void> sent;
+  for (std::size_t at = 0; at < text.size() && sent; at += kPiece)
+    sent = co_await expect(link, "SITE STRIPE CRED " + text.substr(at, kPiece), 2);
+  security::wipe_secret(text);
+  if (!sent) co_return sent;
+  co_return co_await expect(link, "SITE STRIPE CRED END", 2);
 }
 
 transport::awaitable<Result<void>> MoverStripes::expect(MoverLink& link, std::string line,
@@ -150,11 +170,23 @@ transport::awaitable<Result<void>> MoverStripes::apply(MoverLink& link, bool sen
     failure_ = "a striped transfer is TYPE I, MODE E (GFD.20)";
     co_return make_error(error_code_for(Condition::BadSequence));
   }
-  if (security_.dcau != 'N') {
-    failure_ = "movers take DCAU N only so far";
-    co_return make_error(error_code_for(Condition::ProtectionRequired));
+  std::vector<std::string> lines{"TYPE I", "MODE E"};
+  if (security_.dcau == 'N') {
+    lines.emplace_back("DCAU N");
+  } else {
+    if (!security_.delegated) {
+      // As on this server: DCAU A and S authenticate with the delegated credential.
+      failure_ = "DCAU needs a delegated credential; the client did not delegate";
+      co_return make_error(error_code_for(Condition::DataConnection));
+    }
+    lines.push_back(security_.dcau == 'S' ? "DCAU S " + security_.dcau_subject : "DCAU A");
+    lines.emplace_back("PBSZ 1048576");
+    const char* level = security_.protection == security::DataProtection::Private ? "P"
+                        : security_.protection == security::DataProtection::Safe  ? "S"
+                                                                                  : "C";
+    lines.push_back(std::string("PROT ") + level);
   }
-  for (std::string line : {"TYPE I", "MODE E", "DCAU N"}) {
+  for (const auto& line : lines) {
     if (auto done = co_await expect(link, line, 2); !done) co_return done;
   }
   if (sending) {

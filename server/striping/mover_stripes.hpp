@@ -67,6 +67,8 @@ class MoverStripes {
   enum class Direction { None, Receive, Send };
   transport::awaitable<Result<void>> open_links();
   transport::awaitable<Result<void>> log_in(MoverLink& link);
+  // SITE STRIPE CRED: the client's delegated credential, for the mover's DCAU.
+  transport::awaitable<Result<void>> hand_credential(MoverLink& link);
   transport::awaitable<Result<void>> apply(MoverLink& link, bool sending);
   // `line` on `link`, expecting a reply of class `expected` (2 for 2xx...).
   transport::awaitable<Result<void>> expect(MoverLink& link, std::string line, int expected);

@@ -64,8 +64,12 @@ transport::awaitable<void> ControlSession::on_site(const std::string& argument) 
     transfer_commands_.on_site_udpx(space == std::string::npos ? std::string()
                                                                : argument.substr(space + 1));
   } else if (name == "STRIPE" && login().storage()) {
-    transfer_commands_.on_site_stripe(space == std::string::npos ? std::string()
-                                                                 : argument.substr(space + 1));
+    const auto rest = space == std::string::npos ? std::string() : argument.substr(space + 1);
+    if (rest.starts_with("CRED ")) {
+      protection_commands_.on_site_stripe_cred(rest.substr(5));
+    } else {
+      transfer_commands_.on_site_stripe(rest);
+    }
   } else if (name == "SETNETSTACK") {
     on_set_net_stack(space == std::string::npos ? std::string() : argument.substr(space + 1));
   } else if (name == "DURABLE" && login().storage()) {
