@@ -55,8 +55,7 @@ Server::Server(ServerConfig config, std::vector<auth::Account> accounts,
       transfer_log_(loggers_.transfer, loggers_.transfer_format, loggers_.host),
       services_{config_,     registry_,     authenticator_,   gsi_.get(),
                 ftps_,       transfer_log_, loggers_.control, blocking_pool_,
-                data_loops_, nullptr,       nullptr,          nullptr,
-                {}},
+                data_loops_, nullptr,       nullptr,          nullptr},
       acceptor_(io_context_) {
   // A frontend reaches its movers with the host credential (docs/STRIPING.md). Made here, while
   // the key is readable: a session process runs as its user once logged in.

@@ -153,7 +153,9 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"usage_stats_target", Support::NoOp, "gridftpd sends no usage statistics"},
     {"usage_stats_id", Support::NoOp, "gridftpd sends no usage statistics"},
     // Striped and remote data nodes
-    {"remote_nodes", Support::Applied, "[striping] movers: this server is their frontend"},
+    {"remote_nodes", Support::Applied,
+     "[striping] movers: this server is their frontend (the movers are gridftpd -dn, reached over "
+     "TLS, docs/STRIPING.md)"},
     {"hybrid", Support::Warned,
      "ignored: a gridftpd frontend moves unstriped transfers (PASV, PORT) itself, as -hybrid does",
      "0"},

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "protocol/control/restrict_paths.hpp"
+#include "protocol/core/decimal.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -294,6 +295,33 @@ void check_listen(const ListenConfig& listen, std::vector<std::string>& problems
 
 }  // namespace
 
+namespace {
+
+// Frontends and movers prove themselves with the host certificate (docs/STRIPING.md).
+void check_striping(const ServerConfig& c, std::vector<std::string>& problems) {
+  const auto& striping = c.striping;
+  if ((striping.mover || !striping.movers.empty()) && !c.gsi.enabled) {
+    problems.emplace_back(
+        "[striping] needs [gsi] enabled: a frontend and its movers prove themselves to each other "
+        "with the host certificate");
+  }
+  if (striping.mover && !striping.movers.empty()) {
+    problems.emplace_back(
+        "striping: a server is a frontend (movers, -r) or a mover (mover, -dn), not both");
+  }
+  for (const auto& mover : striping.movers) {
+    const auto colon = mover.rfind(':');
+    const auto port =
+        colon == std::string::npos ? std::nullopt : parse_decimal(mover.substr(colon + 1));
+    if (colon == 0 || !port || *port == 0 || *port > 65535) {
+      problems.push_back(fmt::format(
+          "striping.movers entry '{}' is not host:port (a port from 1 to 65535)", mover));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> validate(const ServerConfig& c) {
   std::vector<std::string> problems;
   if (c.tls.cert.empty() != c.tls.key.empty())
@@ -355,6 +383,7 @@ std::vector<std::string> validate(const ServerConfig& c) {
           name));
     }
   }
+  check_striping(c, problems);
   if (c.logging.transfer_log_format != "json" && c.logging.transfer_log_format != "netlogger") {
     problems.push_back(fmt::format("logging.transfer_log_format '{}' is not one of json, netlogger",
                                    c.logging.transfer_log_format));

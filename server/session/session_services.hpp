@@ -37,7 +37,7 @@ struct SessionServices {
   security::KeyPool* delegation_keys = nullptr;  // null unless gsi.enabled
   std::shared_ptr<UdpxRatePool> udpx_pool;       // null unless [udpx] aggregate_rate_bps
   std::shared_ptr<MetricsPage> metrics;          // null only if the page could not be made
-  security::SslCtxPtr striping_client;           // a frontend's TLS to its movers, else empty
+  security::SslCtxPtr striping_client = {};      // a frontend's TLS to its movers, else empty
   // Started as root, a session is a process of its own and becomes the login's account after
   // login (server/process). Unit tests that run sessions inside the test process as root turn
   // it off: the switch would change the whole test process's user.

@@ -76,12 +76,26 @@ TEST_CASE("Unsupported options are refused by name with the reason", "[globus][c
   ServerConfig config;
   ProcessOptions process;
   const auto problems = apply_globus_settings(
-      words({"-single", "-rp-follow-symlinks", "-remote-nodes", "a:1"}), config, process);
+      words({"-single", "-rp-follow-symlinks", "-chroot-path", "/x"}), config, process);
   REQUIRE(problems.size() == 3);
   CHECK(problems[0].find("single") != std::string::npos);
   CHECK(problems[1].find("rp_follow_symlinks") != std::string::npos);
-  CHECK(problems[2].find("remote_nodes") != std::string::npos);
-  CHECK(problems[2].find("data nodes") != std::string::npos);
+  CHECK(problems[2].find("chroot_path") != std::string::npos);
+}
+
+TEST_CASE("-r names a frontend's movers and -dn makes a mover", "[globus][config][striping]") {
+  ServerConfig frontend;
+  ProcessOptions process;
+  CHECK(
+      apply_globus_settings(words({"-r", "dtn1:6001,dtn2:6001,", "-p", "2811"}), frontend, process)
+          .empty());
+  CHECK(frontend.striping.movers == std::vector<std::string>{"dtn1:6001", "dtn2:6001"});
+  CHECK_FALSE(frontend.striping.mover);
+  ServerConfig mover;
+  CHECK(apply_globus_settings(words({"-dn", "-p", "6001"}), mover, process).empty());
+  CHECK(mover.striping.mover);
+  CHECK(mover.listen.port == 6001);
+  CHECK(mover.striping.movers.empty());
 }
 
 TEST_CASE("A disable-command-list value becomes upper-case verbs", "[globus][config]") {

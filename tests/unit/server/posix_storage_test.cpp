@@ -492,6 +492,45 @@ TEST_CASE("Replace upload destroyed without commit leaves nothing behind", "[sto
   CHECK(TempTree::partial_files_in(tree.root / "incoming") == 0);
 }
 
+TEST_CASE("A striped upload: every mover writes its blocks into one partial file, commit names it",
+          "[storage][upload][striping]") {
+  TempTree tree;
+  write_text(tree.root / "incoming" / "s.bin", "old content that must go");
+  const auto storage = tree.storage();
+  REQUIRE(storage.begin_striped_upload("/incoming/s.bin").has_value());
+  {
+    // Two movers at once, neither holding the other off (no one-writer lock), in any order.
+    auto second = storage.begin_upload("/incoming/s.bin", UploadMode::StripePart, 0);
+    auto first = storage.begin_upload("/incoming/s.bin", UploadMode::StripePart, 0);
+    REQUIRE(second.has_value());
+    REQUIRE(first.has_value());
+    REQUIRE(second->write_at(4, bytes_of("4567")).has_value());
+    REQUIRE(first->write_at(0, bytes_of("0123")).has_value());
+    REQUIRE(second->commit().has_value());
+    REQUIRE(first->commit().has_value());
+  }
+  // Each stripe's end leaves the file hidden and the old one in place.
+  CHECK(read_text(tree.root / "incoming" / "s.bin") == "old content that must go");
+  CHECK(TempTree::partial_files_in(tree.root / "incoming") == 1);
+  REQUIRE(storage.commit_striped_upload("/incoming/s.bin").has_value());
+  CHECK(read_text(tree.root / "incoming" / "s.bin") == "01234567");
+  CHECK(TempTree::partial_files_in(tree.root / "incoming") == 0);
+}
+
+TEST_CASE("A stripe part without a begun striped upload, or a commit of none, is refused",
+          "[storage][upload][striping]") {
+  TempTree tree;
+  const auto storage = tree.storage();
+  const auto part = storage.begin_upload("/incoming/none.bin", UploadMode::StripePart, 0);
+  REQUIRE_FALSE(part.has_value());
+  CHECK(part.error() == std::errc::no_such_file_or_directory);
+  const auto commit = storage.commit_striped_upload("/incoming/none.bin");
+  REQUIRE_FALSE(commit.has_value());
+  CHECK_FALSE(fs::exists(tree.root / "incoming" / "none.bin"));
+  // Nor outside the writable areas.
+  CHECK_FALSE(storage.begin_striped_upload("/pub/x.bin").has_value());
+}
+
 TEST_CASE("Replace upload abort removes the partial file", "[storage][upload]") {
   TempTree tree;
   const auto storage = tree.storage();

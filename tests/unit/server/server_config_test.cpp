@@ -126,6 +126,32 @@ TEST_CASE("every table and key in the sample is one parse_config reads", "[confi
   CHECK(mentions(misspelt.problems, "logging2", "unknown table"));
 }
 
+TEST_CASE("[striping] reads, prints back and is checked", "[config][striping]") {
+  const auto load = parse_config(
+      "[gsi]\nenabled = true\n[striping]\nmovers = [\"dtn1:6001\", \"[::1]:6002\"]\n"
+      "frontends = [\"/O=Grid/CN=fe\"]\n",
+      "striping");
+  REQUIRE(load.ok());
+  CHECK(load.config.striping.movers == std::vector<std::string>{"dtn1:6001", "[::1]:6002"});
+  CHECK(load.config.striping.frontends == std::vector<std::string>{"/O=Grid/CN=fe"});
+  CHECK(validate(load.config).empty());
+  const auto again = parse_config(gridftp::server::format_config(load.config), "printed");
+  REQUIRE(again.ok());
+  CHECK(again.config.striping.movers == load.config.striping.movers);
+  CHECK(again.config.striping.frontends == load.config.striping.frontends);
+
+  auto both = load.config;
+  both.striping.mover = true;
+  CHECK(mentions(validate(both), "not both"));
+  auto no_port = load.config;
+  no_port.striping.movers = {"dtn1"};
+  CHECK(mentions(validate(no_port), "dtn1", "host:port"));
+  auto no_gsi = load.config;
+  no_gsi.gsi.enabled = false;
+  no_gsi.anonymous.enabled = true;
+  CHECK(mentions(validate(no_gsi), "[gsi] enabled"));
+}
+
 TEST_CASE("an empty config gives the struct defaults", "[config]") {
   const auto load = parse_config("", "empty");
   CHECK(load.ok());

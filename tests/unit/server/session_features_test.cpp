@@ -172,6 +172,23 @@ TEST_CASE("SITE refuses unknown subcommands with 500", "[session][features]") {
   CHECK(command(session, "SITE").code == 500);
 }
 
+TEST_CASE("SITE STRIPE, a mover's commands, is refused in a session no frontend opened",
+          "[session][features][striping]") {
+  SessionHarness session;
+  log_in(session);
+  // A client that tries a mover's verbs gets the same answer as for any unknown SITE command,
+  // and none of them took effect: the STOR after PART is an ordinary one.
+  for (const char* line : {"SITE STRIPE PART", "SITE STRIPE SEND 2 0",
+                           "SITE STRIPE BEGIN /incoming/x", "SITE STRIPE COMMIT /incoming/x",
+                           "SITE STRIPE CRED abcd", "SITE STRIPE CRED END", "SITE STRIPE"}) {
+    INFO(line);
+    const auto reply = command(session, line);
+    CHECK(reply.code == 500);
+    CHECK(reply.text == "Command not supported.");
+  }
+  CHECK_FALSE(std::filesystem::exists(session.root() / "incoming" / "x"));
+}
+
 TEST_CASE("SITE SETNETSTACK picks TCP or UDPX and refuses UDT and unknown drivers",
           "[session][features]") {
   SessionHarness session;
