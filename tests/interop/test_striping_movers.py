@@ -1,0 +1,166 @@
+"""Striping past one host (docs/STRIPING.md): a gridftpd frontend (-r / [striping] movers) whose
+transfers the movers (-dn / [striping] mover) move, driven by the real globus-url-copy -stripe,
+and a real Globus striped cluster (tests/support/globus_striped.py) on the other side.
+
+All on loopback, GSI with the throwaway PKI; frontend and movers serve one root, as Globus
+requires its nodes to share one namespace. Checked, each byte-identical by SHA-256:
+  * guc -stripe put into a frontend with 2 and 3 movers at -nodcau, DCAU A and -dcpriv, -p 1
+    and -p 4; every mover's transfer log holds its share (Blocked, 1 MiB: -sbs 1M, without
+    which guc sends everything to the first stripe) and the shares add up to the file;
+  * third-party with -stripe between a gridftpd frontend with movers and a Globus striped
+    cluster, both ways, at the same levels;
+  * a mover stopped before a transfer is left out of it; a mover refuses a frontend whose
+    certificate it does not list, and a client cannot use a mover's port as a server.
+"""
+
+import ftplib
+import os
+import socket
+
+from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, make_file,
+                             make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             shared_test_pki, start_gridftpd, wait_until)
+from globus_striped import GlobusStripedCluster
+
+GUC = "globus-url-copy"
+SIZE = 9 * MIB + 7   # ten 1 MiB blocks, the last short: every stripe gets some, unevenly
+LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcpriv": ["-dcpriv"]}
+STRIPE = ["-stripe", "-sbs", "1048576"]
+
+
+def start_site(movers: int, mover_settings: dict | None = None, **mover_sections):
+    """`movers` gridftpd movers and a frontend that names them, on one root."""
+    pki = shared_test_pki()
+    root = make_temp_dir("striping-root-")
+    started = [start_gridftpd(root, gsi=pki, striping={"mover": True, **(mover_settings or {})},
+                              **mover_sections)
+               for _ in range(movers)]
+    frontend = start_gridftpd(root, gsi=pki, striping={
+        "movers": [f"127.0.0.1:{m.port}" for m in started]})
+    return frontend, started
+
+
+def guc(args: list[str], what: str, expect_rc: int | None = 0):
+    return run_peer([GUC] + args, env=shared_test_pki().client_env(), timeout=180, what=what,
+                    expect_rc=expect_rc)
+
+
+def make_source(root: str, name: str, seed: int) -> str:
+    digest = make_file(os.path.join(root, "data", name), SIZE, seed=seed)
+    make_tree_readable(os.path.join(root, "data"))   # read as the mapped account
+    return digest
+
+
+def shares_of(movers, command: str, path: str) -> list[int]:
+    """Each mover's bytes for the transfer of `path`, from its transfer log (0 if none)."""
+    shares = []
+    for mover in movers:
+        records = [r for r in mover.transfer_records()
+                   if r.get("command") == command and r.get("path") == path]
+        assert len(records) <= 1, f"{len(records)} {command} records for {path}: {records}"
+        assert not records or records[0].get("result") == "ok", records
+        shares.append(records[0]["bytes"] if records else 0)
+    return shares
+
+
+def check_shares(movers, command: str, path: str, what: str) -> None:
+    # A mover writes its record once its session answered 226, just before the frontend does.
+    wait_until(lambda: sum(shares_of(movers, command, path)) == SIZE, 10,
+               f"{what}: the movers' logged shares to add up to {SIZE}")
+    shares = shares_of(movers, command, path)
+    assert all(share > 0 for share in shares), f"{what}: a mover moved nothing: {shares}"
+
+
+def test_guc_stripe_put_into_a_frontend_with_two_and_three_movers():
+    for count in (2, 3):
+        frontend, movers = start_site(count)
+        digest = make_source(frontend.fs_root, "put.bin", seed=count)
+        for level, flags in LEVELS.items():
+            for p in (1, 4):
+                what = f"put to {count} movers {level} -p {p}"
+                target = f"incoming/{count}-{level}-p{p}.bin"
+                result = guc(STRIPE + flags + ["-p", str(p), file_url(frontend.fs("data/put.bin")),
+                                               frontend.gsiftp_url(target)], what)
+                check_copy(frontend.fs(target), digest, what, result)
+                check_shares(movers, "STOR", "/" + target, what)
+        for mover in movers:
+            mover.assert_alive("after the striped puts")
+        frontend.assert_alive("after the striped puts")
+
+
+def test_third_party_between_a_gridftpd_frontend_and_a_globus_striped_cluster():
+    pki = shared_test_pki()
+    frontend, movers = start_site(2)
+    cluster = GlobusStripedCluster(nodes=2, gsi=pki)
+    theirs = make_source(cluster.fs_root, "third.bin", seed=22)
+    for level, flags in LEVELS.items():
+        for p in (1, 4):
+            what = f"third-party gridftpd -> Globus cluster {level} -p {p}"
+            source = f"third-{level}-p{p}.bin"
+            ours = make_source(frontend.fs_root, source, seed=p)
+            name = f"incoming/from-gridftpd-{level}-p{p}.bin"
+            result = guc(STRIPE + flags + ["-p", str(p), frontend.gsiftp_url("data/" + source),
+                                           cluster.scheme_url(name)], what)
+            check_copy(cluster.path(name), ours, what, result)
+            check_shares(movers, "RETR", "/data/" + source, what)
+
+            what = f"third-party Globus cluster -> gridftpd {level} -p {p}"
+            name = f"incoming/from-globus-{level}-p{p}.bin"
+            result = guc(STRIPE + flags + ["-p", str(p), cluster.scheme_url("data/third.bin"),
+                                           frontend.gsiftp_url(name)], what)
+            check_copy(frontend.fs(name), theirs, what, result)
+            check_shares(movers, "STOR", "/" + name, what)
+    frontend.assert_alive("after the third-party copies")
+
+
+def test_a_stopped_mover_is_left_out_of_the_next_transfer():
+    frontend, movers = start_site(3)
+    digest = make_source(frontend.fs_root, "skip.bin", seed=31)
+    movers[1].stop()
+    what = "put with one of three movers stopped"
+    result = guc(STRIPE + ["-nodcau", "-p", "2", file_url(frontend.fs("data/skip.bin")),
+                           frontend.gsiftp_url("incoming/skip.bin")], what)
+    check_copy(frontend.fs("incoming/skip.bin"), digest, what, result)
+    check_shares([movers[0], movers[2]], "STOR", "/incoming/skip.bin", what)
+
+
+def test_movers_serve_only_their_frontends():
+    # A mover listing another frontend's subject refuses ours: SPAS finds no mover and says so.
+    # (A client that waits for a greeting on a mover's port waits until the mover's login
+    # timeout closes it: short here.)
+    frontend, movers = start_site(2, mover_settings={"frontends": ["/O=Grid/OU=Test/CN=elsewhere"]},
+                                  timeouts={"login_seconds": 5})
+    make_source(frontend.fs_root, "refused.bin", seed=41)
+    what = "put through movers that do not list this frontend"
+    result = guc(STRIPE + ["-nodcau", file_url(frontend.fs("data/refused.bin")),
+                           frontend.gsiftp_url("incoming/refused.bin")], what, expect_rc=None)
+    assert result.rc != 0, f"{what}: succeeded\n{result.describe()}"
+    assert "no mover answered" in result.output, result.describe()
+    assert not os.path.exists(frontend.fs("incoming/refused.bin"))
+    for mover in movers:
+        assert "not a frontend of this mover" in mover.log_text(), mover.log_text()[-2000:]
+        mover.assert_alive("after refusing a frontend")
+
+    # A client on a mover's port: no greeting in the clear, no gsiftp session.
+    mover = movers[0]
+    with socket.create_connection(("127.0.0.1", mover.port), timeout=10) as raw:
+        raw.settimeout(5)
+        try:
+            greeting = raw.recv(64)
+        except socket.timeout:
+            greeting = b""
+        assert not greeting.startswith(b"220"), f"a mover greeted a clear client: {greeting!r}"
+    try:
+        ftplib.FTP().connect("127.0.0.1", mover.port, timeout=5)
+        raise AssertionError("ftplib got a greeting from a mover")
+    except (EOFError, OSError, ftplib.Error):
+        pass
+    what = "globus-url-copy straight to a mover"
+    result = guc(["-nodcau", file_url(frontend.fs("data/refused.bin")),
+                  f"gsiftp://localhost:{mover.port}/incoming/direct.bin"], what, expect_rc=None)
+    assert result.rc != 0, f"{what}: succeeded\n{result.describe()}"
+    assert not os.path.exists(frontend.fs("incoming/direct.bin"))
+
+
+if __name__ == "__main__":
+    run_tests(globals())
