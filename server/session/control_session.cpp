@@ -114,6 +114,9 @@ transport::awaitable<void> ControlSession::run() {
   // The peer is gone or we closed: end any transfer so uploads are cleaned up and logged.
   if (transfer_commands_.running().is_active()) {
     transfer_commands_.running().request_abort();
+    // MODE E connections stay open after an abort request until closed: a mover whose frontend
+    // went (or a client that left its data connections up) must not wait for their EOF.
+    transfer_commands_.close_data_streams();
     data_channel_.cancel();
     co_await transfer_commands_.running().wait_until_done();
   }

@@ -77,6 +77,10 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
   for (const auto& link : links_) all_open = all_open && link->is_open();
   if (all_open) co_return Result<void>{};
   abort();
+  if (!login_words()) {
+    failure_ = "striping needs a GSI or anonymous login";
+    co_return make_error(error_code_for(Condition::LoginFailed));
+  }
   tcp::resolver resolver(executor_);
   for (const auto& named : services_.config.striping.movers) {
     const auto parts = split_host_port(named);
@@ -116,22 +120,19 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> MoverStripes::log_in(MoverLink& link) {
+std::optional<std::pair<std::string, std::string>> MoverStripes::login_words() const {
   const auto* user = login_.user();
-  if (user == nullptr) co_return make_error(error_code_for(Condition::NotLoggedIn));
-  std::string name;
-  std::string proof;
-  if (user->anonymous) {
-    name = "anonymous";
-    proof = ":anonymous:";
-  } else if (security_.gsi_protected && !security_.peer_dn.empty()) {
-    name = user->name;
-    proof = ":gsi:" + security_.peer_dn;
-  } else {
-    // A mover never sees a password: it maps GSI identities and the anonymous user itself.
-    failure_ = "striping needs a GSI or anonymous login";
-    co_return make_error(error_code_for(Condition::LoginFailed));
-  }
+  if (user == nullptr) return std::nullopt;
+  if (user->anonymous) return std::make_pair(std::string("anonymous"), std::string(":anonymous:"));
+  if (security_.gsi_protected && !security_.peer_dn.empty())
+    return std::make_pair(user->name, ":gsi:" + security_.peer_dn);
+  return std::nullopt;  // a mover never sees a password: it maps GSI and anonymous users itself
+}
+
+transport::awaitable<Result<void>> MoverStripes::log_in(MoverLink& link) {
+  const auto words = login_words();
+  if (!words) co_return make_error(error_code_for(Condition::LoginFailed));
+  const auto& [name, proof] = *words;
   if (auto sent = co_await expect(link, "USER " + name, 3); !sent) co_return sent;
   if (auto in = co_await expect(link, "PASS " + proof, 2); !in) co_return in;
   if (security_.delegated) co_return co_await hand_credential(link);

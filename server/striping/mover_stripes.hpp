@@ -9,7 +9,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocol/control/host_port.hpp"
@@ -66,6 +68,8 @@ class MoverStripes {
  private:
   enum class Direction { None, Receive, Send };
   transport::awaitable<Result<void>> open_links();
+  // USER and PASS for the movers: this session's GSI identity or the anonymous user.
+  std::optional<std::pair<std::string, std::string>> login_words() const;
   transport::awaitable<Result<void>> log_in(MoverLink& link);
   // SITE STRIPE CRED: the client's delegated credential, for the mover's DCAU.
   transport::awaitable<Result<void>> hand_credential(MoverLink& link);

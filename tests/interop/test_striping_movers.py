@@ -15,11 +15,15 @@ requires its nodes to share one namespace. Checked, each byte-identical by SHA-2
 
 import ftplib
 import os
+import signal
 import socket
+import subprocess
+import threading
+import time
 
-from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, make_file,
-                             make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_gridftpd, wait_until)
+from gridftp_harness import (MIB, check_copy, descendants, file_url, make_file, make_temp_dir,
+                             make_tree_readable, run_peer, run_tests, shared_test_pki,
+                             start_gridftpd, wait_until)
 from globus_striped import GlobusStripedCluster
 
 GUC = "globus-url-copy"
@@ -122,6 +126,61 @@ def test_a_stopped_mover_is_left_out_of_the_next_transfer():
                            frontend.gsiftp_url("incoming/skip.bin")], what)
     check_copy(frontend.fs("incoming/skip.bin"), digest, what, result)
     check_shares([movers[0], movers[2]], "STOR", "/incoming/skip.bin", what)
+
+
+def test_a_mover_killed_mid_transfer_fails_it_with_451_at_once():
+    # The source is a FIFO fed 1 MiB at a time, so the put is still running when one mover's
+    # processes are killed; the frontend must then answer 4xx within 30 s and commit nothing.
+    frontend, movers = start_site(2)
+    fifo_dir = make_temp_dir("striping-fifo-")
+    os.chmod(fifo_dir, 0o755)
+    fifo = os.path.join(fifo_dir, "source")
+    os.mkfifo(fifo, 0o644)
+    guc_proc = subprocess.Popen(
+        [GUC, "-dbg", *STRIPE, "-nodcau", "-p", "2", file_url(fifo),
+         frontend.gsiftp_url("incoming/killed.bin")],
+        env=dict(os.environ, **shared_test_pki().client_env()), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    replies: list[tuple[float, str]] = []
+    done = threading.Event()
+
+    def feed():
+        try:
+            with open(fifo, "wb") as sink:
+                while not done.is_set():
+                    sink.write(os.urandom(MIB))
+                    sink.flush()
+                    time.sleep(0.2)
+        except (BrokenPipeError, OSError):
+            pass
+
+    def read():
+        for line in guc_proc.stdout:
+            replies.append((time.monotonic(), line.rstrip()))
+
+    threading.Thread(target=feed, daemon=True).start()
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        wait_until(lambda: any(text.startswith("150 ") for _, text in replies), 30,
+                   "the striped put to begin (150)")
+        time.sleep(1)
+        victim = movers[1].proc.pid
+        for pid in descendants(victim):
+            if pid != victim:
+                os.kill(pid, signal.SIGKILL)   # the mover's processes, its sessions among them
+        killed = time.monotonic()
+        wait_until(lambda: any(text[:1] == "4" and text[3:4] == " " for _, text in replies), 30,
+                   "a 4xx reply within 30 s of the mover's death")
+        reply_at, reply = next((at, text) for at, text in replies if text[:1] == "4")
+        assert reply_at - killed < 30, (reply_at - killed, reply)
+        assert "mover" in reply, reply
+    finally:
+        done.set()
+        guc_proc.kill()   # globus-url-copy 10.12 reports the 451 but keeps reading its FIFO
+        guc_proc.wait()
+    assert not os.path.exists(frontend.fs("incoming/killed.bin")), "a failed put was committed"
+    frontend.assert_alive("after a mover died under it")
+    movers[0].assert_alive("after the other mover died")
 
 
 def test_movers_serve_only_their_frontends():
