@@ -7,10 +7,11 @@ requires its nodes to share one namespace. Checked, each byte-identical by SHA-2
   * guc -stripe put into a frontend with 2 and 3 movers at -nodcau, DCAU A and -dcpriv, -p 1
     and -p 4; every mover's transfer log holds its share (Blocked, 1 MiB: -sbs 1M, without
     which guc sends everything to the first stripe) and the shares add up to the file;
-  * third-party with -stripe between a gridftpd frontend with movers and a Globus striped
-    cluster, both ways, at the same levels;
-  * a mover stopped before a transfer is left out of it; a mover refuses a frontend whose
-    certificate it does not list, and a client cannot use a mover's port as a server.
+  * third-party with -stripe between a gridftpd frontend with 2 and 3 movers and a Globus
+    striped cluster of 2 nodes, both ways, at the same levels;
+  * a mover stopped before a transfer is left out of it, one killed during a transfer fails it
+    with a 451 at once; a mover refuses a frontend whose certificate it does not list, and a
+    client cannot use a mover's port as a server.
 """
 
 import ftplib
@@ -67,12 +68,16 @@ def shares_of(movers, command: str, path: str) -> list[int]:
     return shares
 
 
-def check_shares(movers, command: str, path: str, what: str) -> None:
+def check_shares(movers, command: str, path: str, what: str, stripes: int | None = None) -> None:
+    """The movers' logged shares add up to the file, each mover's non-empty; with `stripes`
+    receiving stripes (SPOR), mover i sends stripe i % N, so only the first `stripes` send."""
     # A mover writes its record once its session answered 226, just before the frontend does.
     wait_until(lambda: sum(shares_of(movers, command, path)) == SIZE, 10,
                f"{what}: the movers' logged shares to add up to {SIZE}")
     shares = shares_of(movers, command, path)
-    assert all(share > 0 for share in shares), f"{what}: a mover moved nothing: {shares}"
+    senders = len(movers) if stripes is None else min(stripes, len(movers))
+    assert all(share > 0 for share in shares[:senders]), f"{what}: a mover moved nothing: {shares}"
+    assert not any(shares[senders:]), f"{what}: a mover without a stripe moved bytes: {shares}"
 
 
 def test_guc_stripe_put_into_a_frontend_with_two_and_three_movers():
@@ -94,27 +99,28 @@ def test_guc_stripe_put_into_a_frontend_with_two_and_three_movers():
 
 def test_third_party_between_a_gridftpd_frontend_and_a_globus_striped_cluster():
     pki = shared_test_pki()
-    frontend, movers = start_site(2)
     cluster = GlobusStripedCluster(nodes=2, gsi=pki)
     theirs = make_source(cluster.fs_root, "third.bin", seed=22)
-    for level, flags in LEVELS.items():
-        for p in (1, 4):
-            what = f"third-party gridftpd -> Globus cluster {level} -p {p}"
-            source = f"third-{level}-p{p}.bin"
-            ours = make_source(frontend.fs_root, source, seed=p)
-            name = f"incoming/from-gridftpd-{level}-p{p}.bin"
-            result = guc(STRIPE + flags + ["-p", str(p), frontend.gsiftp_url("data/" + source),
-                                           cluster.scheme_url(name)], what)
-            check_copy(cluster.path(name), ours, what, result)
-            check_shares(movers, "RETR", "/data/" + source, what)
+    for count in (2, 3):
+        frontend, movers = start_site(count)
+        for level, flags in LEVELS.items():
+            for p in (1, 4):
+                what = f"third-party gridftpd ({count} movers) -> Globus cluster {level} -p {p}"
+                source = f"third-{level}-p{p}.bin"
+                ours = make_source(frontend.fs_root, source, seed=p)
+                name = f"incoming/from-gridftpd-{count}-{level}-p{p}.bin"
+                result = guc(STRIPE + flags + ["-p", str(p), frontend.gsiftp_url("data/" + source),
+                                               cluster.scheme_url(name)], what)
+                check_copy(cluster.path(name), ours, what, result)
+                check_shares(movers, "RETR", "/data/" + source, what, stripes=2)
 
-            what = f"third-party Globus cluster -> gridftpd {level} -p {p}"
-            name = f"incoming/from-globus-{level}-p{p}.bin"
-            result = guc(STRIPE + flags + ["-p", str(p), cluster.scheme_url("data/third.bin"),
-                                           frontend.gsiftp_url(name)], what)
-            check_copy(frontend.fs(name), theirs, what, result)
-            check_shares(movers, "STOR", "/" + name, what)
-    frontend.assert_alive("after the third-party copies")
+                what = f"third-party Globus cluster -> gridftpd ({count} movers) {level} -p {p}"
+                name = f"incoming/from-globus-{level}-p{p}.bin"
+                result = guc(STRIPE + flags + ["-p", str(p), cluster.scheme_url("data/third.bin"),
+                                               frontend.gsiftp_url(name)], what)
+                check_copy(frontend.fs(name), theirs, what, result)
+                check_shares(movers, "STOR", "/" + name, what)
+        frontend.assert_alive("after the third-party copies")
 
 
 def test_a_stopped_mover_is_left_out_of_the_next_transfer():
