@@ -126,7 +126,7 @@ TEST_CASE("every table and key in the sample is one parse_config reads", "[confi
   CHECK(mentions(misspelt.problems, "logging2", "unknown table"));
 }
 
-TEST_CASE("[striping] reads, prints back and is checked", "[config][striping]") {
+TEST_CASE("The striping table reads, prints back and is checked", "[config][striping]") {
   const auto load = parse_config(
       "[gsi]\nenabled = true\n[striping]\nmovers = [\"dtn1:6001\", \"[::1]:6002\"]\n"
       "frontends = [\"/O=Grid/CN=fe\"]\n",
