@@ -321,6 +321,20 @@ Result<Upload> PosixStorage::begin_upload(std::string_view path, UploadMode mode
   return upload;
 }
 
+namespace {
+
+// One mover's stripe: its own blocks at their offsets, in place, in the partial file that
+// begin_striped_upload made (no lock: every mover writes it; no rename: commit_striped_upload).
+Result<Upload> open_stripe_part(UniqueFd parent, const std::string& name) {
+  const auto partial = partial_name_for(name);
+  UniqueFd fd(::openat(parent.get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return make_error(last_errno());
+  return Upload(std::move(fd), std::move(parent), std::string(), partial, 0,
+                /*keep_partial_on_abort=*/true);
+}
+
+}  // namespace
+
 Result<void> PosixStorage::begin_striped_upload(std::string_view path) const {
   // Made and emptied as any replacing upload's; kept when this Upload goes (a restart's file).
   auto upload = open_upload(path, UploadMode::Replace, 0, /*keep_partial_on_abort=*/true);
@@ -378,14 +392,7 @@ Result<Upload> PosixStorage::open_upload(std::string_view path, UploadMode mode,
       return Upload(std::move(fd), std::move(*parent), partial, name, 0, keep_partial_on_abort);
     }
   }
-  if (mode == UploadMode::StripePart) {
-    // Every mover writes its own blocks at their offsets; begin_striped_upload made the file.
-    const auto partial = partial_name_for(name);
-    UniqueFd fd(::openat(parent->get(), partial.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
-    if (!fd.valid()) return make_error(last_errno());
-    return Upload(std::move(fd), std::move(*parent), std::string(), partial, 0,
-                  /*keep_partial_on_abort=*/true);
-  }
+  if (mode == UploadMode::StripePart) return open_stripe_part(std::move(*parent), name);
   if (mode == UploadMode::Resume) {
     // A stream-mode restart (REST n + STOR) goes on with the upload that a failed attempt left
     // under the hidden name, when there is one: that is what the client's 111 markers counted.
