@@ -115,8 +115,10 @@ transport::awaitable<void> ControlSession::run() {
   if (transfer_commands_.running().is_active()) {
     transfer_commands_.running().request_abort();
     // MODE E connections stay open after an abort request until closed: a mover whose frontend
-    // went (or a client that left its data connections up) must not wait for their EOF.
-    transfer_commands_.close_data_streams();
+    // went (or a client that left its data connections up) must not wait for their EOF, nor a
+    // frontend for its movers. A UDPX transfer ends by its own idle timeout (docs/UDPX.md).
+    transfer_commands_.running().close_streams();
+    movers_.abort();
     data_channel_.cancel();
     co_await transfer_commands_.running().wait_until_done();
   }

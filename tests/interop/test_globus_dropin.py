@@ -352,9 +352,14 @@ def test_globus_config_file_and_toml_give_the_same_settings():
 
 
 def test_refused_options_stop_the_server_naming_them():
-    result = run_peer([gridftpd_binary(), "-p", "0", "-remote-nodes", "a:1"], timeout=30,
-                      expect_rc=None, what="gridftpd -remote-nodes")
-    assert result.rc != 0 and "remote_nodes" in result.output, result.describe()
+    result = run_peer([gridftpd_binary(), "-p", "0", "-chroot-path", "/srv"], timeout=30,
+                      expect_rc=None, what="gridftpd -chroot-path")
+    assert result.rc != 0 and "chroot_path" in result.output, result.describe()
+    # -r is taken (a frontend), but not without the host certificate its movers check.
+    result = run_peer([gridftpd_binary(), "-p", "0", "-aa", "-anonymous-user", "nobody", "-r",
+                       "dtn1:6001"], timeout=30,
+                      expect_rc=None, what="gridftpd -r without GSI")
+    assert result.rc != 0 and "[striping] needs [gsi]" in result.output, result.describe()
 
 
 def serve_one_connection_inetd_style(argv: list[str], env: dict[str, str]):

@@ -83,7 +83,8 @@ TEST_CASE("Unsupported options are refused by name with the reason", "[globus][c
   CHECK(problems[2].find("chroot_path") != std::string::npos);
 }
 
-TEST_CASE("Globus's -r names a frontend's movers and -dn makes a mover", "[globus][config][striping]") {
+TEST_CASE("Globus's -r names a frontend's movers and -dn makes a mover",
+          "[globus][config][striping]") {
   ServerConfig frontend;
   ProcessOptions process;
   CHECK(
