@@ -231,6 +231,7 @@ transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argumen
   if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
   // GFD.20: space-separated host-ports, each in PORT or EPRT form; one stripe per address.
   std::vector<tcp::endpoint> peers;
+  std::vector<std::string> items;  // as the client wrote them, for a frontend's movers
   std::size_t start = 0;
   while (start < argument.size()) {
     auto end = argument.find(' ', start);
@@ -253,6 +254,7 @@ transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argumen
       co_return;
     }
     peers.emplace_back(address, host_port->port);
+    items.push_back(item);
   }
   if (peers.empty()) {
     replies_.send_error(Condition::BadAddress, "Illegal SPOR command.");
@@ -260,14 +262,8 @@ transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argumen
   }
   if (channels_.movers != nullptr && channels_.movers->enabled()) {
     // The movers connect: each is given its stripes' addresses as the client wrote them.
-    std::vector<std::string> addresses;
-    for (std::size_t from = 0; from < argument.size();) {
-      const auto to = std::min(argument.find(' ', from), argument.size());
-      if (to > from) addresses.push_back(argument.substr(from, to - from));
-      from = to + 1;
-    }
     channels_.tcp.cancel();
-    channels_.movers->connect_to(std::move(addresses));
+    channels_.movers->connect_to(std::move(items));
     replies_.send(rc::kCommandOk, "PORT Command successful.");
     co_return;
   }

@@ -32,6 +32,10 @@ std::optional<std::pair<std::string, std::string>> split_host_port(const std::st
   return std::make_pair(host, text.substr(colon + 1));
 }
 
+std::string endpoint_text(const tcp::endpoint& endpoint) {
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
 std::string layout_options(const TransferSettings& settings) {
   const auto& layout = settings.stripe_layout;
   const auto p = std::to_string(settings.parallelism);
@@ -64,8 +68,7 @@ bool MoverStripes::enabled() const {
 }
 
 std::error_code MoverStripes::fail(const MoverLink& link, const std::string& what) {
-  failure_ = "mover " + link.mover().address().to_string() + ":" +
-             std::to_string(link.mover().port()) + ": " + what;
+  failure_ = "mover " + endpoint_text(link.mover()) + ": " + what;
   log_->warn("{} striping: {}", tag_, failure_);
   return error_code_for(Condition::TransferFailed);
 }
@@ -100,10 +103,8 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
       auto link = co_await MoverLink::open(executor_, entry.endpoint(), services_.striping_client,
                                            kConnectTimeout);
       if (!link) {
-        log_->warn(
-            "{} striping: mover {} unreachable: {}; skipped", tag_,
-            entry.endpoint().address().to_string() + ":" + std::to_string(entry.endpoint().port()),
-            link.error().message());
+        log_->warn("{} striping: mover {} unreachable: {}; skipped", tag_,
+                   endpoint_text(entry.endpoint()), link.error().message());
         continue;
       }
       if (auto in = co_await log_in(**link); !in) {
