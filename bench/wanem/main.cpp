@@ -90,6 +90,10 @@ int main(int argc, char** argv) {
   app.add_option("--ns-b", options.b.netns, "namespace of end B");
   app.add_option("--addr-a", options.a.address, "IPv4 address of end A");
   app.add_option("--addr-b", options.b.address, "IPv4 address of end B");
+  // Several links may share one namespace (a client reaching many movers, each over its own
+  // shaped link): each then needs its own device name there.
+  app.add_option("--dev-a", options.a.device, "TUN device name of end A");
+  app.add_option("--dev-b", options.b.device, "TUN device name of end B");
   CLI11_PARSE(app, argc, argv);
 
   // Signals wait for sigwait() in this thread; the pump threads inherit the mask.

@@ -109,4 +109,19 @@ std::string format_eprt_argument(const HostPort& host_port) {
          std::to_string(host_port.port) + "|";
 }
 
+Result<NamedEndpoint> parse_named_endpoint(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return make_error(Errc::BadHostPort);
+  unsigned port = 0;
+  if (!parse_bounded(text.substr(colon + 1), 65535, port) || port == 0) {
+    return make_error(Errc::BadHostPort);
+  }
+  auto host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) return make_error(Errc::BadHostPort);
+  return NamedEndpoint{std::string(host), static_cast<std::uint16_t>(port)};
+}
+
 }  // namespace gridftp::protocol::control

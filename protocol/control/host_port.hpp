@@ -27,4 +27,13 @@ std::string format_port_argument(const HostPort& host_port);
 // "|1|addr|port|" / "|2|addr|port|"
 std::string format_eprt_argument(const HostPort& host_port);
 
+// A configured endpoint, "host:port", "1.2.3.4:port" or "[::1]:port" (a striping frontend's
+// movers): the host (brackets removed; a name is not resolved here) and a port from 1 to
+// 65535. Errors: Errc::BadHostPort for no host, no port, or a port out of range.
+struct NamedEndpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+Result<NamedEndpoint> parse_named_endpoint(std::string_view text);
+
 }  // namespace gridftp::protocol::control

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "protocol/control/host_port.hpp"
 #include "protocol/control/restrict_paths.hpp"
-#include "protocol/core/decimal.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -310,10 +310,7 @@ void check_striping(const ServerConfig& c, std::vector<std::string>& problems) {
         "striping: a server is a frontend (movers, -r) or a mover (mover, -dn), not both");
   }
   for (const auto& mover : striping.movers) {
-    const auto colon = mover.rfind(':');
-    const auto port =
-        colon == std::string::npos ? std::nullopt : parse_decimal(mover.substr(colon + 1));
-    if (colon == 0 || !port || *port == 0 || *port > 65535) {
+    if (!protocol::control::parse_named_endpoint(mover)) {
       problems.push_back(fmt::format(
           "striping.movers entry '{}' is not host:port (a port from 1 to 65535)", mover));
     }

@@ -21,10 +21,20 @@ void ControlSecurity::set_dcau(char mode, std::string subject) {
   data_security.reset();
 }
 
+const char* ControlSecurity::prot_letter() const {
+  switch (protection) {
+    case security::DataProtection::Private:
+      return "P";
+    case security::DataProtection::Safe:
+      return "S";
+    case security::DataProtection::Clear:
+      break;
+  }
+  return "C";
+}
+
 std::string ControlSecurity::label() const {
-  const char* prot = protection == security::DataProtection::Private ? "P"
-                     : protection == security::DataProtection::Safe  ? "S"
-                                                                     : "C";
+  const char* prot = prot_letter();
   if (ftps) return std::string("ftps prot=") + prot;
   if (!gsi_protected && frontend.empty()) return "none";
   return std::string("dcau=") + dcau + " prot=" + prot;

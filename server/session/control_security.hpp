@@ -46,6 +46,8 @@ struct ControlSecurity {
   void set_dcau(char mode, std::string subject);
   // The transfer log's `security` field: "none", "dcau=A prot=P", "ftps prot=P".
   std::string label() const;
+  // The PROT level as the command names it: "C", "S" or "P".
+  const char* prot_letter() const;
 };
 
 }  // namespace gridftp::server

@@ -23,15 +23,6 @@ namespace {
 constexpr std::chrono::seconds kConnectTimeout{10};
 
 // "host:port" or "[v6]:port" -> its parts; nullopt when there is no port.
-std::optional<std::pair<std::string, std::string>> split_host_port(const std::string& text) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon + 1 == text.size()) return std::nullopt;
-  auto host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  return std::make_pair(host, text.substr(colon + 1));
-}
-
 std::string endpoint_text(const tcp::endpoint& endpoint) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
@@ -86,15 +77,16 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
   }
   tcp::resolver resolver(executor_);
   for (const auto& named : services_.config.striping.movers) {
-    const auto parts = split_host_port(named);
+    const auto parts = protocol::control::parse_named_endpoint(named);
     if (!parts) {
       log_->warn("{} striping: mover '{}' is not host:port; skipped", tag_, named);
       continue;
     }
     boost::system::error_code ec;
     // One name may stand for many movers (a headless Service): every address is one.
-    const auto found = co_await resolver.async_resolve(
-        parts->first, parts->second, asio::redirect_error(transport::use_awaitable, ec));
+    const auto found =
+        co_await resolver.async_resolve(parts->host, std::to_string(parts->port),
+                                        asio::redirect_error(transport::use_awaitable, ec));
     if (ec) {
       log_->warn("{} striping: mover {} does not resolve: {}; skipped", tag_, named, ec.message());
       continue;
@@ -183,16 +175,17 @@ transport::awaitable<Result<void>> MoverStripes::apply(MoverLink& link, bool sen
     }
     lines.push_back(security_.dcau == 'S' ? "DCAU S " + security_.dcau_subject : "DCAU A");
     lines.emplace_back("PBSZ 1048576");
-    const char* level = security_.protection == security::DataProtection::Private ? "P"
-                        : security_.protection == security::DataProtection::Safe  ? "S"
-                                                                                  : "C";
-    lines.push_back(std::string("PROT ") + level);
+    lines.push_back(std::string("PROT ") + security_.prot_letter());
   }
   for (const auto& line : lines) {
     if (auto done = co_await expect(link, line, 2); !done) co_return done;
   }
   if (sending) {
     if (auto done = co_await expect(link, layout_options(settings), 2); !done) co_return done;
+  } else {
+    // The client's marker period (TREV), as the receiving movers send the markers it gets.
+    const auto period = "TREV PERF " + std::to_string(settings.marker_seconds);
+    if (auto done = co_await expect(link, period, 2); !done) co_return done;
   }
   co_return Result<void>{};
 }
@@ -222,29 +215,40 @@ void MoverStripes::connect_to(std::vector<std::string> addresses) {
   direction_ = Direction::Send;
 }
 
-transport::awaitable<Result<void>> MoverStripes::store(const std::string& path,
-                                                       const std::function<void()>& started) {
+transport::awaitable<Result<void>> MoverStripes::restart_at(
+    MoverLink& link, const std::optional<protocol::restart::ByteRangeSet>& present) {
+  if (!present || present->empty()) co_return Result<void>{};
+  co_return co_await expect(link, "REST " + present->format_range_list(), 3);
+}
+
+transport::awaitable<Result<void>> MoverStripes::store(
+    const std::string& path, const std::optional<protocol::restart::ByteRangeSet>& present,
+    const std::function<void()>& started, const MarkerRelay& markers) {
   direction_ = Direction::None;
   failure_.clear();
   if (links_.empty()) co_return make_error(error_code_for(Condition::BadSequence));
-  // One mover makes the file empty before any writes its stripe into it.
-  if (auto begun = co_await expect(*links_.front(), "SITE STRIPE BEGIN " + path, 2); !begun)
-    co_return begun;
+  // One mover makes the file empty before any writes its stripe into it; a restart goes on
+  // with the partial file the failed attempt left.
+  if (!present) {
+    if (auto begun = co_await expect(*links_.front(), "SITE STRIPE BEGIN " + path, 2); !begun)
+      co_return begun;
+  }
   std::vector<std::shared_ptr<MoverLink>> movers;
   std::vector<std::string> commands;
   for (const auto& link : links_) {
     if (auto part = co_await expect(*link, "SITE STRIPE PART", 2); !part) co_return part;
+    if (auto rest = co_await restart_at(*link, present); !rest) co_return rest;
     movers.push_back(link);
     commands.push_back("STOR " + path);
   }
-  if (auto moved = co_await run_on_all(movers, commands, started); !moved) co_return moved;
+  if (auto moved = co_await run_on_all(movers, commands, started, markers); !moved) co_return moved;
   co_return co_await expect(*links_.front(), "SITE STRIPE COMMIT " + path, 2);
 }
 
-transport::awaitable<Result<void>> MoverStripes::retrieve(const std::string& path,
-                                                          const std::function<void()>& started) {
+transport::awaitable<Result<void>> MoverStripes::retrieve(
+    const std::string& path, const std::optional<protocol::restart::ByteRangeSet>& present,
+    const std::function<void()>& started) {
   direction_ = Direction::None;
-  failure_.clear();
   failure_.clear();
   if (auto opened = co_await open_links(); !opened) co_return opened;
   const auto stripes = static_cast<unsigned>(receivers_.size());
@@ -264,15 +268,17 @@ transport::awaitable<Result<void>> MoverStripes::retrieve(const std::string& pat
         !sent)
       co_return sent;
     if (auto sent = co_await expect(link, spor, 2); !sent) co_return sent;
+    if (auto rest = co_await restart_at(link, present); !rest) co_return rest;
     movers.push_back(shared);
     commands.push_back("RETR " + path);
   }
-  co_return co_await run_on_all(movers, commands, started);
+  const MarkerRelay no_markers;  // a sending mover's receiver (the client) sends the markers
+  co_return co_await run_on_all(movers, commands, started, no_markers);
 }
 
 transport::awaitable<Result<void>> MoverStripes::run_on_all(
     const std::vector<std::shared_ptr<MoverLink>>& movers, const std::vector<std::string>& commands,
-    const std::function<void()>& started) {
+    const std::function<void()>& started, const MarkerRelay& markers) {
   aborted_ = false;
   for (std::size_t i = 0; i < movers.size(); ++i) {
     auto reply = co_await movers[i]->command(commands[i]);
@@ -284,10 +290,10 @@ transport::awaitable<Result<void>> MoverStripes::run_on_all(
   // links, which ends their transfers (a mover's session aborts its transfer when its
   // frontend goes), so nothing waits on a stripe that will not come.
   transport::TaskGroup group(executor_);
-  for (const auto& mover : movers) {
+  for (unsigned stripe = 0; stripe < movers.size(); ++stripe) {
     group.spawn(executor_,
-                [](MoverStripes* self,
-                   std::shared_ptr<MoverLink> link) -> transport::awaitable<Result<void>> {
+                [](MoverStripes* self, std::shared_ptr<MoverLink> link, unsigned index,
+                   const MarkerRelay* relay) -> transport::awaitable<Result<void>> {
                   for (;;) {
                     auto reply = co_await link->read_reply();
                     if (self->aborted_)
@@ -297,13 +303,16 @@ transport::awaitable<Result<void>> MoverStripes::run_on_all(
                       self->abort();
                       co_return make_error(ec);
                     }
-                    if (reply->is_preliminary()) continue;  // 111/112 markers of its stripe
+                    if (reply->is_preliminary()) {  // 111/112 markers of its stripe
+                      if (*relay) (*relay)(index, *reply);
+                      continue;
+                    }
                     if (reply->code / 100 == 2) co_return Result<void>{};
                     auto ec = self->fail(*link, reply->lines.front());
                     self->abort();
                     co_return make_error(ec);
                   }
-                }(this, mover));
+                }(this, movers[stripe], stripe, &markers));
   }
   auto outcome = co_await group.wait();
   if (aborted_ && outcome) outcome = make_error(error_code_for(Condition::TransferAborted));

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "protocol/control/host_port.hpp"
+#include "protocol/control/reply_parser.hpp"
 #include "protocol/core/result.hpp"
+#include "protocol/restart/byte_range_set.hpp"
 #include "server/session/control_security.hpp"
 #include "server/session/session_services.hpp"
 #include "server/session/transfer_settings.hpp"
@@ -31,6 +33,9 @@ namespace gridftp::server::striping {
 
 class MoverStripes {
  public:
+  // A mover's 111 or 112 during a striped STOR, with its stripe's index (its SPAS position).
+  using MarkerRelay = std::function<void(unsigned stripe, const protocol::control::ParsedReply&)>;
+
   // `settings`: the session's TYPE, MODE, OPTS RETR..., which each mover is given too.
   MoverStripes(SessionServices& services, const UserLogin& login, const ControlSecurity& security,
                const TransferSettings& settings, transport::asio::any_io_executor executor,
@@ -49,17 +54,23 @@ class MoverStripes {
   void connect_to(std::vector<std::string> addresses);
   // PASV, PORT and their kin: the next transfer is not striped.
   void forget() { direction_ = Direction::None; }
+  // The stripes of the transfer listen() set up: one per mover that answered.
+  unsigned stripe_count() const { return static_cast<unsigned>(links_.size()); }
   bool will_receive() const { return direction_ == Direction::Receive; }
   bool will_send() const { return direction_ == Direction::Send; }
 
   // The striped STOR of `path` (virtual) after listen(), or RETR after connect_to(); returns
-  // when every mover has answered. `started` runs once every mover has begun (its 1xx).
+  // when every mover has answered. `present`: the client's REST ranges (a restart), which
+  // every mover is given; a restarted STOR keeps the partial file the failed one left.
+  // `started` runs once every mover has begun (its 1xx); `markers` gets the movers' 111/112.
   // Errors: the first mover's failure (Condition::TransferFailed naming the mover), or
   // TransferAborted after abort().
-  transport::awaitable<Result<void>> store(const std::string& path,
-                                           const std::function<void()>& started);
-  transport::awaitable<Result<void>> retrieve(const std::string& path,
-                                              const std::function<void()>& started);
+  transport::awaitable<Result<void>> store(
+      const std::string& path, const std::optional<protocol::restart::ByteRangeSet>& present,
+      const std::function<void()>& started, const MarkerRelay& markers);
+  transport::awaitable<Result<void>> retrieve(
+      const std::string& path, const std::optional<protocol::restart::ByteRangeSet>& present,
+      const std::function<void()>& started);
   // ABOR: every mover's transfer. Thread: the session strand.
   void abort();
   // The mover a failure came from, for the reply and log ("mover 127.0.0.1:6001: ...").
@@ -76,10 +87,15 @@ class MoverStripes {
   transport::awaitable<Result<void>> apply(MoverLink& link, bool sending);
   // `line` on `link`, expecting a reply of class `expected` (2 for 2xx...).
   transport::awaitable<Result<void>> expect(MoverLink& link, std::string line, int expected);
-  // Sends `command` to each participant, waits for the 1xx of each, then for every final reply.
+  // REST `present` on `link` when there is a restart.
+  transport::awaitable<Result<void>> restart_at(
+      MoverLink& link, const std::optional<protocol::restart::ByteRangeSet>& present);
+  // Sends `command` to each participant, waits for the 1xx of each, then for every final reply
+  // (the preliminary ones between go to `markers`).
   transport::awaitable<Result<void>> run_on_all(
       const std::vector<std::shared_ptr<MoverLink>>& movers,
-      const std::vector<std::string>& commands, const std::function<void()>& started);
+      const std::vector<std::string>& commands, const std::function<void()>& started,
+      const MarkerRelay& markers);
   std::error_code fail(const MoverLink& link, const std::string& what);
 
   SessionServices& services_;

@@ -10,22 +10,27 @@ requires its nodes to share one namespace. Checked, each byte-identical by SHA-2
   * third-party with -stripe between a gridftpd frontend with 2 and 3 movers and a Globus
     striped cluster of 2 nodes, both ways, at the same levels;
   * a mover stopped before a transfer is left out of it, one killed during a transfer fails it
-    with a 451 at once; a mover refuses a frontend whose certificate it does not list, and a
-    client cannot use a mover's port as a server.
+    with a 451 at once, and -rst then completes the copy sending only the ranges the
+    frontend's merged 111 markers did not name (globus-url-copy third-party, gridcp put);
+  * a mover refuses a frontend whose certificate it does not list, and a client cannot use a
+    mover's port as a server.
 """
 
 import ftplib
 import os
+import re
 import signal
 import socket
 import subprocess
 import threading
 import time
 
-from gridftp_harness import (MIB, check_copy, descendants, file_url, make_file, make_temp_dir,
-                             make_tree_readable, run_peer, run_tests, shared_test_pki,
-                             start_gridftpd, wait_until)
+from fuse_mount import anonymous_root_over_fuse
+from gridftp_harness import (MIB, check_copy, covered, descendants, file_url, gridcp_binary,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             sha256_file, shared_test_pki, start_gridftpd, wait_until)
 from globus_striped import GlobusStripedCluster
+from slow_fs import SlowDisk
 
 GUC = "globus-url-copy"
 SIZE = 9 * MIB + 7   # ten 1 MiB blocks, the last short: every stripe gets some, unevenly
@@ -33,10 +38,11 @@ LEVELS = {"nodcau": ["-nodcau"], "dcau-a": [], "dcpriv": ["-dcpriv"]}
 STRIPE = ["-stripe", "-sbs", "1048576"]
 
 
-def start_site(movers: int, mover_settings: dict | None = None, **mover_sections):
-    """`movers` gridftpd movers and a frontend that names them, on one root."""
+def start_site(movers: int, mover_settings: dict | None = None, root: str | None = None,
+               **mover_sections):
+    """`movers` gridftpd movers and a frontend that names them, on one root (made if None)."""
     pki = shared_test_pki()
-    root = make_temp_dir("striping-root-")
+    root = root or make_temp_dir("striping-root-")
     started = [start_gridftpd(root, gsi=pki, striping={"mover": True, **(mover_settings or {})},
                               **mover_sections)
                for _ in range(movers)]
@@ -187,6 +193,88 @@ def test_a_mover_killed_mid_transfer_fails_it_with_451_at_once():
     assert not os.path.exists(frontend.fs("incoming/killed.bin")), "a failed put was committed"
     frontend.assert_alive("after a mover died under it")
     movers[0].assert_alive("after the other mover died")
+
+
+def kill_sessions_of(mover) -> None:
+    """SIGKILL for a mover's session processes (the daemon stays: the next SPAS reaches it)."""
+    victim = mover.proc.pid
+    for pid in descendants(victim):
+        if pid != victim:
+            os.kill(pid, signal.SIGKILL)
+
+
+def ok_records(mover, command: str, path: str) -> list[dict]:
+    return [r for r in mover.transfer_records()
+            if r.get("command") == command and r.get("path") == path and r.get("result") == "ok"]
+
+
+def resume_after_a_killed_mover(client: list[str], source_url, what: str) -> None:
+    """`client` (globus-url-copy or gridcp, with -stripe) copies `source_url(site root)`, a 48
+    MiB file, to a frontend with 2 movers, under -rst. The movers write through slow_fs at 4
+    MiB/s, so the copy is still running when the first 111 (each mover's, 5 s after its start,
+    merged by the frontend) reaches the client. One mover's sessions are then killed: the
+    frontend answers 451, the client reconnects and sends REST with the ranges it was told,
+    and the movers' STORs of that second attempt together receive exactly the rest."""
+    size = 48 * MIB + 5
+    root, backing, control, mountpoint = anonymous_root_over_fuse(make_temp_dir("striping-rst-"))
+    disk = SlowDisk(backing, mountpoint, control, rate=4 * MIB)
+    try:
+        frontend, movers = start_site(2, root=root)
+        source, digest = source_url(size)
+        proc = subprocess.Popen(
+            client + ["-dbg", "-rst", "-rst-retries", "5", "-rst-interval", "1", *STRIPE, "-nodcau",
+                      "-p", "2", source, frontend.gsiftp_url("incoming/rst.bin")],
+            env=dict(os.environ, **shared_test_pki().client_env()), stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+        reader.start()
+        try:
+            wait_until(lambda: any("111 Range Marker" in line for line in lines), 60,
+                       f"{what}: a merged 111 marker from the frontend")
+            kill_sessions_of(movers[1])
+            disk.set()   # the retry at full speed
+            rc = proc.wait(180)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        reader.join(10)
+        dialogue = "".join(lines)
+        assert rc == 0, f"{what}: -rst did not complete the copy: rc={rc}\n{dialogue[-6000:]}"
+        assert sha256_file(os.path.join(backing, "rst.bin")) == digest, f"{what}: the copy differs"
+        # -dbg: guc prints the command alone on its line, gridcp after "C: ".
+        rests = re.findall(r"^(?:.* C: )?REST (\d+-\d+(?:,\d+-\d+)*)\s*$", dialogue, re.MULTILINE)
+        assert rests, f"{what}: no REST in the retry:\n{dialogue[-6000:]}"
+        kept = covered([tuple(map(int, r.split("-"))) for r in rests[-1].split(",")])
+        assert 0 < kept < size, (what, kept, rests[-1])
+        # The first attempt's STORs failed (one killed, one cut off): only the retry's are ok.
+        retried = [sum(r["bytes"] for r in ok_records(m, "STOR", "/incoming/rst.bin"))
+                   for m in movers]
+        assert sum(retried) == size - kept, (what, retried, size, kept)
+    finally:
+        disk.stop()   # before the temporary directories go: it is mounted in one
+
+
+def test_a_copy_cut_by_a_killed_mover_resumes_with_only_the_missing_ranges():
+    # globus-url-copy restarts a third-party copy (a put from a local file it does not: its
+    # data writes fail when the mover's sockets reset, and it gives up), so guc drives one from
+    # an unstriped gridftpd; gridcp restarts its own striped put.
+    pki = shared_test_pki()
+
+    def from_a_server(size: int):
+        server = start_gridftpd(gsi=pki)
+        digest = make_file(server.fs("data/rst.bin"), size, seed=52)
+        make_tree_readable(server.fs("data"))
+        return server.gsiftp_url("data/rst.bin"), digest
+
+    def from_a_file(size: int):
+        directory = make_temp_dir("striping-rst-src-")
+        path = os.path.join(directory, "rst.bin")
+        return file_url(path), make_file(path, size, seed=53)
+
+    resume_after_a_killed_mover([GUC], from_a_server, "guc third-party")
+    resume_after_a_killed_mover([gridcp_binary()], from_a_file, "gridcp put")
 
 
 def test_movers_serve_only_their_frontends():

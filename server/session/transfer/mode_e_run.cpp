@@ -17,14 +17,14 @@ namespace gridftp::server {
 namespace rc = protocol::control::reply_code;
 using transport::use_awaitable;
 
-namespace {
-
-std::int64_t now_tenths() {
+std::int64_t TransferCommands::now_tenths() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
              .count() /
          100;
 }
+
+namespace {
 
 // Disk syncs run on the blocking pool: an fdatasync can take seconds. Plain coroutine functions
 // handed to co_spawn, as elsewhere: GCC 12 mishandles a capturing lambda passed by value into a

@@ -38,7 +38,8 @@ transport::awaitable<void> TransferCommands::begin_retrieve(const std::string& p
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(path_argument);
   if (!path) co_return;
-  if (std::string_view(command) == "RETR" && start_striped_if_set_up(*path, command)) co_return;
+  if (std::string_view(command) == "RETR" && start_striped_if_set_up(*path, command, present))
+    co_return;
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     replies_.send_error(fd.error());
@@ -105,7 +106,8 @@ transport::awaitable<void> TransferCommands::begin_upload(const std::string& arg
   auto present = settings().take_restart_ranges();
   const auto path = namespace_commands_.resolve_or_reply(argument);
   if (!path) co_return;
-  if (std::string_view(command) == "STOR" && start_striped_if_set_up(*path, command)) co_return;
+  if (std::string_view(command) == "STOR" && start_striped_if_set_up(*path, command, present))
+    co_return;
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
@@ -114,7 +116,8 @@ transport::awaitable<void> TransferCommands::begin_upload(const std::string& arg
   }
   if (settings().stripe_part) {
     settings().stripe_part = false;
-    if (mode == storage::UploadMode::Replace && offset == 0 && !present) {
+    // A restarted stripe (REST ranges) writes into the partial file as a first attempt does.
+    if (mode == storage::UploadMode::Replace && offset == 0) {
       mode = storage::UploadMode::StripePart;
     }
   }

@@ -18,7 +18,9 @@
 #include <string>
 
 #include "protocol/control/command.hpp"
+#include "protocol/control/reply_parser.hpp"
 #include "protocol/restart/byte_range_set.hpp"
+#include "protocol/restart/striped_markers.hpp"
 #include "server/data/data_channel.hpp"
 #include "server/data/mode_e_streams.hpp"
 #include "server/data/udpx_channel.hpp"
@@ -124,8 +126,16 @@ class TransferCommands {
   void start_transfer(TransferJob job);
   // A STOR after SPAS or a RETR after SPOR on a frontend: the movers move the stripes
   // (striped_run.cpp). True when it was one (started, or answered with an error).
-  bool start_striped_if_set_up(const std::string& path, const char* command);
-  transport::awaitable<void> run_striped(std::string path, std::string command, bool receiving);
+  // `present`: the transfer's REST ranges, handed to the movers.
+  bool start_striped_if_set_up(const std::string& path, const char* command,
+                               std::optional<protocol::restart::ByteRangeSet> present);
+  transport::awaitable<void> run_striped(std::string path, std::string command, bool receiving,
+                                         std::optional<protocol::restart::ByteRangeSet> present);
+  // A striped STOR's markers, as one transfer's (protocol/restart/striped_markers.hpp).
+  void relay_mover_marker(protocol::restart::StripedMarkers& markers, unsigned stripe,
+                          const protocol::control::ParsedReply& reply);
+  // Unix time in tenths of a second, for 112 markers.
+  static std::int64_t now_tenths();
   transport::awaitable<void> run_transfer(TransferJob job);
   // Records one finished data connection for the transfer log: its TLS, and its kernel buffer
   // sizes when SBUF asked for a size (so the log shows what reached the socket).

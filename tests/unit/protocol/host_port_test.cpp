@@ -12,6 +12,7 @@ using gridftp::protocol::control::format_eprt_argument;
 using gridftp::protocol::control::format_port_argument;
 using gridftp::protocol::control::HostPort;
 using gridftp::protocol::control::parse_eprt_argument;
+using gridftp::protocol::control::parse_named_endpoint;
 using gridftp::protocol::control::parse_port_argument;
 
 TEST_CASE("parse_port_argument reads h1,h2,h3,h4,p1,p2", "[control][host_port]") {
@@ -160,4 +161,29 @@ TEST_CASE("EPRT argument round-trips through parse and format", "[control][host_
   const auto parsed = parse_eprt_argument(text);
   REQUIRE(parsed.has_value());
   CHECK(format_eprt_argument(*parsed) == text);
+}
+
+TEST_CASE("parse_named_endpoint reads a configured host:port", "[control][host_port]") {
+  const auto named = parse_named_endpoint("movers.dtn.svc:6001");
+  REQUIRE(named.has_value());
+  CHECK(named->host == "movers.dtn.svc");
+  CHECK(named->port == 6001);
+  const auto v4 = parse_named_endpoint("10.0.0.7:65535");
+  REQUIRE(v4.has_value());
+  CHECK(v4->host == "10.0.0.7");
+  CHECK(v4->port == 65535);
+  const auto v6 = parse_named_endpoint("[::1]:2811");
+  REQUIRE(v6.has_value());
+  CHECK(v6->host == "::1");
+  CHECK(v6->port == 2811);
+}
+
+TEST_CASE("parse_named_endpoint refuses what is not host:port", "[control][host_port]") {
+  const std::string text =
+      GENERATE(std::string("mover"), std::string("mover:"), std::string(":6001"),
+               std::string("[]:6001"), std::string("mover:0"), std::string("mover:65536"),
+               std::string("mover:60x1"), std::string("mover:-1"));
+  const auto named = parse_named_endpoint(text);
+  REQUIRE_FALSE(named.has_value());
+  CHECK(named.error() == Errc::BadHostPort);
 }
