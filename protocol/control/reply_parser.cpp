@@ -1,5 +1,6 @@
 #include "protocol/control/reply_parser.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "protocol/core/errors.hpp"
@@ -38,6 +39,24 @@ std::string_view ParsedReply::first_text() const {
     return {};
   }
   return std::string_view(lines.front()).substr(kCodeDigits + 1);
+}
+
+Reply reply_as_written(const ParsedReply& reply) {
+  Reply out{reply.code, reply.lines};
+  if (out.lines.empty()) out.lines.emplace_back();
+  const auto without_code = [](std::string& line) {
+    line.erase(0, std::min(line.size(), kCodeDigits + 1));
+  };
+  without_code(out.lines.front());
+  if (out.lines.size() > 1) {
+    auto& last = out.lines.back();
+    const auto code = std::to_string(reply.code);
+    if (last.size() >= kCodeDigits + 1 && last.compare(0, kCodeDigits, code) == 0 &&
+        last[kCodeDigits] == ' ') {
+      without_code(last);
+    }
+  }
+  return out;
 }
 
 Result<std::size_t> ReplyParser::feed(std::string_view bytes) {

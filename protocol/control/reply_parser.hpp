@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/control/reply.hpp"
 #include "protocol/core/result.hpp"
 
 namespace gridftp::protocol::control {
@@ -23,6 +24,11 @@ struct ParsedReply {
   bool is_preliminary() const { return code >= 100 && code < 200; }
   bool is_positive() const { return code >= 100 && code < 400; }
 };
+
+// `reply` as the server formatter takes it, to pass a reply on as its server wrote it (a
+// frontend relaying its mover's): the code comes off the first line ("DDD-"/"DDD ") and off the
+// last line of a multi-line reply; continuation lines stay as they are.
+Reply reply_as_written(const ParsedReply& reply);
 
 // Bound on one reply (all lines together). Globus' largest routine reply, FEAT, is under 1 KiB;
 // the cap stops a hostile server from growing our memory without limit.

@@ -156,8 +156,9 @@ constexpr std::array kRules = std::to_array<Rule>({
     {"remote_nodes", Support::Applied,
      "[striping] movers: this server is their frontend (the movers are gridftpd -dn, reached over "
      "TLS, docs/STRIPING.md)"},
-    {"hybrid", Support::Warned,
-     "ignored: a gridftpd frontend moves unstriped transfers (PASV, PORT) itself, as -hybrid does",
+    {"hybrid", Support::Applied,
+     "[striping] hybrid: the frontend moves unstriped transfers (PASV, PORT) itself instead of "
+     "handing each session to a mover",
      "0"},
     {"data_node", Support::Applied,
      "[striping] mover: -p is the port a frontend reaches over mutually authenticated TLS"},
@@ -475,6 +476,8 @@ void apply_one(const Setting& s, ServerConfig& c, ProcessOptions& p, const Outco
     c.striping.movers = split_list(s.value);
   } else if (k == "data_node") {
     c.striping.mover = on;
+  } else if (k == "hybrid") {
+    c.striping.hybrid = on;
   } else if (k == "banner_file") {
     if (auto text = read_message_file(s, out)) c.server.banner = std::move(*text);
   } else if (k == "login_msg") {

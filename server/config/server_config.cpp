@@ -222,6 +222,7 @@ void read_output_sections(const toml::table& root, ServerConfig& c,
   striping.read_string_list("movers", c.striping.movers);
   striping.read_bool("mover", c.striping.mover);
   striping.read_string_list("frontends", c.striping.frontends);
+  striping.read_bool("hybrid", c.striping.hybrid);
   striping.report_unknown_keys();
 
   TableReader logging(section(root, "logging", problems), "logging", problems);
@@ -471,7 +472,8 @@ std::string format_config(const ServerConfig& c) {
                                      {"checksums", string_array(c.storage.checksums)}});
   root.insert("striping", toml::table{{"movers", string_array(c.striping.movers)},
                                       {"mover", c.striping.mover},
-                                      {"frontends", string_array(c.striping.frontends)}});
+                                      {"frontends", string_array(c.striping.frontends)},
+                                      {"hybrid", c.striping.hybrid}});
   std::ostringstream out;
   out << root << "\n";
   return out.str();

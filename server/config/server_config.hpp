@@ -179,6 +179,10 @@ struct StripingConfig {
   // The certificate subjects a mover accepts as its frontends; empty: its own host
   // certificate's subject (frontend and movers sharing one host certificate).
   std::vector<std::string> frontends;
+  // Frontend: false (Globus's default), its unstriped transfers (PASV, PORT, EPRT) run on one
+  // mover per session too, sessions taking the movers in turn; true (Globus's -hybrid), it
+  // moves those itself.
+  bool hybrid = false;
 };
 
 struct ServerConfig {

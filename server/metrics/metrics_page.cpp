@@ -22,6 +22,10 @@ void MetricsPage::add(std::size_t cell, std::uint64_t amount) {
   if (cell < cells_->size()) (*cells_)[cell].fetch_add(amount, std::memory_order_relaxed);
 }
 
+std::uint64_t MetricsPage::session_started() {
+  return (*cells_)[pm::cell::kSessionsStarted].fetch_add(1, std::memory_order_relaxed);
+}
+
 pm::Snapshot MetricsPage::snapshot() const {
   pm::Snapshot out{};
   for (std::size_t i = 0; i < out.size(); ++i)

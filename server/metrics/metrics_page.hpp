@@ -24,7 +24,9 @@ class MetricsPage {
   void add(std::size_t cell, std::uint64_t amount = 1);
   protocol::metrics::Snapshot snapshot() const;
 
-  void session_started() { add(protocol::metrics::cell::kSessionsStarted); }
+  // Counts the session and returns how many started before it, over every session process:
+  // a frontend's sessions take their movers in this turn (docs/STRIPING.md).
+  std::uint64_t session_started();
   void session_ended() { add(protocol::metrics::cell::kSessionsEnded); }
   void login(protocol::metrics::LoginMethod method, bool ok);
   void reply(int code) { add(protocol::metrics::reply_cell(code)); }

@@ -67,7 +67,7 @@ ControlSession::ControlSession(std::unique_ptr<transport::ByteStream> control,
                           {data_channel_, udpx_, stream_cache_, &movers_}},
                          *this, *this, id, peer_address_, tag()),
       idle_timer_(executor_) {
-  if (services_.metrics) services_.metrics->session_started();
+  if (services_.metrics) movers_.take_turn(services_.metrics->session_started());
 }
 
 ControlSession::~ControlSession() {

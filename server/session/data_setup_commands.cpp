@@ -50,6 +50,12 @@ Result<std::uint16_t> DataSetupCommands::listen_passive(const asio::ip::address&
   return bound->port();
 }
 
+bool DataSetupCommands::on_session_mover() const {
+  // UDPX is the frontend's own: its association is not handed to a mover.
+  return channels_.movers != nullptr && channels_.movers->relays_unstriped() &&
+         !channels_.udpx.enabled();
+}
+
 void DataSetupCommands::set_active_peer(const asio::ip::address& address, std::uint16_t port) {
   if (channels_.udpx.enabled()) {
     channels_.tcp.cancel();
@@ -97,6 +103,10 @@ asio::ip::address DataSetupCommands::data_address() const {
 transport::awaitable<void> DataSetupCommands::on_pasv(const std::string&) {
   channels_.cached_streams.drop();  // a new address means new connections (GFD.20 caching ends)
   if (channels_.movers != nullptr) channels_.movers->forget();  // not striped across movers
+  if (on_session_mover()) {
+    co_await listen_on_session_mover();
+    co_return;
+  }
   const auto address = data_address();
   if (!address.is_v4()) {
     replies_.send_error(Condition::UnsupportedNetworkProtocol,
@@ -151,7 +161,12 @@ void DataSetupCommands::take_active_peer(const char* verb, const std::string& ar
                         std::string("Illegal ") + verb + " command: " + *why + ".");
     return;
   }
-  set_active_peer(address, port);
+  if (on_session_mover()) {
+    channels_.tcp.cancel();
+    channels_.movers->connect_one(std::string(verb) + " " + argument);
+  } else {
+    set_active_peer(address, port);
+  }
   replies_.send(rc::kCommandOk, std::string(verb) + " Command successful.");
 }
 
@@ -224,6 +239,17 @@ transport::awaitable<void> DataSetupCommands::listen_on_movers() {
   }
   lines.emplace_back("End");
   replies_.send(protocol::control::Reply{rc::kEnteringExtendedPassive, std::move(lines)});
+}
+
+transport::awaitable<void> DataSetupCommands::listen_on_session_mover() {
+  channels_.tcp.cancel();
+  auto address = co_await channels_.movers->listen_on_one();
+  if (!address) {
+    replies_.send_error(address.error(), "Passive failed: " + channels_.movers->failure() + ".");
+    co_return;
+  }
+  replies_.send(rc::kEnteringPassive, "Entering Passive Mode (" +
+                                          protocol::control::format_port_argument(*address) + ")");
 }
 
 transport::awaitable<void> DataSetupCommands::on_spor(const std::string& argument) {

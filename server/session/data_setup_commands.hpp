@@ -57,6 +57,9 @@ class DataSetupCommands {
   transport::awaitable<void> on_sbuf(const std::string& argument);
   // SPAS on a frontend: every mover listens, one stripe each.
   transport::awaitable<void> listen_on_movers();
+  // PASV on a frontend that hands unstriped transfers to its movers: the session's mover
+  // listens (docs/STRIPING.md).
+  transport::awaitable<void> listen_on_session_mover();
 
  private:
   // [listen] data_interface, else the control connection's local address.
@@ -64,6 +67,8 @@ class DataSetupCommands {
   // PASV/EPSV and PORT/EPRT for whichever data channel is chosen (TCP, or UDPX). The port bound.
   Result<std::uint16_t> listen_passive(const transport::asio::ip::address& address);
   void set_active_peer(const transport::asio::ip::address& address, std::uint16_t port);
+  // This session's unstriped transfers run on a mover (a frontend, not hybrid; not UDPX).
+  bool on_session_mover() const;
   // PORT and EPRT once their argument parsed: the peer refused (refuse_active_peer) or taken,
   // and the reply either way.
   void take_active_peer(const char* verb, const std::string& argument,

@@ -23,9 +23,6 @@ namespace {
 constexpr std::chrono::seconds kConnectTimeout{10};
 
 // "host:port" or "[v6]:port" -> its parts; nullopt when there is no port.
-std::string endpoint_text(const tcp::endpoint& endpoint) {
-  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-}
 
 std::string layout_options(const TransferSettings& settings) {
   const auto& layout = settings.stripe_layout;
@@ -52,6 +49,10 @@ MoverStripes::MoverStripes(SessionServices& services, const UserLogin& login,
       tag_(std::move(tag)),
       log_(services.log) {}
 
+std::string endpoint_text(const tcp::endpoint& endpoint) {
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
 MoverStripes::~MoverStripes() { abort(); }
 
 bool MoverStripes::enabled() const {
@@ -70,11 +71,24 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
   bool all_open = !links_.empty();
   for (const auto& link : links_) all_open = all_open && link->is_open();
   if (all_open) co_return Result<void>{};
-  abort();
+  for (const auto& link : links_) link->close();
+  links_.clear();
   if (!login_words()) {
     failure_ = "striping needs a GSI or anonymous login";
     co_return make_error(error_code_for(Condition::LoginFailed));
   }
+  for (const auto& mover : co_await mover_endpoints()) {
+    if (auto link = co_await open_logged_in(mover)) links_.push_back(std::move(link));
+  }
+  if (links_.empty()) {
+    failure_ = "no mover answered";
+    co_return make_error(error_code_for(Condition::DataConnection));
+  }
+  co_return Result<void>{};
+}
+
+transport::awaitable<std::vector<tcp::endpoint>> MoverStripes::mover_endpoints() {
+  std::vector<tcp::endpoint> endpoints;
   tcp::resolver resolver(executor_);
   for (const auto& named : services_.config.striping.movers) {
     const auto parts = protocol::control::parse_named_endpoint(named);
@@ -91,26 +105,25 @@ transport::awaitable<Result<void>> MoverStripes::open_links() {
       log_->warn("{} striping: mover {} does not resolve: {}; skipped", tag_, named, ec.message());
       continue;
     }
-    for (const auto& entry : found) {
-      auto link = co_await MoverLink::open(executor_, entry.endpoint(), services_.striping_client,
-                                           kConnectTimeout);
-      if (!link) {
-        log_->warn("{} striping: mover {} unreachable: {}; skipped", tag_,
-                   endpoint_text(entry.endpoint()), link.error().message());
-        continue;
-      }
-      if (auto in = co_await log_in(**link); !in) {
-        (*link)->close();
-        continue;
-      }
-      links_.push_back(std::shared_ptr<MoverLink>(std::move(*link)));
-    }
+    for (const auto& entry : found) endpoints.push_back(entry.endpoint());
   }
-  if (links_.empty()) {
-    failure_ = "no mover answered";
-    co_return make_error(error_code_for(Condition::DataConnection));
+  co_return endpoints;
+}
+
+transport::awaitable<std::shared_ptr<MoverLink>> MoverStripes::open_logged_in(
+    const tcp::endpoint& mover) {
+  auto link =
+      co_await MoverLink::open(executor_, mover, services_.striping_client, kConnectTimeout);
+  if (!link) {
+    log_->warn("{} striping: mover {} unreachable: {}; skipped", tag_, endpoint_text(mover),
+               link.error().message());
+    co_return nullptr;
   }
-  co_return Result<void>{};
+  if (auto in = co_await log_in(**link); !in) {
+    (*link)->close();
+    co_return nullptr;
+  }
+  co_return std::shared_ptr<MoverLink>(std::move(*link));
 }
 
 std::optional<std::pair<std::string, std::string>> MoverStripes::login_words() const {
@@ -158,34 +171,39 @@ transport::awaitable<Result<void>> MoverStripes::expect(MoverLink& link, std::st
   co_return Result<void>{};
 }
 
-transport::awaitable<Result<void>> MoverStripes::apply(MoverLink& link, bool sending) {
+Result<std::vector<std::string>> MoverStripes::settings_lines(bool sending, bool striped) {
   const auto& settings = settings_;
-  if (settings.ascii || !settings.mode_e) {
+  if (striped && (settings.ascii || !settings.mode_e)) {
     failure_ = "a striped transfer is TYPE I, MODE E (GFD.20)";
-    co_return make_error(error_code_for(Condition::BadSequence));
+    return make_error(error_code_for(Condition::BadSequence));
   }
-  std::vector<std::string> lines{"TYPE I", "MODE E"};
+  std::vector<std::string> lines{settings.ascii ? "TYPE A" : "TYPE I",
+                                 settings.mode_e ? "MODE E" : "MODE S"};
   if (security_.dcau == 'N') {
     lines.emplace_back("DCAU N");
   } else {
     if (!security_.delegated) {
       // As on this server: DCAU A and S authenticate with the delegated credential.
       failure_ = "DCAU needs a delegated credential; the client did not delegate";
-      co_return make_error(error_code_for(Condition::DataConnection));
+      return make_error(error_code_for(Condition::DataConnection));
     }
     lines.push_back(security_.dcau == 'S' ? "DCAU S " + security_.dcau_subject : "DCAU A");
     lines.emplace_back("PBSZ 1048576");
     lines.push_back(std::string("PROT ") + security_.prot_letter());
   }
-  for (const auto& line : lines) {
+  // Sending: the parallelism and layout; receiving: the client's marker period (TREV), as
+  // the receiving movers send the markers it gets.
+  lines.push_back(sending ? layout_options(settings)
+                          : "TREV PERF " + std::to_string(settings.marker_seconds));
+  return lines;
+}
+
+transport::awaitable<Result<void>> MoverStripes::apply(MoverLink& link, bool sending,
+                                                       bool striped) {
+  auto lines = settings_lines(sending, striped);
+  if (!lines) co_return make_error(lines.error());
+  for (const auto& line : *lines) {
     if (auto done = co_await expect(link, line, 2); !done) co_return done;
-  }
-  if (sending) {
-    if (auto done = co_await expect(link, layout_options(settings), 2); !done) co_return done;
-  } else {
-    // The client's marker period (TREV), as the receiving movers send the markers it gets.
-    const auto period = "TREV PERF " + std::to_string(settings.marker_seconds);
-    if (auto done = co_await expect(link, period, 2); !done) co_return done;
   }
   co_return Result<void>{};
 }
@@ -196,7 +214,7 @@ transport::awaitable<Result<std::vector<HostPort>>> MoverStripes::listen() {
   if (auto opened = co_await open_links(); !opened) co_return make_error(opened.error());
   std::vector<HostPort> addresses;
   for (const auto& link : links_) {
-    if (auto applied = co_await apply(*link, false); !applied)
+    if (auto applied = co_await apply(*link, false, true); !applied)
       co_return make_error(applied.error());
     auto reply = co_await link->command("PASV");
     if (!reply) co_return make_error(fail(*link, "PASV: " + reply.error().message()));
@@ -260,7 +278,7 @@ transport::awaitable<Result<void>> MoverStripes::retrieve(
     if (share.indices.empty()) continue;
     const auto& shared = links_[j];
     auto& link = *shared;
-    if (auto applied = co_await apply(link, true); !applied) co_return applied;
+    if (auto applied = co_await apply(link, true, true); !applied) co_return applied;
     std::string spor = "SPOR";
     for (const auto index : share.indices) spor += " " + receivers_[index];
     if (auto sent = co_await expect(
@@ -320,9 +338,11 @@ transport::awaitable<Result<void>> MoverStripes::run_on_all(
 }
 
 void MoverStripes::abort() {
-  aborted_ = aborted_ || !links_.empty();
+  aborted_ = aborted_ || !links_.empty() || relay_link_ != nullptr;
   for (const auto& link : links_) link->close();
   links_.clear();
+  if (relay_link_) relay_link_->close();
+  relay_link_.reset();
 }
 
 }  // namespace gridftp::server::striping

@@ -31,10 +31,15 @@ class logger;
 
 namespace gridftp::server::striping {
 
+// "address:port" of a mover, as logs and replies name it.
+std::string endpoint_text(const transport::tcp::endpoint& endpoint);
+
 class MoverStripes {
  public:
   // A mover's 111 or 112 during a striped STOR, with its stripe's index (its SPAS position).
   using MarkerRelay = std::function<void(unsigned stripe, const protocol::control::ParsedReply&)>;
+  // A mover's preliminary reply during an unstriped transfer it runs for this session.
+  using ReplyRelay = std::function<void(const protocol::control::ParsedReply&)>;
 
   // `settings`: the session's TYPE, MODE, OPTS RETR..., which each mover is given too.
   MoverStripes(SessionServices& services, const UserLogin& login, const ControlSecurity& security,
@@ -54,6 +59,26 @@ class MoverStripes {
   void connect_to(std::vector<std::string> addresses);
   // PASV, PORT and their kin: the next transfer is not striped.
   void forget() { direction_ = Direction::None; }
+
+  // Unstriped transfers on a frontend that is not hybrid (mover_relay.cpp): the session's
+  // mover is the first that answers from its turn, so sessions take the movers in turn and one
+  // that does not answer is passed over; it stays the session's while its link lasts. A
+  // password login's transfers stay on the frontend (a mover maps only GSI and anonymous users).
+  bool relays_unstriped() const;
+  // This session's place among the server's sessions (MetricsPage::session_started).
+  void take_turn(std::uint64_t turn) { turn_ = turn; }
+  // PASV: the session's mover listens. Errors as listen()'s.
+  transport::awaitable<Result<protocol::control::HostPort>> listen_on_one();
+  // PORT or EPRT, as the client wrote it (checked here): the session's mover connects.
+  void connect_one(std::string port_line);
+  bool will_relay() const { return direction_ == Direction::Relay; }
+  // Runs `command` ("STOR /path", "LIST /dir"...) on the session's mover after this session's
+  // settings, the PORT line if any, and `preparation` (REST, ALLO); its 1xx replies go to
+  // `preliminary`. Returns the mover's final reply, or its refusal of a preparation line.
+  // Errors: the link's (Condition::TransferFailed naming the mover), TransferAborted.
+  transport::awaitable<Result<protocol::control::ParsedReply>> relay(
+      const std::vector<std::string>& preparation, std::string command, bool sending,
+      const ReplyRelay& preliminary);
   // The stripes of the transfer listen() set up: one per mover that answered.
   unsigned stripe_count() const { return static_cast<unsigned>(links_.size()); }
   bool will_receive() const { return direction_ == Direction::Receive; }
@@ -77,14 +102,25 @@ class MoverStripes {
   const std::string& failure() const { return failure_; }
 
  private:
-  enum class Direction { None, Receive, Send };
+  enum class Direction { None, Receive, Send, Relay };
   transport::awaitable<Result<void>> open_links();
+  // Every configured mover's address (a name may give several); ones that do not resolve are
+  // logged and left out.
+  transport::awaitable<std::vector<transport::tcp::endpoint>> mover_endpoints();
+  // A link to `mover`, logged in as this session's user; nullptr when it does not answer.
+  transport::awaitable<std::shared_ptr<MoverLink>> open_logged_in(
+      const transport::tcp::endpoint& mover);
+  transport::awaitable<Result<std::shared_ptr<MoverLink>>> session_mover();
+  // apply() for the session's mover, sending only the lines that changed since the last time.
+  transport::awaitable<Result<void>> apply_changed(MoverLink& link, bool sending);
   // USER and PASS for the movers: this session's GSI identity or the anonymous user.
   std::optional<std::pair<std::string, std::string>> login_words() const;
   transport::awaitable<Result<void>> log_in(MoverLink& link);
   // SITE STRIPE CRED: the client's delegated credential, for the mover's DCAU.
   transport::awaitable<Result<void>> hand_credential(MoverLink& link);
-  transport::awaitable<Result<void>> apply(MoverLink& link, bool sending);
+  // The session's TYPE, MODE, DCAU, PROT...; `striped` insists on TYPE I, MODE E (GFD.20).
+  Result<std::vector<std::string>> settings_lines(bool sending, bool striped);
+  transport::awaitable<Result<void>> apply(MoverLink& link, bool sending, bool striped);
   // `line` on `link`, expecting a reply of class `expected` (2 for 2xx...).
   transport::awaitable<Result<void>> expect(MoverLink& link, std::string line, int expected);
   // REST `present` on `link` when there is a restart.
@@ -107,7 +143,13 @@ class MoverStripes {
   std::shared_ptr<spdlog::logger> log_;
   // Shared with the coroutines that wait on them, which an abort may outlive.
   std::vector<std::shared_ptr<MoverLink>> links_;
-  std::vector<std::string> receivers_;  // SPOR's addresses
+  std::vector<std::string> receivers_;     // SPOR's addresses
+  std::shared_ptr<MoverLink> relay_link_;  // the session's mover for unstriped transfers
+  std::string relay_port_line_;            // PORT/EPRT for it, until handed over
+  // The settings the session's mover has: sent again only when they change, since a new
+  // DCAU or PROT there would drop the MODE E connections it keeps for the next transfer.
+  std::vector<std::string> relay_settings_;
+  std::uint64_t turn_ = 0;
   Direction direction_ = Direction::None;
   bool aborted_ = false;
   std::string failure_;

@@ -277,6 +277,66 @@ def test_a_copy_cut_by_a_killed_mover_resumes_with_only_the_missing_ranges():
     resume_after_a_killed_mover([gridcp_binary()], from_a_file, "gridcp put")
 
 
+def test_unstriped_sessions_take_the_movers_in_turn():
+    # Without -stripe (PASV, PORT) a frontend that is not hybrid hands each session's transfers
+    # to one mover, sessions taking the movers in turn and passing over one that is down; the
+    # mover's replies reach the client as it wrote them. A hybrid frontend moves them itself.
+    pki = shared_test_pki()
+    frontend, movers = start_site(2)
+    digest = make_source(frontend.fs_root, "plain.bin", seed=61)
+    other = start_gridftpd(gsi=pki)
+    for i, flags in enumerate([[], ["-p", "4"], ["-nodcau"], ["-dcpriv", "-p", "2"]]):
+        what = f"unstriped put {flags}"
+        target = f"incoming/plain-{i}.bin"
+        result = guc(flags + [file_url(frontend.fs("data/plain.bin")), frontend.gsiftp_url(target)],
+                     what)
+        check_copy(frontend.fs(target), digest, what, result)
+    stores = [len(ok_records(m, "STOR", f"/incoming/plain-{i}.bin")) for m in movers
+              for i in range(4)]
+    alternating = stores[:4] in ([1, 0, 1, 0], [0, 1, 0, 1])
+    assert alternating and stores[4:] == [1 - n for n in stores[:4]], \
+        f"four sessions did not alternate over two movers: {stores}"
+    assert not frontend.transfer_records(), "the frontend moved data itself"
+
+    # A get (MODE E: PORT, so the mover connects), a listing, and third-party both ways with
+    # an unstriped gridftpd, each a session of its own.
+    what = "unstriped get -p 4"
+    local = os.path.join(make_temp_dir("striping-get-"), "got.bin")
+    result = guc(["-p", "4", frontend.gsiftp_url("data/plain.bin"), file_url(local)], what)
+    check_copy(local, digest, what, result)
+    listed = guc(["-list", frontend.gsiftp_url("incoming/")], "a listing through a mover")
+    assert "plain-3.bin" in listed.output, listed.describe()
+    what = "third-party frontend -> gridftpd"
+    result = guc(["-p", "2", frontend.gsiftp_url("data/plain.bin"),
+                  other.gsiftp_url("incoming/from-frontend.bin")], what)
+    check_copy(other.fs("incoming/from-frontend.bin"), digest, what, result)
+    what = "third-party gridftpd -> frontend"
+    result = guc(["-p", "2", other.gsiftp_url("incoming/from-frontend.bin"),
+                  frontend.gsiftp_url("incoming/back.bin")], what)
+    check_copy(frontend.fs("incoming/back.bin"), digest, what, result)
+    assert sum(len(ok_records(m, "RETR", "/data/plain.bin")) for m in movers) == 2
+    assert sum(len(ok_records(m, "STOR", "/incoming/back.bin")) for m in movers) == 1
+    assert not frontend.transfer_records(), "the frontend moved data itself"
+
+    # One mover down: every session goes to the other.
+    movers[0].stop()
+    for i in range(2):
+        what = f"unstriped put {i} with one mover down"
+        target = f"incoming/one-down-{i}.bin"
+        result = guc([file_url(frontend.fs("data/plain.bin")), frontend.gsiftp_url(target)], what)
+        check_copy(frontend.fs(target), digest, what, result)
+        assert len(ok_records(movers[1], "STOR", "/" + target)) == 1, what
+
+    hybrid = start_gridftpd(frontend.fs_root, gsi=pki, striping={
+        "movers": [f"127.0.0.1:{m.port}" for m in movers], "hybrid": True})
+    what = "unstriped put into a hybrid frontend"
+    result = guc(["-p", "2", file_url(frontend.fs("data/plain.bin")),
+                  hybrid.gsiftp_url("incoming/hybrid.bin")], what)
+    check_copy(hybrid.fs("incoming/hybrid.bin"), digest, what, result)
+    assert len(hybrid.transfer_records()) == 1, "a hybrid frontend moves unstriped data itself"
+    assert not ok_records(movers[1], "STOR", "/incoming/hybrid.bin")
+
+
 def test_movers_serve_only_their_frontends():
     # A mover listing another frontend's subject refuses ours: SPAS finds no mover and says so.
     # (A client that waits for a greeting on a mover's port waits until the mover's login

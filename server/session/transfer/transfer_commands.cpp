@@ -11,6 +11,7 @@
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
 #include "protocol/listing/file_facts.hpp"
+#include "server/striping/mover_stripes.hpp"
 
 namespace gridftp::server {
 namespace {
@@ -40,6 +41,14 @@ transport::awaitable<void> TransferCommands::begin_retrieve(const std::string& p
   if (!path) co_return;
   if (std::string_view(command) == "RETR" && start_striped_if_set_up(*path, command, present))
     co_return;
+  if (movers_ != nullptr && movers_->will_relay()) {
+    const bool partial = std::string_view(command) == "ERET";
+    start_relayed_if_set_up(
+        partial ? "ERET P " + std::to_string(offset) + " " + std::to_string(length) + " " + *path
+                : std::string(command) + " " + *path,
+        {.offset = partial ? 0 : offset, .present = present, .allocated = {}});
+    co_return;
+  }
   auto fd = login_.storage()->open_for_read(*path);
   if (!fd) {
     replies_.send_error(fd.error());
@@ -108,6 +117,13 @@ transport::awaitable<void> TransferCommands::begin_upload(const std::string& arg
   if (!path) co_return;
   if (std::string_view(command) == "STOR" && start_striped_if_set_up(*path, command, present))
     co_return;
+  if (movers_ != nullptr && movers_->will_relay()) {
+    start_relayed_if_set_up(std::string_view(command) == "ESTO"
+                                ? "ESTO A " + std::to_string(settings().esto_offset) + " " + *path
+                                : std::string(command) + " " + *path,
+                            {offset, present, settings().take_allocated_bytes()});
+    co_return;
+  }
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_passive() &&
       !can_reuse_streams(false)) {
@@ -208,6 +224,13 @@ std::optional<std::string> TransferCommands::build_listing(const std::string& ar
 
 transport::awaitable<void> TransferCommands::start_listing(const std::string& argument, Verb verb) {
   if (!namespace_commands_.check_storage_or_reply()) co_return;
+  if (movers_ != nullptr && movers_->will_relay()) {
+    // The mover lists from its own view of the shared namespace.
+    const auto listed = namespace_commands_.resolve_or_reply(without_list_options(argument));
+    if (!listed) co_return;
+    start_relayed_if_set_up(std::string(protocol::control::verb_name(verb)) + " " + *listed, {});
+    co_return;
+  }
   if (!require_data_channel_or_reply()) co_return;
   if (settings().mode_e && !udpx_ready() && !data_channel_.is_active() &&
       !can_reuse_streams(true)) {

@@ -131,6 +131,15 @@ class TransferCommands {
                                std::optional<protocol::restart::ByteRangeSet> present);
   transport::awaitable<void> run_striped(std::string path, std::string command, bool receiving,
                                          std::optional<protocol::restart::ByteRangeSet> present);
+  // An unstriped transfer or listing after a PASV or PORT that went to the session's mover
+  // (relayed_run.cpp): `command` runs there, after the restart and size the client gave.
+  struct RelayedRestart {
+    std::uint64_t offset = 0;                                // stream-mode REST
+    std::optional<protocol::restart::ByteRangeSet> present;  // MODE E REST ranges
+    std::optional<std::uint64_t> allocated;                  // ALLO
+  };
+  bool start_relayed_if_set_up(std::string command, RelayedRestart restart);
+  transport::awaitable<void> run_relayed(std::string command, std::vector<std::string> preparation);
   // A striped STOR's markers, as one transfer's (protocol/restart/striped_markers.hpp).
   void relay_mover_marker(protocol::restart::StripedMarkers& markers, unsigned stripe,
                           const protocol::control::ParsedReply& reply);

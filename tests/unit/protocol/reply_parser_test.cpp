@@ -9,8 +9,10 @@
 #include "protocol/core/errors.hpp"
 
 using gridftp::protocol::Errc;
+using gridftp::protocol::control::format_reply;
 using gridftp::protocol::control::kMaxReplyBytes;
 using gridftp::protocol::control::ParsedReply;
+using gridftp::protocol::control::reply_as_written;
 using gridftp::protocol::control::ReplyParser;
 
 namespace {
@@ -160,4 +162,28 @@ TEST_CASE("ReplyParser accepts a reply exactly at the cap", "[control]") {
   const auto outcome = feed_all(parser, {exact});
   CHECK(!outcome.error);
   CHECK(outcome.replies.size() == 1);
+}
+
+TEST_CASE("A parsed reply is passed on as its server wrote it", "[control][reply_parser]") {
+  // What a frontend relays from its mover: formatting it again gives the same bytes.
+  const std::string single = "226 Transfer Complete.\r\n";
+  const std::string perf =
+      "112-Perf Marker\r\n Timestamp:  1795311512.3\r\n Stripe Index: 0\r\n"
+      " Stripe Bytes Transferred: 3000000\r\n Total Stripe Count: 1\r\n112 End.\r\n";
+  const std::string wire = GENERATE_COPY(single, perf);
+  ReplyParser parser;
+  REQUIRE(parser.feed(wire));
+  REQUIRE(parser.has_reply());
+  const auto parsed = parser.take_reply();
+  const auto written = reply_as_written(parsed);
+  CHECK(written.code == parsed.code);
+  CHECK(format_reply(written) == wire);
+}
+
+TEST_CASE("reply_as_written keeps a last line that does not carry the code",
+          "[control][reply_parser]") {
+  ParsedReply odd{211, {"211-Features:", " MDTM", "211 End"}};
+  CHECK(reply_as_written(odd).lines == std::vector<std::string>{"Features:", " MDTM", "End"});
+  ParsedReply bare{550, {"550"}};
+  CHECK(reply_as_written(bare).lines == std::vector<std::string>{""});
 }

@@ -92,6 +92,10 @@ TEST_CASE("Globus's -r names a frontend's movers and -dn makes a mover",
           .empty());
   CHECK(frontend.striping.movers == std::vector<std::string>{"dtn1:6001", "dtn2:6001"});
   CHECK_FALSE(frontend.striping.mover);
+  CHECK_FALSE(frontend.striping.hybrid);
+  ServerConfig hybrid;
+  CHECK(apply_globus_settings(words({"-r", "dtn1:6001", "-hybrid"}), hybrid, process).empty());
+  CHECK(hybrid.striping.hybrid);
   ServerConfig mover;
   CHECK(apply_globus_settings(words({"-dn", "-p", "6001"}), mover, process).empty());
   CHECK(mover.striping.mover);

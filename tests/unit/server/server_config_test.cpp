@@ -129,16 +129,19 @@ TEST_CASE("every table and key in the sample is one parse_config reads", "[confi
 TEST_CASE("The striping table reads, prints back and is checked", "[config][striping]") {
   const auto load = parse_config(
       "[gsi]\nenabled = true\n[striping]\nmovers = [\"dtn1:6001\", \"[::1]:6002\"]\n"
-      "frontends = [\"/O=Grid/CN=fe\"]\n",
+      "frontends = [\"/O=Grid/CN=fe\"]\nhybrid = true\n",
       "striping");
   REQUIRE(load.ok());
   CHECK(load.config.striping.movers == std::vector<std::string>{"dtn1:6001", "[::1]:6002"});
   CHECK(load.config.striping.frontends == std::vector<std::string>{"/O=Grid/CN=fe"});
+  CHECK(load.config.striping.hybrid);
+  CHECK_FALSE(ServerConfig{}.striping.hybrid);  // Globus's default: unstriped on the movers too
   CHECK(validate(load.config).empty());
   const auto again = parse_config(gridftp::server::format_config(load.config), "printed");
   REQUIRE(again.ok());
   CHECK(again.config.striping.movers == load.config.striping.movers);
   CHECK(again.config.striping.frontends == load.config.striping.frontends);
+  CHECK(again.config.striping.hybrid);
 
   auto both = load.config;
   both.striping.mover = true;
