@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/passive_reply.hpp"
+#include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/base64.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/mode_e/stripe_share.hpp"
@@ -335,6 +336,12 @@ transport::awaitable<Result<void>> MoverStripes::run_on_all(
   auto outcome = co_await group.wait();
   if (aborted_ && outcome) outcome = make_error(error_code_for(Condition::TransferAborted));
   co_return outcome;
+}
+
+protocol::control::Reply MoverStripes::failure_reply(std::error_code error) const {
+  auto reply = protocol::control::reply_for_error(error);
+  if (!failure_.empty()) reply.lines.back() += " " + failure_ + ".";
+  return reply;
 }
 
 void MoverStripes::abort() {

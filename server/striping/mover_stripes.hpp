@@ -11,10 +11,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "protocol/control/host_port.hpp"
+#include "protocol/control/reply.hpp"
 #include "protocol/control/reply_parser.hpp"
 #include "protocol/core/result.hpp"
 #include "protocol/restart/byte_range_set.hpp"
@@ -100,6 +102,8 @@ class MoverStripes {
   void abort();
   // The mover a failure came from, for the reply and log ("mover 127.0.0.1:6001: ...").
   const std::string& failure() const { return failure_; }
+  // The client's reply to a transfer that failed with `error`, naming the mover when one did.
+  protocol::control::Reply failure_reply(std::error_code error) const;
 
  private:
   enum class Direction { None, Receive, Send, Relay };

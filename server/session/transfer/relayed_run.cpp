@@ -5,7 +5,6 @@
 // ABOR meanwhile; ABOR closes the link, which ends the mover's transfer.
 #include <spdlog/spdlog.h>
 
-#include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/transfer/transfer_commands.hpp"
 #include "server/striping/mover_stripes.hpp"
@@ -47,9 +46,7 @@ transport::awaitable<void> TransferCommands::run_relayed(std::string command,
   } else {
     log_->warn("{} {} on a mover failed: {} {}", tag_, verb, outcome.error().message(),
                movers_->failure());
-    auto reply = protocol::control::reply_for_error(outcome.error());
-    if (!movers_->failure().empty()) reply.lines.back() += " " + movers_->failure() + ".";
-    replies_.send(std::move(reply));
+    replies_.send(movers_->failure_reply(outcome.error()));
   }
   transfer_.end();
 }

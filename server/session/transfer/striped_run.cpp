@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include "protocol/control/reply_codes.hpp"
-#include "protocol/control/reply_for_error.hpp"
 #include "protocol/core/errors.hpp"
 #include "server/session/transfer/transfer_commands.hpp"
 #include "server/striping/mover_stripes.hpp"
@@ -74,9 +73,7 @@ transport::awaitable<void> TransferCommands::run_striped(
   } else {
     log_->warn("{} striped {} {} failed: {} {}", tag_, command, path, outcome.error().message(),
                movers_->failure());
-    auto reply = protocol::control::reply_for_error(outcome.error());
-    if (!movers_->failure().empty()) reply.lines.back() += " " + movers_->failure() + ".";
-    replies_.send(std::move(reply));
+    replies_.send(movers_->failure_reply(outcome.error()));
   }
   transfer_.end();
 }
