@@ -46,6 +46,18 @@ class Cell:
     cycles_per_byte: Stat | None
     tls_version: str
     cipher: str
+    # Striped puts: each mover's share of a CPU in the data phase, the share of cgroup periods
+    # in which the movers were throttled, the share of the CPUs other processes took and the
+    # share of all CPUs that were busy, and the client's wall-time rate.
+    mover_utilisation: Stat | None = None
+    mover_throttled_share: Stat | None = None
+    others_share: Stat | None = None
+    machine_busy_share: Stat | None = None
+    wall_throughput: Stat | None = None
+
+    @property
+    def striped(self) -> bool:
+        return bool(self.fields.get("movers"))
 
     def key(self, **override) -> tuple:
         merged = dict(self.fields, **override)
@@ -82,7 +94,12 @@ def cells(runs: list[dict]) -> dict[tuple, Cell]:
                         server_cpu_seconds=stat("server_cpu_seconds"),
                         client_cpu_seconds=stat("client_cpu_seconds"),
                         cycles_per_byte=stat("cycles_per_byte"),
-                        tls_version=version, cipher=cipher)
+                        tls_version=version, cipher=cipher,
+                        mover_utilisation=stat("mover_utilisation"),
+                        mover_throttled_share=stat("mover_throttled_share"),
+                        others_share=stat("others_share"),
+                        machine_busy_share=stat("machine_busy_share"),
+                        wall_throughput=stat("wall_throughput_bytes_per_second"))
     return out
 
 
@@ -93,6 +110,15 @@ def ratio(table: dict[tuple, Cell], cell: Cell, **other) -> float | None:
     if not cell.throughput or not peer or not peer.throughput or peer.throughput.median <= 0:
         return None
     return cell.throughput.median / peer.throughput.median
+
+
+def striping_efficiency(table: dict[tuple, Cell], cell: Cell) -> float | None:
+    """cell's median over 0.9 x N x the median of the same variant with one mover: at least 1
+    where N movers deliver at least 0.9 of N times what one does."""
+    one = table.get(cell.key(movers=1))
+    if not cell.throughput or not one or not one.throughput or one.throughput.median <= 0:
+        return None
+    return cell.throughput.median / (0.9 * cell.fields["movers"] * one.throughput.median)
 
 
 def cpu_cost_bound(table: dict[tuple, Cell], cell: Cell, cipher_speed: float | None,

@@ -20,7 +20,8 @@ from .study import LEVELS, Study
 # The fields that make a variant; a run is a variant plus its repetition. Records, aggregation
 # and the report all key on these names.
 VARIANT_FIELDS = ("dataset", "rtt_ms", "loss_percent", "rate_mbit", "transport", "client",
-                  "server", "server_threads", "concurrency", "level", "streams")
+                  "server", "server_threads", "concurrency", "level", "streams", "movers",
+                  "mover_cpu_limit", "concurrent_transfers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Variant:
     concurrency: int
     level: str
     streams: int
+    movers: int = 0                  # 0: no striping; else a -stripe put through N movers
+    mover_cpu_limit: float = 0       # CPUs each mover may use (cgroup cpu quota); 0: no limit
+    concurrent_transfers: int = 1    # puts started at once (striped only)
 
     def fields(self) -> dict:
         """The variant as record fields (VARIANT_FIELDS); WAN fields empty on loopback."""
@@ -61,8 +65,16 @@ class Variant:
         where = self.path.label() if self.path else "loopback"
         threads = f" threads={self.server_threads}" if self.server_threads else ""
         cc = f" -cc {self.concurrency}" if self.concurrency > 1 else ""
-        return (f"{self.server}{threads} {self.level} -p {self.streams}{cc} {self.transport} "
-                f"{self.client} {self.dataset} {where}")
+        return (f"{self.server}{threads}{self.striping_label()} {self.level} -p {self.streams}"
+                f"{cc} {self.transport} {self.client} {self.dataset} {where}")
+
+    def striping_label(self) -> str:
+        """" movers=2 cpu=0.5 x10" for a striped put; "" otherwise."""
+        if not self.movers:
+            return ""
+        cpu = f" cpu={self.mover_cpu_limit:g}" if self.mover_cpu_limit else ""
+        many = f" x{self.concurrent_transfers}" if self.concurrent_transfers > 1 else ""
+        return f" movers={self.movers}{cpu}{many}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +93,12 @@ class Plan:
 
 
 # Combinations that cannot be measured, and why; checked in this order.
-def _exclusion(server: str, level: str, transport: str) -> str | None:
+def _exclusion(server: str, level: str, transport: str, client: str = "",
+               movers: int = 0) -> str | None:
+    if movers and client != "globus-url-copy":
+        return "a striped put is globus-url-copy -stripe; gridcp refuses -stripe"
+    if movers and transport != "tcp":
+        return "striped puts are MODE E over TCP"
     if server == "globus-gridftp-server" and level == "integrity":
         return ("integrity-only PROT S is gridftpd's [gsi] integrity_only_safe; "
                 "globus-gridftp-server has no such setting")
@@ -107,20 +124,27 @@ def expand(study: Study) -> Plan:
                      "run at concurrency 1")
     if "udpx" in study.transports and max(study.streams) > 1:
         notes.append("UDPX is one flow: its runs are at -p 1 whatever streams says")
-    for dataset, cell, transport, client, server, threads, concurrency, level, streams in \
+    if study.movers and study.path:
+        notes.append("each mover's link is shaped alike (one emulator per mover, "
+                     "tests/support/striping_bed.py); client and frontend share a namespace")
+    striping = list(itertools.product(study.movers or (0,), study.mover_cpu_limits,
+                                      study.concurrent_transfers))
+    for dataset, cell, transport, client, server, threads, concurrency, level, streams, \
+            (movers, cpu_limit, concurrent) in \
             itertools.product(study.datasets, cells, study.transports, study.clients,
                               study.servers, study.server_threads, study.concurrency,
-                              study.levels, study.streams):
-        why = _exclusion(server, level, transport)
+                              study.levels, study.streams, striping):
+        why = _exclusion(server, level, transport, client, movers)
         if why:
-            excluded[(f"{server} {level} {transport}", why)] = None
+            what = f"{server} {level} {transport}" + (f" {client} -stripe" if movers else "")
+            excluded[(what, why)] = None
             continue
         if dataset.kind != "tree":
             concurrency = 1
         if transport == "udpx":
             streams = 1   # UDPX is one rate-controlled flow; -p does not apply
         variant = Variant(dataset.name, cell, transport, client, server, threads, concurrency,
-                          level, streams)
+                          level, streams, movers, cpu_limit, concurrent)
         if variant not in seen:
             seen.add(variant)
             variants.append(variant)

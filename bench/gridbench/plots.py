@@ -6,7 +6,13 @@
     goodput-vs-rtt-*          WAN cells: Mb/s against RTT, one line per transport and server,
                               one panel per loss rate
     goodput-vs-loss-*         the same against loss, one panel per RTT
+    striped-vs-movers-*       striped puts: Mb/s against N movers, one line per level and -p,
+                              one panel per server, with N x the one-mover median dashed
+    striped-vs-cpu-limit-*    striped puts: Mb/s against the movers' CPU limit, one line per
+                              level and number of puts at once, one panel per server
 
+A level keeps one colour in every panel of every figure (LEVEL_COLOURS), whatever levels a panel
+happens to hold; in the goodput figures a series (transport, server, level, -p) does.
 Every point is the median of the successful repetitions with a bar from min to max. One figure
 per loopback context (dataset, transport, client, server threads, concurrency) or WAN group.
 """
@@ -24,15 +30,23 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import aggregate as agg  # noqa: E402
 from .report import CONTEXT_FIELDS, SHORT  # noqa: E402
+from .study import LEVELS  # noqa: E402
 
 FORMATS = ("png", "svg")
+# matplotlib's default cycle, fixed per level: a level is the same colour in every panel.
+LEVEL_COLOURS = {level: f"C{i}" for i, level in enumerate(LEVELS)}
+# Within a level's colour, what else tells lines apart (-p, puts at once).
+LINE_STYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v")
 
 
 def render(runs: list[dict], directory: str) -> list[str]:
     """Writes the figures into `directory`; returns their paths."""
     table = agg.cells(runs)
-    loopback = {k: c for k, c in table.items() if c.fields["rtt_ms"] is None and c.throughput}
-    wan = {k: c for k, c in table.items() if c.fields["rtt_ms"] is not None and c.throughput}
+    measured = {k: c for k, c in table.items() if c.throughput}
+    loopback = {k: c for k, c in measured.items() if c.fields["rtt_ms"] is None and not c.striped}
+    wan = {k: c for k, c in measured.items() if c.fields["rtt_ms"] is not None and not c.striped}
+    striped = {k: c for k, c in measured.items() if c.striped}
     written: list[str] = []
     for context, members in _groups(loopback, CONTEXT_FIELDS).items():
         slug = _slug(context)
@@ -45,6 +59,15 @@ def render(runs: list[dict], directory: str) -> list[str]:
                             f"{directory}/goodput-vs-rtt-{slug}")
         written += _goodput(members, context, "loss_percent", "rtt_ms",
                             f"{directory}/goodput-vs-loss-{slug}")
+    for context, members in _groups(striped, ("dataset", "rtt_ms", "loss_percent",
+                                              "rate_mbit")).items():
+        title = (context[0], "loopback" if context[1] is None else
+                 f"each mover's link {context[1]:g} ms {context[3]:g} Mb/s")
+        slug = _slug(title)
+        if len(agg.distinct(members, "movers")) > 1:
+            written += _striped_vs_movers(members, title, f"{directory}/striped-vs-movers-{slug}")
+        if len(agg.distinct(members, "mover_cpu_limit")) > 1:
+            written += _striped_vs_cpu(members, title, f"{directory}/striped-vs-cpu-limit-{slug}")
     return written
 
 
@@ -64,11 +87,13 @@ def _title(context: tuple) -> str:
     return ", ".join(str(v) for v in context if v not in (None, 0, 1, ""))
 
 
-def _errorbar(ax, xs, stats, scale: float, label: str, marker: str = "o") -> None:
+def _errorbar(ax, xs, stats, scale: float, label: str, marker: str = "o", color=None,
+              linestyle: str = "-") -> None:
     medians = [s.median * scale for s in stats]
     below = [(s.median - s.low) * scale for s in stats]
     above = [(s.high - s.median) * scale for s in stats]
-    ax.errorbar(xs, medians, yerr=[below, above], marker=marker, capsize=3, label=label)
+    ax.errorbar(xs, medians, yerr=[below, above], marker=marker, capsize=3, label=label,
+                color=color, linestyle=linestyle)
 
 
 def _save(fig, stem: str) -> list[str]:
@@ -92,10 +117,12 @@ def _throughput_vs_streams(cells: dict, context: tuple, stem: str) -> list[str]:
     fig, axes = _panels(len(servers))
     for ax, server in zip(axes, servers):
         for level in agg.distinct(cells, "level"):
-            points = sorted((c.fields["streams"], c.throughput) for c in cells.values()
-                            if c.fields["server"] == server and c.fields["level"] == level)
+            points = sorted(((c.fields["streams"], c.throughput) for c in cells.values()
+                             if c.fields["server"] == server and c.fields["level"] == level),
+                            key=lambda point: point[0])
             if points:
-                _errorbar(ax, [p for p, _ in points], [s for _, s in points], 1 / scale, level)
+                _errorbar(ax, [p for p, _ in points], [s for _, s in points], 1 / scale, level,
+                          color=LEVEL_COLOURS[level])
         ax.set_title(SHORT.get(server, server))
         ax.set_xlabel("parallel streams (-p)")
         ax.set_xticks(agg.distinct(cells, "streams"))
@@ -125,6 +152,7 @@ def _cost_per_byte(cells: dict, context: tuple, stem: str) -> list[str]:
                     stats.append(match[0].cpu_seconds_per_gb)
             if xs:
                 ax.bar(xs, [s.median for s in stats], width=width, label=f"-p {p}",
+                       color=f"C{i}",   # one colour per -p in every panel
                        yerr=[[s.median - s.low for s in stats], [s.high - s.median for s in stats]],
                        capsize=3)
         ax.set_xticks(range(len(levels)))
@@ -143,14 +171,16 @@ def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: 
     series = agg.wan_series(cells.values())
     unit = {"rtt_ms": "RTT (ms)", "loss_percent": "loss (%)"}
     for ax, value in zip(axes, panels):
-        for transport, server, level, streams in series:
-            points = sorted((c.fields[x_field], c.throughput) for c in cells.values()
-                            if c.fields[panel_field] == value and (
-                                c.fields["transport"], c.fields["server"], c.fields["level"],
-                                c.fields["streams"]) == (transport, server, level, streams))
+        for number, (transport, server, level, streams) in enumerate(series):
+            points = sorted(((c.fields[x_field], c.throughput) for c in cells.values()
+                             if c.fields[panel_field] == value and (
+                                 c.fields["transport"], c.fields["server"], c.fields["level"],
+                                 c.fields["streams"]) == (transport, server, level, streams)),
+                            key=lambda point: point[0])
             if points:
                 _errorbar(ax, [x for x, _ in points], [s for _, s in points], 8e-6,
-                          f"{transport} {SHORT.get(server, server)} {level} -p {streams}")
+                          f"{transport} {SHORT.get(server, server)} {level} -p {streams}",
+                          color=f"C{number % 10}")
         ax.set_title(f"RTT {value:g} ms" if panel_field == "rtt_ms" else f"loss {value:g} %")
         ax.set_xlabel(unit[x_field])
         ax.grid(True, alpha=0.3)
@@ -158,4 +188,66 @@ def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: 
     axes[0].set_ylabel("goodput Mb/s (median, min-max)")
     axes[0].set_ylim(bottom=0)
     fig.suptitle(f"Goodput vs {unit[x_field]}: {_title(context)}")
+    return _save(fig, stem)
+
+
+def _striped_vs_movers(cells: dict, title: tuple, stem: str) -> list[str]:
+    servers = agg.distinct(cells, "server")
+    streams = agg.distinct(cells, "streams")
+    fig, axes = _panels(len(servers))
+    for ax, server in zip(axes, servers):
+        for level in agg.distinct(cells, "level"):
+            for i, p in enumerate(streams):
+                line = [c for c in cells.values() if c.fields["server"] == server
+                        and c.fields["level"] == level and c.fields["streams"] == p
+                        and c.fields["mover_cpu_limit"] == 0
+                        and c.fields["concurrent_transfers"] == 1]
+                line.sort(key=lambda c: c.fields["movers"])
+                if not line:
+                    continue
+                xs = [c.fields["movers"] for c in line]
+                _errorbar(ax, xs, [c.throughput for c in line], 8e-6, f"{level} -p {p}",
+                          MARKERS[i % len(MARKERS)], LEVEL_COLOURS[level],
+                          LINE_STYLES[i % len(LINE_STYLES)])
+                if line[0].fields["movers"] == 1:   # what N movers would move at one's rate
+                    one = line[0].throughput.median * 8e-6
+                    ax.plot(xs, [one * n for n in xs], color=LEVEL_COLOURS[level],
+                            linestyle=":", alpha=0.4, linewidth=1)
+        ax.set_title(SHORT.get(server, server))
+        ax.set_xlabel("movers (N)")
+        ax.set_xticks(agg.distinct(cells, "movers"))
+        ax.grid(True, alpha=0.3)
+        ax.legend(title="level, -p (dotted: N x one mover)", fontsize="small")
+    axes[0].set_ylabel("Mb/s (median, min-max)")
+    axes[0].set_ylim(bottom=0)
+    fig.suptitle(f"Striped put vs movers: {_title(title)}")
+    return _save(fig, stem)
+
+
+def _striped_vs_cpu(cells: dict, title: tuple, stem: str) -> list[str]:
+    servers = agg.distinct(cells, "server")
+    at_once = agg.distinct(cells, "concurrent_transfers")
+    fig, axes = _panels(len(servers))
+    for ax, server in zip(axes, servers):
+        for level in agg.distinct(cells, "level"):
+            for p in agg.distinct(cells, "streams"):
+                for i, k in enumerate(at_once):
+                    line = sorted((c for c in cells.values() if c.fields["server"] == server
+                                   and c.fields["level"] == level and c.fields["streams"] == p
+                                   and c.fields["concurrent_transfers"] == k
+                                   and c.fields["mover_cpu_limit"]),
+                                  key=lambda c: c.fields["mover_cpu_limit"])
+                    if line:
+                        _errorbar(ax, [c.fields["mover_cpu_limit"] for c in line],
+                                  [c.throughput for c in line], 8e-6,
+                                  f"{level} -p {p}, {k} at once", MARKERS[i % len(MARKERS)],
+                                  LEVEL_COLOURS[level], LINE_STYLES[i % len(LINE_STYLES)])
+        ax.set_title(SHORT.get(server, server))
+        ax.set_xlabel("CPUs each mover may use (cgroup quota)")
+        ax.set_xticks(sorted(v for v in agg.distinct(cells, "mover_cpu_limit") if v))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[0].set_ylabel("Mb/s (median, min-max; several at once: aggregate)")
+    axes[0].set_ylim(bottom=0)
+    fig.suptitle(f"Striped put vs mover CPU limit: {_title(title)}")
     return _save(fig, stem)

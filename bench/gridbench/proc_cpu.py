@@ -44,6 +44,10 @@ class CpuMeter:
                                    - self.server_ticks) * TICK_SECONDS,
             "client_cpu_seconds": children_cpu_seconds() - self.client,
             "others_share": self.others.stop(),
+            # How busy the whole machine was (every process, ours too): near 1, the cores
+            # themselves were the bound.
+            "machine_busy_share": (sum(self.others.cpu_busy) / len(self.others.cpu_busy)
+                                   if self.others.cpu_busy else None),
         }
 
 

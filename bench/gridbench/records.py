@@ -26,6 +26,7 @@ RUN_FIELDS = (
        "throughput_source", "wall_throughput_bytes_per_second",
        "server_cpu_seconds", "client_cpu_seconds", "server_utilisation", "client_utilisation",
        "cpu_seconds_per_gb", "cycles", "cycles_per_byte", "others_share",
+       "mover_cpu_seconds", "mover_utilisation", "mover_throttled_share", "machine_busy_share",
        "tls_version", "cipher", "stream_tls", "security", "server_log", "command")
 )
 

@@ -32,12 +32,15 @@ def render(meta: dict, runs: list[dict]) -> str:
         out += [meta["description"], ""]
     out += _header(meta, runs)
     out += _ceilings(meta)
-    loopback = {k: c for k, c in table.items() if c.fields["rtt_ms"] is None}
-    wan = {k: c for k, c in table.items() if c.fields["rtt_ms"] is not None}
+    striped = {k: c for k, c in table.items() if c.striped}
+    loopback = {k: c for k, c in table.items() if c.fields["rtt_ms"] is None and not c.striped}
+    wan = {k: c for k, c in table.items() if c.fields["rtt_ms"] is not None and not c.striped}
     if loopback:
         out += _loopback_tables(loopback, table, speeds, cores, captured)
     if wan:
         out += _wan_tables(wan, meta)
+    if striped:
+        out += _striped_tables(striped, meta)
     out += _failures(runs)
     out += _excluded(meta)
     out += _legend()
@@ -206,19 +209,118 @@ def _wan_tables(cells: dict, meta: dict) -> list[str]:
     return out
 
 
+STRIPED_CONTEXT = ("dataset", "rtt_ms", "loss_percent", "rate_mbit")
+STRIPED_ROW = ("level", "streams", "mover_cpu_limit", "concurrent_transfers", "movers")
+
+
+def _striped_tables(cells: dict, meta: dict) -> list[str]:
+    """Striped puts: a table per dataset and path, a row per level, -p, CPU limit, puts at once
+    and N; per server the median Mb/s, the striping efficiency (against 0.9 x N x one mover)
+    and the movers' CPU; the link bound (N x iperf3 through one mover's link) and the other
+    processes' share of the CPUs."""
+    out = ["## Striped puts (globus-url-copy -stripe)", ""]
+    servers = agg.distinct(cells, "server")
+    wan_ceilings = meta.get("ceilings", {}).get("wan_iperf3_bytes_per_second", {})
+    contexts = sorted({tuple(c.fields[f] for f in STRIPED_CONTEXT) for c in cells.values()},
+                      key=str)
+    for dataset, rtt, loss, rate in contexts:
+        members = [c for c in cells.values()
+                   if tuple(c.fields[f] for f in STRIPED_CONTEXT) == (dataset, rtt, loss, rate)]
+        where = ("loopback, no emulator" if rtt is None else
+                 f"each mover's link {cell_label(rtt, loss, rate)}")
+        link = wan_ceilings.get(cell_label(rtt, loss, rate)) if rtt is not None else None
+        out += [f"### {dataset}, {where}", ""]
+        if link:
+            out += [f"One TCP stream through one mover's link (iperf3): {link * 8 / 1e6:.1f} Mb/s; "
+                    "the link bound of N movers is N times that.", ""]
+        header = ["level", "-p", "mover CPUs", "puts at once", "movers"]
+        for server in servers:
+            name = SHORT.get(server, server)
+            header += [f"{name} Mb/s (min-max, n)", f"{name} / (0.9·N·1 mover)",
+                       f"{name} mover CPU used (throttled)"]
+        if GRIDFTPD in servers and GLOBUS in servers:
+            header.append("gridftpd/globus")
+        header += ["link bound Mb/s", "machine busy", "others' CPU share"]
+        out += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        rows = sorted({tuple(c.fields[f] for f in STRIPED_ROW) for c in members},
+                      key=lambda r: (agg.LEVELS.index(r[0]), r[1:]))
+        for level, streams, limit, at_once, movers in rows:
+            row_cells = {s: next((c for c in members if c.fields["server"] == s and
+                                  tuple(c.fields[f] for f in STRIPED_ROW) ==
+                                  (level, streams, limit, at_once, movers)), None)
+                         for s in servers}
+            row = [level, str(streams), f"{limit:g}" if limit else "no limit", str(at_once),
+                   str(movers)]
+            for server in servers:
+                c = row_cells[server]
+                row.append(_mbit(c.throughput, c.ok) if c else "-")
+                row.append("(base)" if movers == 1 else
+                           _num(agg.striping_efficiency(cells, c)) if c else "-")
+                row.append(_mover_cpu(c) if c else "-")
+            if GRIDFTPD in servers and GLOBUS in servers:
+                mine, theirs = row_cells[GRIDFTPD], row_cells[GLOBUS]
+                row.append(_num(mine.throughput.median / theirs.throughput.median)
+                           if mine and theirs and mine.throughput and theirs.throughput
+                           else "-")
+            row.append(f"{movers * link * 8 / 1e6:.0f}" if link else "-")
+            busy = [c.machine_busy_share.median for c in row_cells.values()
+                    if c and c.machine_busy_share]
+            row.append(" / ".join(f"{b * 100:.0f} %" for b in busy) if busy else "-")
+            shares = [c.others_share.high for c in row_cells.values() if c and c.others_share]
+            row.append(f"≤ {max(shares) * 100:.0f} %" if shares else "-")
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+    out += ["Mb/s: 10^6 bits/s of file data; one put: its data phase from the transfer logs "
+            "(gridftpd: every mover's STOR record, bytes over the slowest mover's duration; "
+            "Globus: the frontend's -Z record of the whole file), several at once: their bytes "
+            "over the batch's wall time. Mover CPU used: each mover's process tree's CPU "
+            "seconds over the data phase (several puts: the wall time; 1.00 = one core), "
+            "and the share of the cgroup's 100 ms periods in which it was throttled. Machine "
+            "busy: the share of all cores busy during the run (every process), per server, "
+            "median. Others' CPU share: the largest share of the machine that processes outside "
+            "the benchmark took during any run of the row.",
+            ""]
+    return out
+
+
+def _mbit(stat: agg.Stat | None, n: int) -> str:
+    if not stat:
+        return "-"
+    return (f"{stat.median * 8 / 1e6:.1f} ({stat.low * 8 / 1e6:.1f}-{stat.high * 8 / 1e6:.1f}, "
+            f"n={n})")
+
+
+def _mover_cpu(cell: agg.Cell) -> str:
+    if not cell.mover_utilisation:
+        return "-"
+    text = f"{cell.mover_utilisation.median:.2f}"
+    if cell.mover_throttled_share and cell.mover_throttled_share.median > 0:
+        text += f" ({cell.mover_throttled_share.median * 100:.0f} %)"
+    return text
+
+
 def _failures(runs: list[dict]) -> list[str]:
     bad = [r for r in runs if r.get("status") != "ok"]
     if not bad:
         return []
     out = ["## Failed runs", "", "| run | variant | reason |", "|---|---|---|"]
     for r in bad:
-        variant = (f"{r.get('server')} {r.get('level')} -p {r.get('streams')} "
+        variant = (f"{r.get('server')}{_striping_text(r)} {r.get('level')} -p {r.get('streams')} "
                    f"{r.get('transport')} {r.get('client')} {r.get('dataset')}")
         if r.get("rtt_ms") is not None:
             variant += f" {cell_label(r['rtt_ms'], r['loss_percent'], r['rate_mbit'])}"
         reason = str(r.get("reason") or r.get("status")).replace("|", "/").replace("\n", " ")
         out.append(f"| {r.get('index')} | {variant} | {reason} |")
     return out + [""]
+
+
+def _striping_text(record: dict) -> str:
+    if not record.get("movers"):
+        return ""
+    limit = record.get("mover_cpu_limit")
+    at_once = record.get("concurrent_transfers") or 1
+    return (f" movers={record['movers']}" + (f" cpu={limit:g}" if limit else "")
+            + (f" x{at_once}" if at_once > 1 else ""))
 
 
 def _excluded(meta: dict) -> list[str]:

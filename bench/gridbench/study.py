@@ -76,6 +76,12 @@ class Study:
     servers: tuple[str, ...]
     clients: tuple[str, ...]
     datasets: tuple[Dataset, ...]
+    # Striping (docs/STRIPING.md): puts with globus-url-copy -stripe into a frontend with this
+    # many movers (empty: no striping), each mover under a cgroup CPU limit (0: none), and this
+    # many puts at once (the aggregate rate is the figure).
+    movers: tuple[int, ...]
+    mover_cpu_limits: tuple[float, ...]
+    concurrent_transfers: tuple[int, ...]
     path: PathSweep | None
     iperf3_seconds: float
     openssl_seconds: float
@@ -87,7 +93,7 @@ _SECTIONS = {
     "study": {"name", "description", "repetitions", "order", "seed", "run_timeout_seconds",
               "settle_seconds"},
     "sweep": {"level", "streams", "concurrency", "server_threads", "transport", "server",
-              "client"},
+              "client", "movers", "mover_cpu_limit", "concurrent_transfers"},
     "dataset": {"name", "kind", "size", "directory", "files", "file_size", "drop_caches"},
     "path": {"rtt_ms", "loss_percent", "rate_mbit", "queue_kb"},
     "ceilings": {"iperf3_seconds", "openssl_seconds", "ciphers"},
@@ -236,6 +242,8 @@ def parse_study(text: str, where: str = "<study>") -> Study:
         if max(path.loss_percent) >= 100:
             table.fail("loss_percent", "must be below 100")
 
+    movers, cpu_limits, concurrent = _striping_sweep(sweep, datasets)
+
     bins = {}
     for key in _SECTIONS["binaries"]:
         value = binaries.value(key, str)
@@ -258,11 +266,32 @@ def parse_study(text: str, where: str = "<study>") -> Study:
         servers=sweep.choices("server", SERVERS, ["gridftpd"]),
         clients=sweep.choices("client", CLIENTS, ["globus-url-copy"]),
         datasets=datasets, path=path,
+        movers=movers, mover_cpu_limits=cpu_limits, concurrent_transfers=concurrent,
         iperf3_seconds=ceilings.number("iperf3_seconds", float, 5.0, 0),
         openssl_seconds=ceilings.number("openssl_seconds", float, 1.0, 0),
         ciphers=ceilings._list("ciphers", str, ["aes-128-gcm", "aes-256-gcm"]),
         binaries=bins,
     )
+
+
+def _striping_sweep(sweep: _Table, datasets: tuple[Dataset, ...]) -> tuple[tuple, tuple, tuple]:
+    """[sweep] movers, mover_cpu_limit and concurrent_transfers. The last two only mean
+    something for striped puts, and a striped put reads a real file, so both need movers and
+    every dataset must be a disk dataset (a file under /dev/shm is one)."""
+    if "movers" not in sweep.data:
+        for key in ("mover_cpu_limit", "concurrent_transfers"):
+            if key in sweep.data:
+                sweep.fail(key, "applies to striped puts only: set [sweep] movers too")
+        return (), (0.0,), (1,)
+    movers = sweep.numbers("movers", int, None, 1)
+    limits = sweep.numbers("mover_cpu_limit", float, [0.0], 0)
+    concurrent = sweep.numbers("concurrent_transfers", int, [1], 1)
+    for dataset in datasets:
+        if dataset.kind != "disk":
+            sweep.fail("movers", f"a striped put reads a real file: dataset {dataset.name!r} is "
+                       f"{dataset.kind}, use kind = \"disk\" (a directory under /dev/shm is "
+                       "memory-backed)")
+    return movers, limits, concurrent
 
 
 def _datasets(where: str, raw) -> tuple[Dataset, ...]:

@@ -210,6 +210,7 @@ class Executor:
         self.prepared: set[str] = set()
         self.cycles_missing = cycles_counter_missing()
         self.ceilings = None   # set by the CLI: WAN cells measure their iperf3 figure on entry
+        self.striped = None    # striping.StripedRuns, made by the first striped run
         if "gridftpd" in binaries:
             # The harness starts the binary named by $GRIDFTPD.
             os.environ["GRIDFTPD"] = binaries["gridftpd"]
@@ -218,6 +219,8 @@ class Executor:
 
     # Lifetime --------------------------------------------------------------------------------
     def close(self) -> None:
+        if self.striped is not None:
+            self.striped.close()
         self._stop_servers()
         self._leave_cell()
         for name in self.prepared:
@@ -334,6 +337,11 @@ class Executor:
         dataset = self.datasets[variant.dataset]
         self._credentials()
         self._prepare(dataset)
+        if variant.movers:
+            if self.striped is None:
+                from .striping import StripedRuns   # the bed and cgroups: striped studies only
+                self.striped = StripedRuns(self)
+            return self.striped.run(run, dataset)
         self.enter_cell(variant.path)
         if variant.path is None:
             source = dest = self._endpoint(variant, "")

@@ -31,6 +31,12 @@ serving stripe 0 writes a -Z record for a striped transfer (the others log "Fini
 transferring" in -l, no stats); a single-stripe transfer (PORT to the frontend) runs on that
 same last node alone. -hybrid is broken in 13.24 (SPAS drops the control connection).
 
+Hosts of their own (tests/support/striping_bed.py: network namespaces joined by shaped links):
+`node_hosts` gives each data node the address it listens on and the frontend's -r names, and
+`node_launchers`/`frontend_launcher` go in front of each command (["ip", "netns", "exec", NS,
+"env", "GLOBUS_HOSTNAME=name"]). With GSI the nodes' certificate (CN=localhost) then names no
+such host, so such a cluster needs `ipc_auth` (e.g. "subject:" + the host certificate's DN).
+
 Every process is tracked by PID: the daemons go into the harness's _started_procs (killed at
 exit), and stop() ends the daemons and then only the session processes they forked.
 """
@@ -54,13 +60,14 @@ from test_pki import TestPki
 HOST = "127.0.0.1"
 
 
-def _listening(port: int, host: str = HOST) -> bool:
+def _listening(port: int, host: str = HOST, pid: int | None = None) -> bool:
     """Whether something listens on host:port (IPv4, from /proc/net/tcp; no connection made, so
-    a data node does not fork a session for the probe)."""
+    a data node does not fork a session for the probe). With `pid`, in that process's network
+    namespace (/proc/PID/net/tcp), for a node started in a namespace of its own."""
     want = "%08X:%04X" % (int.from_bytes(bytes(map(int, host.split("."))), "little"), port)
     any_addr = "00000000:%04X" % port
     try:
-        with open("/proc/net/tcp") as f:
+        with open(f"/proc/{pid}/net/tcp" if pid else "/proc/net/tcp") as f:
             for line in f.readlines()[1:]:
                 fields = line.split()
                 if fields[3] == "0A" and fields[1] in (want, any_addr):
@@ -117,9 +124,17 @@ class GlobusStripedCluster(ServerBase):
 
     def __init__(self, nodes: int = 2, gsi: TestPki | None = None, root: str | None = None,
                  node_args: list[str] | None = None, frontend_args: list[str] | None = None,
-                 log_level: str = "ALL", ipc_auth: str | None = None):
+                 log_level: str = "ALL", ipc_auth: str | None = None,
+                 node_hosts: list[str] | None = None,
+                 node_launchers: list[list[str]] | None = None,
+                 frontend_launcher: list[str] | None = None):
         if nodes < 1:
             raise ValueError("a cluster needs at least one data node")
+        self.node_hosts = list(node_hosts or [HOST] * nodes)
+        self.node_launchers = list(node_launchers or [[]] * nodes)
+        self.frontend_launcher = list(frontend_launcher or [])
+        if len(self.node_hosts) != nodes or len(self.node_launchers) != nodes:
+            raise ValueError("node_hosts and node_launchers need one entry per data node")
         self.binary = require_tool("globus-gridftp-server")
         ensure_globus_user()
         self.gsi, self.ipc_auth, self.log_level = gsi, ipc_auth, log_level
@@ -150,9 +165,9 @@ class GlobusStripedCluster(ServerBase):
         self.proc = self.frontend.proc
 
     # Starting -------------------------------------------------------------------------------
-    def _common_args(self, log: str, transfer_log: str) -> list[str]:
+    def _common_args(self, log: str, transfer_log: str, host: str = HOST) -> list[str]:
         auth = [] if self.gsi else ["-aa", "-anonymous-user", GLOBUS_USER]
-        return auth + ["-control-interface", HOST, "-data-interface", HOST,
+        return auth + ["-control-interface", host, "-data-interface", host,
                        "-disable-usage-stats", "-d", self.log_level, "-l", log,
                        "-Z", transfer_log]
 
@@ -180,12 +195,14 @@ class GlobusStripedCluster(ServerBase):
             port = free_port()
             log = os.path.join(self.work_dir, f"node{index}.log")
             transfer_log = os.path.join(self.work_dir, f"node{index}.transfers")
-            argv = ([self.binary, "-dn", "-p", str(port)] + self._common_args(log, transfer_log)
-                    + extra)
+            host, launcher = self.node_hosts[index], self.node_launchers[index]
+            argv = (launcher + [self.binary, "-dn", "-p", str(port)]
+                    + self._common_args(log, transfer_log, host) + extra)
             p = self._spawn(f"node{index}", argv, port, log, transfer_log)
             deadline = time.monotonic() + START_DEADLINE_S
+            # A launcher (ip netns exec, env) execs the server: the pid is the node's own.
             while time.monotonic() < deadline and p.proc.poll() is None:
-                if _listening(port):
+                if _listening(port, host, p.proc.pid if launcher else None):
                     return p
                 time.sleep(0.05)
             last_error = self._discard(p)
@@ -195,21 +212,21 @@ class GlobusStripedCluster(ServerBase):
         # GSI with the default ipc_auth_mode `host`: the node's certificate must match the name
         # in -r, and the test host certificate is CN=localhost (127.0.0.1 is refused: "expected
         # name for the remote entity (/CN=127.0.0.1) do not match").
-        node_host = "localhost" if self.gsi and not self.ipc_auth else HOST
-        remote = ",".join(f"{node_host}:{n.port}" for n in self.nodes)
+        remote = ",".join(f"{self._remote_name(host)}:{n.port}"
+                          for host, n in zip(self.node_hosts, self.nodes))
         ia = ["-ia", self.ipc_auth] if self.ipc_auth else []
         last_error = ""
         for _attempt in range(3):
             port = free_port()
             log = os.path.join(self.work_dir, "frontend.log")
             transfer_log = os.path.join(self.work_dir, "frontend.transfers")
-            argv = ([self.binary, "-p", str(port), "-r", remote] + ia
+            argv = (self.frontend_launcher + [self.binary, "-p", str(port), "-r", remote] + ia
                     + self._common_args(log, transfer_log) + extra)
             p = self._spawn("frontend", argv, port, log, transfer_log)
             deadline = time.monotonic() + START_DEADLINE_S
             greeting = None
             while time.monotonic() < deadline and p.proc.poll() is None:
-                greeting = _read_greeting(HOST, port)
+                greeting = _read_greeting(HOST, port, self.frontend_launcher or None)
                 if greeting:
                     break
                 time.sleep(0.05)
@@ -217,6 +234,11 @@ class GlobusStripedCluster(ServerBase):
                 return p
             last_error = f"greeting {greeting!r}\n" + self._discard(p)
         raise AssertionError("Globus frontend did not send a 220 greeting\n" + last_error)
+
+    def _remote_name(self, host: str) -> str:
+        """How -r names a node at `host`: "localhost" on loopback under GSI with host IPC auth,
+        the name in the test host certificate; the address itself otherwise."""
+        return "localhost" if self.gsi and not self.ipc_auth and host == HOST else host
 
     # What tests read ------------------------------------------------------------------------
     def path(self, rel: str = "") -> str:
@@ -284,6 +306,8 @@ class GlobusStripedCluster(ServerBase):
         (a session child of a node daemon). Anonymous mode only (GSI needs AUTH first)."""
         if self.gsi:
             raise NotImplementedError("stripe_nodes() logs in anonymously; GSI needs GsiControl")
+        if self.frontend_launcher or any(self.node_launchers):
+            raise NotImplementedError("stripe_nodes() connects from here: loopback clusters only")
         ctl = RawControl(HOST, self.port)
         try:
             ctl.login()

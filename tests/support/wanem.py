@@ -8,6 +8,10 @@ benchmarks: two network namespaces joined by TUN devices with delay, loss and a 
 
 Needs root. The emulator removes the namespaces it made when it stops; a namespace left by a
 killed run is removed before the next start.
+
+Several links may share a namespace (tests/support/striping_bed.py: one client namespace, a
+shaped link to each mover's): each then names its own namespaces, addresses and TUN devices,
+and `shared_namespaces=True` leaves the namespaces and their hosts files to whoever made them.
 """
 
 from __future__ import annotations
@@ -39,26 +43,36 @@ def in_netns(netns: str, argv: list[str]) -> list[str]:
 
 class Wanem:
     def __init__(self, rtt_ms: float = 0, loss_percent: float = 0, rate_mbit: float = 0,
-                 queue_kb: float = 0, seed: int = 1, stats_csv: str | None = None):
+                 queue_kb: float = 0, seed: int = 1, stats_csv: str | None = None,
+                 ns_a: str = NS_A, ns_b: str = NS_B, addr_a: str = ADDR_A, addr_b: str = ADDR_B,
+                 dev_a: str = "", dev_b: str = "", host_a: str = HOST_A, host_b: str = HOST_B,
+                 shared_namespaces: bool = False):
         self.argv = [wanem_binary(), "--rtt-ms", str(rtt_ms), "--loss", str(loss_percent),
                      "--rate-mbit", str(rate_mbit), "--seed", str(seed)]
         if queue_kb:
             self.argv += ["--queue-kb", str(queue_kb)]
         if stats_csv:
             self.argv += ["--stats", stats_csv]
-        self.addr_a, self.addr_b = ADDR_A, ADDR_B
-        self.host_a, self.host_b = HOST_A, HOST_B
+        # Only what differs from the emulator's own defaults goes on its command line, so the
+        # fixed pair keeps working with a wanem built before --dev-a/--dev-b.
+        for flag, value, default in (("--ns-a", ns_a, NS_A), ("--ns-b", ns_b, NS_B),
+                                     ("--addr-a", addr_a, ADDR_A), ("--addr-b", addr_b, ADDR_B),
+                                     ("--dev-a", dev_a, ""), ("--dev-b", dev_b, "")):
+            if value != default:
+                self.argv += [flag, value]
+        self.ns_a, self.ns_b = ns_a, ns_b
+        self.addr_a, self.addr_b = addr_a, addr_b
+        self.host_a, self.host_b = host_a, host_b
+        # True: the caller made the namespaces and their hosts files and removes them itself.
+        self.shared_namespaces = shared_namespaces
         self.proc: subprocess.Popen | None = None
         self.lines: list[str] = []
         self.totals: dict[str, dict[str, int]] = {}
         self._children: list[subprocess.Popen] = []
 
     def __enter__(self) -> "Wanem":
-        for netns in (NS_A, NS_B):  # left over from a run that was killed
-            subprocess.run(["ip", "netns", "del", netns], stderr=subprocess.DEVNULL, check=False)
-            os.makedirs(f"/etc/netns/{netns}", exist_ok=True)
-            with open(f"/etc/netns/{netns}/hosts", "w") as hosts:
-                hosts.write(f"127.0.0.1 localhost\n{ADDR_A} {HOST_A}\n{ADDR_B} {HOST_B}\n")
+        if not self.shared_namespaces:
+            self._own_namespaces()
         self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True)
         ready = threading.Event()
@@ -76,6 +90,16 @@ class Wanem:
             raise AssertionError("wanem did not start:\n" + "\n".join(self.lines))
         return self
 
+    def _own_namespaces(self) -> None:
+        """Namespaces of this link alone: any left over by a killed run go first, and each gets
+        a hosts file naming both ends."""
+        for netns in (self.ns_a, self.ns_b):
+            subprocess.run(["ip", "netns", "del", netns], stderr=subprocess.DEVNULL, check=False)
+            os.makedirs(f"/etc/netns/{netns}", exist_ok=True)
+            with open(f"/etc/netns/{netns}/hosts", "w") as hosts:
+                hosts.write(f"127.0.0.1 localhost\n{self.addr_a} {self.host_a}\n"
+                            f"{self.addr_b} {self.host_b}\n")
+
     def outage(self, seconds: float) -> None:
         """Stops the link both ways for `seconds`: the emulator is frozen, datagrams pile up in
         the TUN queues (the overflow is dropped) and go on, late, when it resumes."""
@@ -91,16 +115,16 @@ class Wanem:
         return proc
 
     def popen_in_a(self, argv: list[str], **kwargs) -> subprocess.Popen:
-        return self.popen_in(NS_A, argv, **kwargs)
+        return self.popen_in(self.ns_a, argv, **kwargs)
 
     def popen_in_b(self, argv: list[str], **kwargs) -> subprocess.Popen:
-        return self.popen_in(NS_B, argv, **kwargs)
+        return self.popen_in(self.ns_b, argv, **kwargs)
 
     def run_in_a(self, argv: list[str], timeout: float = 600, **kwargs):
-        return subprocess.run(in_netns(NS_A, argv), timeout=timeout, **kwargs)
+        return subprocess.run(in_netns(self.ns_a, argv), timeout=timeout, **kwargs)
 
     def run_in_b(self, argv: list[str], timeout: float = 600, **kwargs):
-        return subprocess.run(in_netns(NS_B, argv), timeout=timeout, **kwargs)
+        return subprocess.run(in_netns(self.ns_b, argv), timeout=timeout, **kwargs)
 
     def __exit__(self, *exc) -> None:
         for child in self._children:  # only processes this object started
@@ -118,7 +142,7 @@ class Wanem:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for netns in (NS_A, NS_B):
+        for netns in () if self.shared_namespaces else (self.ns_a, self.ns_b):
             if os.path.exists(f"/etc/netns/{netns}/hosts"):
                 os.remove(f"/etc/netns/{netns}/hosts")
                 try:
