@@ -191,6 +191,22 @@ def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: 
     return _save(fig, stem)
 
 
+def _striped_line(cells: dict, x_field: str, **fields) -> list:
+    """The cells whose fields equal `fields`, in order of `x_field`: one line of a panel."""
+    return sorted((c for c in cells.values()
+                   if all(c.fields[key] == value for key, value in fields.items())),
+                  key=lambda c: c.fields[x_field])
+
+
+def _finish_striped_panel(ax, server: str, xlabel: str, ticks: list,
+                          legend_title: str | None = None) -> None:
+    ax.set_title(SHORT.get(server, server))
+    ax.set_xlabel(xlabel)
+    ax.set_xticks(ticks)
+    ax.grid(True, alpha=0.3)
+    ax.legend(title=legend_title, fontsize="small")
+
+
 def _striped_vs_movers(cells: dict, title: tuple, stem: str) -> list[str]:
     servers = agg.distinct(cells, "server")
     streams = agg.distinct(cells, "streams")
@@ -198,11 +214,8 @@ def _striped_vs_movers(cells: dict, title: tuple, stem: str) -> list[str]:
     for ax, server in zip(axes, servers):
         for level in agg.distinct(cells, "level"):
             for i, p in enumerate(streams):
-                line = [c for c in cells.values() if c.fields["server"] == server
-                        and c.fields["level"] == level and c.fields["streams"] == p
-                        and c.fields["mover_cpu_limit"] == 0
-                        and c.fields["concurrent_transfers"] == 1]
-                line.sort(key=lambda c: c.fields["movers"])
+                line = _striped_line(cells, "movers", server=server, level=level, streams=p,
+                                     mover_cpu_limit=0, concurrent_transfers=1)
                 if not line:
                     continue
                 xs = [c.fields["movers"] for c in line]
@@ -213,11 +226,8 @@ def _striped_vs_movers(cells: dict, title: tuple, stem: str) -> list[str]:
                     one = line[0].throughput.median * 8e-6
                     ax.plot(xs, [one * n for n in xs], color=LEVEL_COLOURS[level],
                             linestyle=":", alpha=0.4, linewidth=1)
-        ax.set_title(SHORT.get(server, server))
-        ax.set_xlabel("movers (N)")
-        ax.set_xticks(agg.distinct(cells, "movers"))
-        ax.grid(True, alpha=0.3)
-        ax.legend(title="level, -p (dotted: N x one mover)", fontsize="small")
+        _finish_striped_panel(ax, server, "movers (N)", agg.distinct(cells, "movers"),
+                              "level, -p (dotted: N x one mover)")
     axes[0].set_ylabel("Mb/s (median, min-max)")
     axes[0].set_ylim(bottom=0)
     fig.suptitle(f"Striped put vs movers: {_title(title)}")
@@ -232,21 +242,17 @@ def _striped_vs_cpu(cells: dict, title: tuple, stem: str) -> list[str]:
         for level in agg.distinct(cells, "level"):
             for p in agg.distinct(cells, "streams"):
                 for i, k in enumerate(at_once):
-                    line = sorted((c for c in cells.values() if c.fields["server"] == server
-                                   and c.fields["level"] == level and c.fields["streams"] == p
-                                   and c.fields["concurrent_transfers"] == k
-                                   and c.fields["mover_cpu_limit"]),
-                                  key=lambda c: c.fields["mover_cpu_limit"])
+                    line = [c for c in _striped_line(cells, "mover_cpu_limit", server=server,
+                                                     level=level, streams=p,
+                                                     concurrent_transfers=k)
+                            if c.fields["mover_cpu_limit"]]
                     if line:
                         _errorbar(ax, [c.fields["mover_cpu_limit"] for c in line],
                                   [c.throughput for c in line], 8e-6,
                                   f"{level} -p {p}, {k} at once", MARKERS[i % len(MARKERS)],
                                   LEVEL_COLOURS[level], LINE_STYLES[i % len(LINE_STYLES)])
-        ax.set_title(SHORT.get(server, server))
-        ax.set_xlabel("CPUs each mover may use (cgroup quota)")
-        ax.set_xticks(sorted(v for v in agg.distinct(cells, "mover_cpu_limit") if v))
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        _finish_striped_panel(ax, server, "CPUs each mover may use (cgroup quota)",
+                              sorted(v for v in agg.distinct(cells, "mover_cpu_limit") if v))
     axes[0].set_ylabel("Mb/s (median, min-max; several at once: aggregate)")
     axes[0].set_ylim(bottom=0)
     fig.suptitle(f"Striped put vs mover CPU limit: {_title(title)}")
