@@ -78,15 +78,8 @@ std::error_code make_error_code(GsiLoginErrc e) {
 
 Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
                                              const GsiCredentials& credentials,
-                                             const ExpectedServer& server, std::string& detail) {
-  auto auth = control.command("AUTH GSSAPI");
-  if (!auth) {
-    return make_error(auth.error());
-  }
-  if (auth->code != rc::kSecurityDataNeeded) {
-    control.note_failure("AUTH GSSAPI", *auth);
-    return make_error(rejected_reply_error());
-  }
+                                             const ExpectedServer& server, std::string& detail,
+                                             const std::function<Result<void>()>& read_greeting) {
   security::GsiOptions options;
   options.delegate_from = &credentials.credential();
   auto handshake = security::GsiHandshake::create(credentials.control_context().get(),
@@ -101,6 +94,26 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
     return make_error(error);
   };
   auto token = handshake->step({});
+  if (!token) {
+    return fail(token.error());
+  }
+  const auto first_adat = "ADAT " + protocol::encode_base64(*token);
+  for (const auto& command : {std::string("AUTH GSSAPI"), first_adat}) {
+    if (auto sent = control.send_ahead(command); !sent) {
+      return make_error(sent.error());
+    }
+  }
+  if (auto greeted = read_greeting(); !greeted) {
+    return make_error(greeted.error());
+  }
+  auto auth = control.command("AUTH GSSAPI");
+  if (!auth) {
+    return make_error(auth.error());
+  }
+  if (auth->code != rc::kSecurityDataNeeded) {
+    control.note_failure("AUTH GSSAPI", *auth);
+    return make_error(rejected_reply_error());
+  }
   bool host_checked = false;
   for (int round = 0; round < kMaxRounds; ++round) {
     if (!token) {

@@ -5,6 +5,7 @@
 // the USER/PASS that follows, nor the wrapping of later lines (gsi_control_channel).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "client/auth/gsi_credentials.hpp"
@@ -25,14 +26,17 @@ enum class GsiLoginErrc {
 const std::error_category& gsi_login_category();
 std::error_code make_error_code(GsiLoginErrc e);
 
-// Runs the exchange on a connection that has read its greeting and returns the TLS engine that
-// protects the rest of the session. `detail` explains a failure beyond its code (OpenSSL's
-// reasons, the certificate's DN). Errors: rejected_reply_error() with the reply in
+// Runs the exchange and returns the TLS engine that protects the rest of the session. AUTH
+// GSSAPI and the first ADAT (the ClientHello) go out before `read_greeting` reads the server's
+// greeting, so the first token is on its way one round trip sooner (pipelining, docs/WIRE.md
+// §1.7); a failed greeting is returned as it is. `detail` explains a failure beyond its code
+// (OpenSSL's reasons, the certificate's DN). Errors: rejected_reply_error() with the reply in
 // control.last_failure() (504, 530, ...), GsiLoginErrc, TlsErrc/GsiErrc from the handshake,
 // and the connection's errors.
 Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
                                              const GsiCredentials& credentials,
-                                             const ExpectedServer& server, std::string& detail);
+                                             const ExpectedServer& server, std::string& detail,
+                                             const std::function<Result<void>()>& read_greeting);
 
 }  // namespace gridftp::client
 

@@ -81,14 +81,18 @@ Result<udpx::UdpxTransferSpec> active_spec(Session& session,
   return spec;
 }
 
-// PASV, the transfer command and its 1xx, the engine (progress from its live counter), then
-// the server's final reply, the markers before it going to `on_marker`.
+// PASV, the transfer command, the engine (progress from its live counter) and, while its key
+// exchange runs, the command's 1xx; then the server's final reply, the markers before it going
+// to `on_marker`. On a GridFTP session PASV, REST and the command go in one flight, so the key
+// exchange starts one round trip after the settings were sent (docs/UDPX.md §8).
 Result<NetworkFigures> run_active(
     Session& session, const std::string& command, const std::optional<std::string>& rest,
     const UdpxRequest& request, ProgressTicker& progress,
     const std::function<void(udpx::UdpxTransferSpec&)>& fill,
     const std::function<void(const udpx::UdpxTransferReport&)>& on_failure = {},
     const Session::MarkerCallback& on_marker = {}) {
+  if (auto sent = session.send_transfer_ahead(rest, command); !sent)
+    return make_error(sent.error());
   auto server = session.request_passive();
   if (!server) return make_error(server.error());
   auto spec = active_spec(session, *server, request);
@@ -104,10 +108,15 @@ Result<NetworkFigures> run_active(
     if (auto restarted = session.restart_at(*rest); !restarted)
       return make_error(restarted.error());
   }
-  if (auto begun = session.begin_transfer(command); !begun) return make_error(begun.error());
+  if (auto sent = session.send_transfer_command(command); !sent) return make_error(sent.error());
   udpx::UdpxLive live;
   udpx::UdpxTransferReport report;
   std::thread engine([&] { report = udpx::run_udpx_transfer(*socket, *spec, &live); });
+  if (auto begun = session.expect_transfer_start(); !begun) {
+    live.stop.store(true);
+    engine.join();
+    return make_error(begun.error());
+  }
   std::atomic<bool> done{false};
   std::uint64_t reported = 0;
   std::thread watch([&] {

@@ -1,5 +1,6 @@
 #include "client/session/control_connection.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -57,12 +58,91 @@ ControlConnection::ControlConnection(std::unique_ptr<ControlChannel> channel, st
     : channel_(std::move(channel)), label_(std::move(label)), log_(std::move(log)) {}
 
 Result<void> ControlConnection::send(std::string_view command) {
+  // Sent ahead: claim the first unclaimed copy; the sent-ahead commands before it (or all of
+  // them, when it is not there) were not wanted after all, and their replies are dropped.
+  auto ahead = std::find_if(in_flight_.begin(), in_flight_.end(), [&](const InFlight& entry) {
+    return entry.kind == InFlight::Kind::Ahead && entry.sent == command;
+  });
+  for (auto entry = in_flight_.begin(); entry != ahead; ++entry) {
+    if (entry->kind == InFlight::Kind::Ahead) {
+      entry->kind = InFlight::Kind::Checked;
+      entry->expected_class = 0;
+    }
+  }
+  if (ahead != in_flight_.end()) {
+    ahead->kind = InFlight::Kind::Claimed;
+    last_command_ = ahead->command;
+    return {};
+  }
   last_command_ = std::string(loggable(command));
   log_->debug("debug: {} C: {}", label_, last_command_);
   return channel_->write_line(command);
 }
 
+Result<void> ControlConnection::send_ahead(std::string_view command) {
+  const std::string logged(loggable(command));
+  log_->debug("debug: {} C: {}", label_, logged);
+  if (auto sent = channel_->write_line(command); !sent) {
+    return sent;
+  }
+  in_flight_.push_back(InFlight{logged, std::string(command), InFlight::Kind::Ahead, 0});
+  return {};
+}
+
+Result<void> ControlConnection::send_unanswered(std::string_view command, int expected_class) {
+  const std::string logged(loggable(command));
+  log_->debug("debug: {} C: {}", label_, logged);
+  if (auto sent = channel_->write_line(command); !sent) {
+    return sent;
+  }
+  in_flight_.push_back(
+      InFlight{logged, std::string(command), InFlight::Kind::Checked, expected_class});
+  return {};
+}
+
+Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
+  while (!in_flight_.empty() && in_flight_.front().kind == InFlight::Kind::Checked) {
+    const auto entry = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    last_command_ = entry.command;
+    const auto left = deadline - Clock::now();
+    auto reply = read_next_reply(left > Clock::duration::zero() ? left : Clock::duration::zero());
+    if (!reply) {
+      return make_error(reply.error());
+    }
+    if (entry.expected_class != 0 && reply->code / 100 != entry.expected_class) {
+      note_failure(entry.command, *reply);
+      // The caller gives up on the command it sent after this one: its reply is dropped too.
+      for (auto& later : in_flight_) {
+        if (later.kind == InFlight::Kind::Claimed) {
+          later.kind = InFlight::Kind::Checked;
+          later.expected_class = 0;
+        }
+      }
+      return make_error(rejected_reply_error());
+    }
+  }
+  return {};
+}
+
 Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
+  const auto deadline = Clock::now() + timeout;
+  if (!in_flight_.empty()) {
+    const auto awaited = last_command_;
+    if (auto settled = settle_unanswered(deadline); !settled) {
+      return make_error(settled.error());
+    }
+    last_command_ = awaited;
+    if (!in_flight_.empty() && in_flight_.front().kind == InFlight::Kind::Claimed) {
+      last_command_ = in_flight_.front().command;
+      in_flight_.pop_front();
+    }
+  }
+  const auto left = deadline - Clock::now();
+  return read_next_reply(left > Clock::duration::zero() ? left : Clock::duration::zero());
+}
+
+Result<ParsedReply> ControlConnection::read_next_reply(Clock::duration timeout) {
   std::array<char, kReadChunkBytes> buffer{};
   const auto deadline = Clock::now() + timeout;
   while (!parser_.has_reply()) {
@@ -132,9 +212,9 @@ void ControlConnection::warn(std::string_view text) {
 }
 
 void ControlConnection::quit() {
-  if (send("QUIT")) {
-    (void)read_reply(command_timeout_);
-  }
+  // The server closes after its 221 and nothing can follow it: waiting for it would only add a
+  // round trip to the end of every command (RFC 959 §4.1.1 asks nothing of the client there).
+  (void)send("QUIT");
   channel_->close();
 }
 

@@ -2,6 +2,7 @@
 // §4.2 via ReplyParser), log the dialogue. It knows nothing of transfers; Session builds on it.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,12 +27,28 @@ class ControlConnection {
   ControlConnection(std::unique_ptr<ControlChannel> channel, std::string label,
                     std::shared_ptr<spdlog::logger> log);
 
-  // Sends one command line. The dialogue goes to the log at debug level, PASS masked.
+  // Sends one command line. The dialogue goes to the log at debug level, PASS masked. A command
+  // already sent ahead (send_ahead) is not sent again: its reply is the next one read_reply()
+  // returns. Sent-ahead commands before it that nobody claims have their replies read and
+  // dropped.
   Result<void> send(std::string_view command);
-  // Reads the next complete reply, whatever its code, waiting at most `timeout`.
+  // Reads the next complete reply, whatever its code, waiting at most `timeout`. The replies of
+  // commands sent unanswered (send_unanswered) come first and are checked on the way: a refusal
+  // fails this read with rejected_reply_error(), last_failure() naming that command.
   // Errors: Errc::BadReply / Errc::LineTooLong from the parser, std::errc::connection_reset
   // when the server closes mid-reply or before one, timeouts and socket errors.
   Result<ParsedReply> read_reply(Clock::duration timeout);
+
+  // Pipelining (RFC 959 §4.2 lets a client send before a reply; servers answer in order): each
+  // round trip saved is a whole RTT on a long path (docs/WIRE.md §1.7). Both may only be called
+  // when every reply to a plainly sent command has been read.
+  // Sends `command` now, before the reply the caller waits for (the greeting, the previous
+  // command's): the caller's later send() or command() of the same text reads its reply.
+  Result<void> send_ahead(std::string_view command);
+  // Sends a command whose reply only says yes or no (TYPE I, SETNETSTACK, DCAU, REST): it is
+  // read and checked against `expected_class` by the next read_reply(), so the command rides in
+  // one flight with the next one that needs an answer. `expected_class` 0 accepts any reply.
+  Result<void> send_unanswered(std::string_view command, int expected_class);
   // send() then read_reply() with the command timeout.
   Result<ParsedReply> command(std::string_view command);
   // Reads one reply with the command timeout and fails with rejected_reply_error() unless its
@@ -62,10 +79,21 @@ class ControlConnection {
   ControlChannel& channel() { return *channel_; }
   const ControlChannel& channel() const { return *channel_; }
   void set_command_timeout(Clock::duration timeout) { command_timeout_ = timeout; }
-  // Sends QUIT and reads the reply, ignoring failures: the connection is closed either way.
+  // Sends QUIT and closes without waiting for the 221, ignoring failures.
   void quit();
 
  private:
+  // A command on the wire whose reply is still to come, in the order sent.
+  struct InFlight {
+    std::string command;  // as logged (secrets masked)
+    std::string sent;     // as sent, to match a later send()
+    enum class Kind { Ahead, Claimed, Checked } kind;
+    int expected_class = 0;  // Checked: the reply class it needs, 0 any
+  };
+  Result<ParsedReply> read_next_reply(Clock::duration timeout);
+  // Reads the replies of the checked (and dropped) commands at the front of in_flight_.
+  Result<void> settle_unanswered(Clock::time_point deadline);
+
   std::unique_ptr<ControlChannel> channel_;
   std::string label_;
   std::shared_ptr<spdlog::logger> log_;
@@ -75,6 +103,7 @@ class ControlConnection {
   std::string last_failure_;
   std::optional<int> last_failure_code_;
   Clock::duration command_timeout_ = std::chrono::seconds(60);
+  std::deque<InFlight> in_flight_;
 };
 
 }  // namespace gridftp::client

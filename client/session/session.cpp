@@ -13,6 +13,9 @@ namespace rc = protocol::control::reply_code;
 
 namespace {
 
+// send_setting() for a request whose refusal changes nothing (SBUF, TREV).
+constexpr int kAnyReply = 0;
+
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -50,12 +53,24 @@ bool Session::has_feature(std::string_view name) const {
   });
 }
 
+Result<void> Session::send_setting(const std::string& command, int expected_class) {
+  if (pipelined()) {
+    return control_->send_unanswered(command, expected_class);
+  }
+  auto reply = expected_class == 0 ? control_->command(command)
+                                   : control_->command_expecting(command, expected_class);
+  if (!reply) {
+    return make_error(reply.error());
+  }
+  return {};
+}
+
 Result<void> Session::use_binary_type() {
   if (binary_type_) {
     return {};
   }
-  if (auto reply = control_->command_expecting("TYPE I", rc::kClassPositiveCompletion); !reply) {
-    return make_error(reply.error());
+  if (auto set = send_setting("TYPE I", rc::kClassPositiveCompletion); !set) {
+    return set;
   }
   binary_type_ = true;
   return {};
@@ -107,8 +122,8 @@ Result<void> Session::set_retr_options(const std::string& command) {
   if (command == retr_options_) {
     return {};
   }
-  if (auto reply = control_->command_expecting(command, rc::kClassPositiveCompletion); !reply) {
-    return make_error(reply.error());
+  if (auto set = send_setting(command, rc::kClassPositiveCompletion); !set) {
+    return set;
   }
   retr_options_ = command;
   return {};
@@ -118,10 +133,10 @@ Result<void> Session::use_tcp_buffer() {
   if (options_.tcp_buffer_bytes == 0 || tcp_buffer_sent_) {
     return {};
   }
-  auto reply =
-      control_->command(buffer_size_command(options_.tcp_buffer_bytes, has_feature("SBUF")));
-  if (!reply) {
-    return make_error(reply.error());
+  if (auto sent = send_setting(buffer_size_command(options_.tcp_buffer_bytes, has_feature("SBUF")),
+                               kAnyReply);
+      !sent) {
+    return sent;
   }
   tcp_buffer_sent_ = true;
   return {};
@@ -131,9 +146,8 @@ Result<void> Session::ask_restart_markers(unsigned seconds) {
   if (restart_markers_asked_) {
     return {};
   }
-  auto reply = control_->command("TREV RESTART " + std::to_string(seconds));
-  if (!reply) {
-    return make_error(reply.error());
+  if (auto sent = send_setting("TREV RESTART " + std::to_string(seconds), kAnyReply); !sent) {
+    return sent;
   }
   restart_markers_asked_ = true;
   return {};
@@ -143,10 +157,8 @@ Result<void> Session::use_net_stack(const std::string& stack) {
   if (stack == net_stack_) {
     return {};
   }
-  if (auto reply =
-          control_->command_expecting("SITE SETNETSTACK " + stack, rc::kClassPositiveCompletion);
-      !reply) {
-    return make_error(reply.error());
+  if (auto set = send_setting("SITE SETNETSTACK " + stack, rc::kClassPositiveCompletion); !set) {
+    return set;
   }
   net_stack_ = stack;
   return {};
@@ -158,8 +170,8 @@ Result<void> Session::use_data_security(const DataSecurityLevel& level) {
   }
   auto state = data_security_;
   for (const auto& command : data_security_commands(state, level)) {
-    if (auto reply = control_->command_expecting(command, rc::kClassPositiveCompletion); !reply) {
-      return make_error(reply.error());
+    if (auto set = send_setting(command, rc::kClassPositiveCompletion); !set) {
+      return set;
     }
   }
   data_security_ = state;
@@ -177,6 +189,24 @@ DataChannelSecurity Session::data_channel_security() const {
     return {};
   }
   return DataChannelSecurity{gsi_, data_security_.level.protection, nullptr};
+}
+
+Result<void> Session::send_transfer_ahead(const std::optional<std::string>& rest,
+                                          const std::string& command) {
+  if (!pipelined()) {
+    return {};
+  }
+  std::vector<std::string> flight{control_->channel().is_ipv6() ? "EPSV" : "PASV"};
+  if (rest) {
+    flight.push_back("REST " + *rest);
+  }
+  flight.push_back(command);
+  for (const auto& line : flight) {
+    if (auto sent = control_->send_ahead(line); !sent) {
+      return sent;
+    }
+  }
+  return {};
 }
 
 Result<protocol::control::HostPort> Session::request_passive() {

@@ -70,6 +70,9 @@ class Session {
           SessionOptions options);
 
   bool is_gsi() const { return gsi_ != nullptr; }
+  // GridFTP sessions pipeline (docs/WIRE.md §1.7): AUTH goes with the greeting, USER, PASS and
+  // FEAT in one flight, and settings ride with the next command that needs an answer.
+  bool pipelined() const { return gsi_ != nullptr; }
   // DCAU/PBSZ/PROT for `level` where they differ from what is in force (docs/WIRE.md §1.5); does
   // nothing on a session without GSI. Errors: rejected_reply_error() and connection errors.
   Result<void> use_data_security(const DataSecurityLevel& level);
@@ -138,6 +141,12 @@ class Session {
   Result<void> restart_at(const std::string& argument);
   // BRST <offset> <path> (expects 350): where the next BRET resumes (docs/WIRE.md §7.4).
   Result<void> restart_batch_at(const std::string& argument);
+  // On a pipelined session, PASV (EPSV on IPv6), REST when given and `command` in one flight
+  // with any settings before them; the request_passive(), restart_at() and
+  // send_transfer_command() that follow then read their replies instead of sending them.
+  // Elsewhere nothing is sent. Errors: connection errors.
+  Result<void> send_transfer_ahead(const std::optional<std::string>& rest,
+                                   const std::string& command);
   // Sends a transfer command (RETR, STOR, MLSD, …) and waits for its 1xx.
   Result<ParsedReply> begin_transfer(const std::string& command);
   // The two halves of begin_transfer(), for callers that must act between them (a MODE E put
@@ -164,6 +173,10 @@ class Session {
   Result<void> start_ftps(const Url& url);
   Result<void> login(const Url& url);
   Result<void> read_features();
+  // A setting whose reply is only yes or no. On a GridFTP (gsiftp://) session it is sent
+  // unanswered, riding in one flight with the next command that needs a reply (its refusal then
+  // fails that command, naming this one); elsewhere it waits for its reply.
+  Result<void> send_setting(const std::string& command, int expected_class);
 
   transport::asio::io_context& io_;
   std::unique_ptr<ControlConnection> control_;

@@ -60,8 +60,11 @@ Result<std::unique_ptr<Session>> Session::connect(transport::asio::io_context& i
 }
 
 Result<void> Session::log_in(const Url& url, const std::string& expected_subject) {
-  if (auto greeted = read_greeting(); !greeted) {
-    return greeted;
+  // GSI reads the greeting inside its exchange, with AUTH and the first token already sent.
+  if (!gsi_) {
+    if (auto greeted = read_greeting(); !greeted) {
+      return greeted;
+    }
   }
   if (auto authenticated = authenticate(url, expected_subject); !authenticated) {
     return authenticated;
@@ -99,7 +102,7 @@ Result<void> Session::authenticate(const Url& url, const std::string& expected_s
     return {};
   }
   auto engine = authenticate_gsi(*control_, *gsi_, ExpectedServer{url.host, expected_subject},
-                                 login_failure_detail_);
+                                 login_failure_detail_, [this] { return read_greeting(); });
   if (!engine) {
     return make_error(engine.error());
   }
@@ -154,6 +157,14 @@ Result<void> Session::login(const Url& url) {
   // GSI proves who we are; its PASS is empty (the plaintext is "PASS \r\n").
   const std::string password =
       named ? url.password : (gsi_ ? std::string() : options_.anonymous_password);
+  if (pipelined()) {
+    // One flight for the three; a PASS the USER reply makes needless gets its reply dropped.
+    for (const auto& command : {"USER " + user, "PASS " + password, std::string("FEAT")}) {
+      if (auto sent = control_->send_ahead(command); !sent) {
+        return sent;
+      }
+    }
+  }
   auto user_reply = control_->command("USER " + user);
   if (!user_reply) {
     return make_error(user_reply.error());

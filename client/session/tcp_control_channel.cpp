@@ -12,6 +12,9 @@ Result<std::unique_ptr<TcpControlChannel>> TcpControlChannel::connect(
       !connected) {
     return make_error(connected.error());
   }
+  // Pipelined commands (docs/WIRE.md §1.7) must not wait for the previous segment's ACK.
+  boost::system::error_code ignored;
+  channel->socket_.set_option(transport::asio::ip::tcp::no_delay(true), ignored);
   return channel;
 }
 

@@ -79,3 +79,75 @@ TEST_CASE("ControlConnection rejects garbage from the server", "[client][control
   auto reply = harness.connection->read_reply(std::chrono::seconds(1));
   CHECK(reply.error() == gridftp::protocol::Errc::BadReply);
 }
+
+TEST_CASE("ControlConnection sends ahead and reads the replies in order when claimed",
+          "[client][control]") {
+  Harness harness({"220 ready\r\n334 go on\r\n"});
+  REQUIRE(harness.connection->send_ahead("AUTH GSSAPI"));
+  auto greeting = harness.connection->read_reply(std::chrono::seconds(1));
+  REQUIRE(greeting);
+  CHECK(greeting->code == 220);
+  auto auth = harness.connection->command("AUTH GSSAPI");
+  REQUIRE(auth);
+  CHECK(auth->code == 334);
+  CHECK(harness.written == std::vector<std::string>{"AUTH GSSAPI"});  // sent once, early
+}
+
+TEST_CASE("ControlConnection drops the replies of sent-ahead commands nobody claims",
+          "[client][control]") {
+  Harness harness({"230 logged in\r\n503 already\r\n211 no features\r\n"});
+  for (const char* command : {"USER u", "PASS p", "FEAT"}) {
+    REQUIRE(harness.connection->send_ahead(command));
+  }
+  auto user = harness.connection->command("USER u");
+  REQUIRE(user);
+  CHECK(user->code == 230);
+  auto feat = harness.connection->command("FEAT");  // PASS was not needed after all
+  REQUIRE(feat);
+  CHECK(feat->code == 211);
+  CHECK(harness.written == std::vector<std::string>{"USER u", "PASS p", "FEAT"});
+}
+
+TEST_CASE("ControlConnection checks unanswered settings at the next read", "[client][control]") {
+  Harness harness({"200 type\r\n200 stack\r\n227 Entering Passive Mode (127,0,0,1,4,1)\r\n"});
+  REQUIRE(harness.connection->send_unanswered("TYPE I", 2));
+  REQUIRE(harness.connection->send_unanswered("SITE SETNETSTACK udpx", 2));
+  CHECK(harness.written.size() == 2);  // nothing read yet
+  auto passive = harness.connection->command_expecting("PASV", 2);
+  REQUIRE(passive);
+  CHECK(passive->code == 227);
+  CHECK(harness.written == std::vector<std::string>{"TYPE I", "SITE SETNETSTACK udpx", "PASV"});
+}
+
+TEST_CASE("ControlConnection names the refused unanswered setting", "[client][control]") {
+  Harness harness({"200 type\r\n504 no such stack\r\n227 x\r\n150 go\r\n200 fine\r\n"});
+  REQUIRE(harness.connection->send_unanswered("TYPE I", 2));
+  REQUIRE(harness.connection->send_unanswered("SITE SETNETSTACK udx", 2));
+  REQUIRE(harness.connection->send_ahead("PASV"));
+  REQUIRE(harness.connection->send_ahead("RETR /f"));
+  auto passive = harness.connection->command_expecting("PASV", 2);
+  CHECK(passive.error() == rejected_reply_error());
+  CHECK(harness.connection->last_failure() == "SITE SETNETSTACK udx:\n    504 no such stack");
+  // The next command gets its own reply: PASV's and RETR's are read and dropped first.
+  auto next = harness.connection->command_expecting("NOOP", 2);
+  REQUIRE(next);
+  CHECK(next->first_text() == "fine");
+}
+
+TEST_CASE("ControlConnection keeps a sent-ahead command behind checked ones", "[client][control]") {
+  Harness harness({"227 x\r\n350 rest\r\n150 go\r\n226 done\r\n"});
+  REQUIRE(harness.connection->send_ahead("PASV"));
+  REQUIRE(harness.connection->send_unanswered("REST 10", 3));
+  REQUIRE(harness.connection->send_ahead("RETR /f"));
+  auto passive = harness.connection->command("PASV");
+  REQUIRE(passive);
+  CHECK(passive->code == 227);
+  REQUIRE(harness.connection->send("RETR /f"));
+  auto begun = harness.connection->read_reply(std::chrono::seconds(1));
+  REQUIRE(begun);
+  CHECK(begun->code == 150);
+  auto ended = harness.connection->read_reply(std::chrono::seconds(1));
+  REQUIRE(ended);
+  CHECK(ended->code == 226);
+  CHECK(harness.written == std::vector<std::string>{"PASV", "REST 10", "RETR /f"});
+}
