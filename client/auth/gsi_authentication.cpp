@@ -76,10 +76,10 @@ std::error_code make_error_code(GsiLoginErrc e) {
   return {static_cast<int>(e), gsi_login_category()};
 }
 
-Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
-                                             const GsiCredentials& credentials,
-                                             const ExpectedServer& server, std::string& detail,
-                                             const std::function<Result<void>()>& read_greeting) {
+Result<void> authenticate_gsi(ControlConnection& control, const GsiCredentials& credentials,
+                              const ExpectedServer& server, std::string& detail,
+                              const std::function<Result<void>()>& read_greeting,
+                              const std::function<Result<void>(security::TlsEngine)>& on_complete) {
   security::GsiOptions options;
   options.delegate_from = &credentials.credential();
   auto handshake = security::GsiHandshake::create(credentials.control_context().get(),
@@ -87,11 +87,22 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
   if (!handshake) {
     return make_error(handshake.error());
   }
-  const auto fail = [&](std::error_code error) -> Result<security::TlsEngine> {
-    if (detail.empty() && !handshake->engine().last_error().empty()) {
+  bool handed_over = false;
+  bool host_checked = false;
+  const auto fail = [&](std::error_code error) -> Result<void> {
+    if (detail.empty() && !handed_over && !handshake->engine().last_error().empty()) {
       detail = handshake->engine().last_error();
     }
     return make_error(error);
+  };
+  // Our side is done: the server's identity is checked once more and the engine goes to the
+  // session, whose first commands may then leave before the 235 comes.
+  const auto hand_over = [&]() -> Result<void> {
+    if (auto named = check_server_host(*handshake, server, host_checked, detail); !named) {
+      return fail(named.error());
+    }
+    handed_over = true;
+    return on_complete(std::move(handshake->engine()));
   };
   auto token = handshake->step({});
   if (!token) {
@@ -114,7 +125,6 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
     control.note_failure("AUTH GSSAPI", *auth);
     return make_error(rejected_reply_error());
   }
-  bool host_checked = false;
   for (int round = 0; round < kMaxRounds; ++round) {
     if (!token) {
       return fail(token.error());
@@ -125,7 +135,28 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
     if (token->empty() && handshake->complete()) {
       return fail(make_error_code(GsiLoginErrc::Unfinished));  // we are done, the server not
     }
-    auto reply = control.command("ADAT " + protocol::encode_base64(*token));
+    const std::string adat = "ADAT " + protocol::encode_base64(*token);
+    if (round > 0 && handshake->complete()) {
+      // Our last token: nothing more can come for the engine (no tickets, docs/WIRE.md §5.1),
+      // and the server can only answer a bare 235. That reply is judged when the session next
+      // reads one, so the hand-over's login commands and the session's next flight go with it.
+      auto sent =
+          control.send_unanswered(adat, [&control](const ParsedReply& reply) -> Result<void> {
+            const auto last = reply_token(reply);
+            if (reply.code == rc::kSecurityExchangeComplete && last && last->empty()) {
+              return {};
+            }
+            control.note_failure("ADAT", reply);
+            return make_error(reply.code == rc::kSecurityExchangeComplete
+                                  ? make_error_code(GsiLoginErrc::Unfinished)
+                                  : rejected_reply_error());
+          });
+      if (!sent) {
+        return fail(sent.error());
+      }
+      return hand_over();
+    }
+    auto reply = control.command(adat);
     if (!reply) {
       return fail(reply.error());
     }
@@ -143,10 +174,7 @@ Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
       if (!token || !handshake->complete() || !token->empty()) {
         return fail(token ? make_error_code(GsiLoginErrc::Unfinished) : token.error());
       }
-      if (auto named = check_server_host(*handshake, server, host_checked, detail); !named) {
-        return fail(named.error());
-      }
-      return std::move(handshake->engine());
+      return hand_over();
     }
   }
   return fail(make_error_code(GsiLoginErrc::TooManyTokens));

@@ -26,17 +26,20 @@ enum class GsiLoginErrc {
 const std::error_category& gsi_login_category();
 std::error_code make_error_code(GsiLoginErrc e);
 
-// Runs the exchange and returns the TLS engine that protects the rest of the session. AUTH
-// GSSAPI and the first ADAT (the ClientHello) go out before `read_greeting` reads the server's
-// greeting, so the first token is on its way one round trip sooner (pipelining, docs/WIRE.md
-// §1.7); a failed greeting is returned as it is. `detail` explains a failure beyond its code
-// (OpenSSL's reasons, the certificate's DN). Errors: rejected_reply_error() with the reply in
-// control.last_failure() (504, 530, ...), GsiLoginErrc, TlsErrc/GsiErrc from the handshake,
-// and the connection's errors.
-Result<security::TlsEngine> authenticate_gsi(ControlConnection& control,
-                                             const GsiCredentials& credentials,
-                                             const ExpectedServer& server, std::string& detail,
-                                             const std::function<Result<void>()>& read_greeting);
+// Runs the exchange. AUTH GSSAPI and the first ADAT (the ClientHello) go out before
+// `read_greeting` reads the server's greeting, so the first token is on its way one round trip
+// sooner (pipelining, docs/WIRE.md §1.7); a failed greeting is returned as it is. As soon as our
+// side is complete the TLS engine that protects the rest of the session goes to `on_complete`,
+// which may send the session's first commands behind our last token, and this returns: the
+// server's 235 to that token is judged when the session next reads a reply (a refusal then
+// fails that read, naming ADAT). An error from `on_complete` ends the exchange. `detail` explains a
+// failure beyond its code (OpenSSL's reasons, the certificate's DN). Errors: rejected_reply_error()
+// with the reply in control.last_failure() (504, 530, ...), GsiLoginErrc, TlsErrc/GsiErrc from the
+// handshake, and the connection's errors.
+Result<void> authenticate_gsi(ControlConnection& control, const GsiCredentials& credentials,
+                              const ExpectedServer& server, std::string& detail,
+                              const std::function<Result<void>()>& read_greeting,
+                              const std::function<Result<void>(security::TlsEngine)>& on_complete);
 
 }  // namespace gridftp::client
 

@@ -4,6 +4,7 @@
 
 #include "client/client_errors.hpp"
 #include "client/data/mode_e_transfer.hpp"
+#include "client/data/udpx_path_memory.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/core/errors.hpp"
 #include "transport/udpx/restart_blocks.hpp"
@@ -98,6 +99,10 @@ Result<NetworkFigures> run_active(
   auto spec = active_spec(session, *server, request);
   if (!spec) return make_error(spec.error());
   fill(*spec);
+  // The path's last rate (docs/UDPX.md §2.3): a get's goes to the server, which sends, in our
+  // HELLO; a put's is our own sender's.
+  const auto path = std::string(spec->source ? "put@" : "get@") + server->address;
+  spec->offer.start_rate_bps = remembered_udpx_rate(path).value_or(0);
   auto socket = udpx::DatagramSocket::open(session.io().get_executor(),
                                            spec->peer->address().is_v6()
                                                ? udpx::udp::endpoint(udpx::udp::v6(), 0)
@@ -143,6 +148,7 @@ Result<NetworkFigures> run_active(
       !finished) {
     return make_error(finished.error());
   }
+  if (auto found = rate_worth_remembering(report.figures)) remember_udpx_rate(path, *found);
   return report.figures;
 }
 

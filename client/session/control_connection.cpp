@@ -85,7 +85,7 @@ Result<void> ControlConnection::send_ahead(std::string_view command) {
   if (auto sent = channel_->write_line(command); !sent) {
     return sent;
   }
-  in_flight_.push_back(InFlight{logged, std::string(command), InFlight::Kind::Ahead, 0});
+  in_flight_.push_back(InFlight{logged, std::string(command), InFlight::Kind::Ahead, 0, {}});
   return {};
 }
 
@@ -96,11 +96,29 @@ Result<void> ControlConnection::send_unanswered(std::string_view command, int ex
     return sent;
   }
   in_flight_.push_back(
-      InFlight{logged, std::string(command), InFlight::Kind::Checked, expected_class});
+      InFlight{logged, std::string(command), InFlight::Kind::Checked, expected_class, {}});
   return {};
 }
 
+Result<void> ControlConnection::send_unanswered(std::string_view command, ReplyCheck check) {
+  if (auto sent = send_unanswered(command, 0); !sent) {
+    return sent;
+  }
+  in_flight_.back().check = std::move(check);
+  return {};
+}
+
+Result<void> ControlConnection::read_unanswered() {
+  const auto awaited = last_command_;
+  auto settled = settle_unanswered(Clock::now() + command_timeout_);
+  last_command_ = awaited;
+  return settled;
+}
+
 Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
+  if (broken_) {
+    return make_error(broken_);
+  }
   while (!in_flight_.empty() && in_flight_.front().kind == InFlight::Kind::Checked) {
     const auto entry = std::move(in_flight_.front());
     in_flight_.pop_front();
@@ -110,16 +128,16 @@ Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
     if (!reply) {
       return make_error(reply.error());
     }
-    if (entry.expected_class != 0 && reply->code / 100 != entry.expected_class) {
+    Result<void> judged;
+    if (entry.check) {
+      judged = entry.check(*reply);
+    } else if (entry.expected_class != 0 && reply->code / 100 != entry.expected_class) {
       note_failure(entry.command, *reply);
-      // The caller gives up on the command it sent after this one: its reply is dropped too.
-      for (auto& later : in_flight_) {
-        if (later.kind == InFlight::Kind::Claimed) {
-          later.kind = InFlight::Kind::Checked;
-          later.expected_class = 0;
-        }
-      }
-      return make_error(rejected_reply_error());
+      judged = make_error(rejected_reply_error());
+    }
+    if (!judged) {
+      broken_ = judged.error();
+      return judged;
     }
   }
   return {};
@@ -127,6 +145,9 @@ Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
 
 Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
   const auto deadline = Clock::now() + timeout;
+  if (broken_) {
+    return make_error(broken_);
+  }
   if (!in_flight_.empty()) {
     const auto awaited = last_command_;
     if (auto settled = settle_unanswered(deadline); !settled) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,14 @@ class ControlConnection {
   // read and checked against `expected_class` by the next read_reply(), so the command rides in
   // one flight with the next one that needs an answer. `expected_class` 0 accepts any reply.
   Result<void> send_unanswered(std::string_view command, int expected_class);
+  // The same with the reply judged by `check`, which returns the error to fail with (and may
+  // record the failure with note_failure) or keeps what the reply says.
+  using ReplyCheck = std::function<Result<void>(const ParsedReply&)>;
+  Result<void> send_unanswered(std::string_view command, ReplyCheck check);
+  // Reads and checks the replies of every unanswered command sent so far.
+  Result<void> read_unanswered();
+  // After an unanswered command's refusal the connection is out of step with its caller: every
+  // later read fails with that refusal's error, and the session is dropped (SessionPool).
   // send() then read_reply() with the command timeout.
   Result<ParsedReply> command(std::string_view command);
   // Reads one reply with the command timeout and fails with rejected_reply_error() unless its
@@ -79,6 +88,7 @@ class ControlConnection {
   ControlChannel& channel() { return *channel_; }
   const ControlChannel& channel() const { return *channel_; }
   void set_command_timeout(Clock::duration timeout) { command_timeout_ = timeout; }
+  Clock::duration command_timeout() const { return command_timeout_; }
   // Sends QUIT and closes without waiting for the 221, ignoring failures.
   void quit();
 
@@ -89,6 +99,7 @@ class ControlConnection {
     std::string sent;     // as sent, to match a later send()
     enum class Kind { Ahead, Claimed, Checked } kind;
     int expected_class = 0;  // Checked: the reply class it needs, 0 any
+    ReplyCheck check;        // Checked: judges the reply instead of expected_class
   };
   Result<ParsedReply> read_next_reply(Clock::duration timeout);
   // Reads the replies of the checked (and dropped) commands at the front of in_flight_.
@@ -104,6 +115,7 @@ class ControlConnection {
   std::optional<int> last_failure_code_;
   Clock::duration command_timeout_ = std::chrono::seconds(60);
   std::deque<InFlight> in_flight_;
+  std::error_code broken_;  // an unanswered command's refusal, returned by every later read
 };
 
 }  // namespace gridftp::client

@@ -40,14 +40,24 @@ Result<void> Session::read_features() {
   if (!reply) {
     return make_error(reply.error());
   }
-  // A server without FEAT (RFC 2389 is optional) just has no features.
-  if (reply->code / 100 == rc::kClassPositiveCompletion && reply->lines.size() > 2) {
-    features_.assign(reply->lines.begin() + 1, reply->lines.end() - 1);
-  }
+  take_features(*reply);
   return {};
 }
 
-bool Session::has_feature(std::string_view name) const {
+void Session::take_features(const ParsedReply& reply) {
+  features_pending_ = false;
+  // A server without FEAT (RFC 2389 is optional) just has no features.
+  if (reply.code / 100 == rc::kClassPositiveCompletion && reply.lines.size() > 2) {
+    features_.assign(reply.lines.begin() + 1, reply.lines.end() - 1);
+  }
+}
+
+bool Session::has_feature(std::string_view name) {
+  if (features_pending_) {
+    // A failure here (a refused login) stays with the connection: its next read reports it.
+    (void)control_->read_unanswered();
+    features_pending_ = false;
+  }
   return std::any_of(features_.begin(), features_.end(), [&](const std::string& line) {
     return equals_ignoring_case(first_word(line), name);
   });

@@ -81,8 +81,9 @@ class Session {
   // control connection's thread.
   DataChannelSecurity data_channel_security() const;
 
-  // True if FEAT listed `name` as a feature (first word of a line, case-insensitive).
-  bool has_feature(std::string_view name) const;
+  // True if FEAT listed `name` as a feature (first word of a line, case-insensitive). On a
+  // pipelined session the first call reads the login flight's replies.
+  bool has_feature(std::string_view name);
   // TYPE I, once per session.
   Result<void> use_binary_type();
   // MODE E or MODE S, sent only when it changes (a new session is in MODE S and gets no MODE S).
@@ -172,7 +173,15 @@ class Session {
   Result<void> authenticate(const Url& url, const std::string& expected_subject);
   Result<void> start_ftps(const Url& url);
   Result<void> login(const Url& url);
+  struct Credentials {
+    std::string user;
+    std::string password;
+  };
+  Credentials login_credentials(const Url& url) const;
+  // USER, PASS and FEAT in one flight, unanswered (pipelined sessions, docs/WIRE.md §1.7).
+  Result<void> send_login_ahead(const Url& url);
   Result<void> read_features();
+  void take_features(const ParsedReply& reply);
   // A setting whose reply is only yes or no. On a GridFTP (gsiftp://) session it is sent
   // unanswered, riding in one flight with the next command that needs a reply (its refusal then
   // fails that command, naming this one); elsewhere it waits for its reply.
@@ -182,7 +191,8 @@ class Session {
   std::unique_ptr<ControlConnection> control_;
   SessionOptions options_;
   std::vector<std::string> features_;
-  std::string transfer_command_;  // for the failure message of finish_transfer()
+  bool features_pending_ = false;  // FEAT sent unanswered, its reply not read yet
+  std::string transfer_command_;   // for the failure message of finish_transfer()
   // The server's 1xx for the transfer being finished has come (a failure after it is a broken
   // transfer, worth a retry, not a refusal).
   bool transfer_began_ = false;

@@ -69,6 +69,9 @@ Result<void> Session::log_in(const Url& url, const std::string& expected_subject
   if (auto authenticated = authenticate(url, expected_subject); !authenticated) {
     return authenticated;
   }
+  if (pipelined()) {
+    return {};  // USER, PASS and FEAT went with the last token; their replies come with the next
+  }
   if (auto logged_in = login(url); !logged_in) {
     return logged_in;
   }
@@ -101,13 +104,14 @@ Result<void> Session::authenticate(const Url& url, const std::string& expected_s
   if (!gsi_) {
     return {};
   }
-  auto engine = authenticate_gsi(*control_, *gsi_, ExpectedServer{url.host, expected_subject},
-                                 login_failure_detail_, [this] { return read_greeting(); });
-  if (!engine) {
-    return make_error(engine.error());
-  }
-  gsi_channel_->start_protection(std::move(*engine));
-  return {};
+  // The login flight goes as soon as our side of the exchange is done, protected, before the 235.
+  return authenticate_gsi(
+      *control_, *gsi_, ExpectedServer{url.host, expected_subject}, login_failure_detail_,
+      [this] { return read_greeting(); },
+      [this, &url](security::TlsEngine engine) -> Result<void> {
+        gsi_channel_->start_protection(std::move(engine));
+        return send_login_ahead(url);
+      });
 }
 
 // RFC 4217: AUTH TLS (234), the TLS handshake on the control connection, then PBSZ 0 and PROT P
@@ -150,21 +154,56 @@ Result<void> Session::start_ftps(const Url& url) {
   return {};
 }
 
-Result<void> Session::login(const Url& url) {
+Session::Credentials Session::login_credentials(const Url& url) const {
   const bool named = url.has_user && !url.user.empty();
   const std::string anonymous_user = gsi_ ? kGsiMappedUser : "anonymous";
-  const std::string user = named ? url.user : anonymous_user;
   // GSI proves who we are; its PASS is empty (the plaintext is "PASS \r\n").
-  const std::string password =
-      named ? url.password : (gsi_ ? std::string() : options_.anonymous_password);
-  if (pipelined()) {
-    // One flight for the three; a PASS the USER reply makes needless gets its reply dropped.
-    for (const auto& command : {"USER " + user, "PASS " + password, std::string("FEAT")}) {
-      if (auto sent = control_->send_ahead(command); !sent) {
-        return sent;
-      }
-    }
+  return Credentials{named ? url.user : anonymous_user,
+                     named ? url.password : (gsi_ ? std::string() : options_.anonymous_password)};
+}
+
+Result<void> Session::send_login_ahead(const Url& url) {
+  // One flight, none of it waited for: the replies are judged when the session's next reply is
+  // read (a refused login then fails that read with Errc::NotLoggedIn, naming USER or PASS),
+  // and FEAT's when a feature is first asked about.
+  const auto [user, password] = login_credentials(url);
+  auto logged_in_by_user = std::make_shared<bool>(false);
+  const auto refused = [this](const std::string& command, const ParsedReply& reply) {
+    control_->note_failure(command, reply);
+    return make_error(make_error_code(protocol::Errc::NotLoggedIn));
+  };
+  const auto user_command = "USER " + user;
+  auto sent =
+      control_->send_unanswered(user_command, [=](const ParsedReply& reply) -> Result<void> {
+        *logged_in_by_user = reply.code / 100 == rc::kClassPositiveCompletion;
+        if (*logged_in_by_user || reply.code / 100 == rc::kClassPositiveIntermediate) {
+          return {};
+        }
+        return refused(user_command, reply);
+      });
+  if (!sent) {
+    return sent;
   }
+  sent =
+      control_->send_unanswered("PASS " + password, [=](const ParsedReply& reply) -> Result<void> {
+        // After a 230 to USER the PASS was needless and its refusal says nothing.
+        if (*logged_in_by_user || reply.code / 100 == rc::kClassPositiveCompletion) {
+          return {};
+        }
+        return refused("PASS", reply);
+      });
+  if (!sent) {
+    return sent;
+  }
+  features_pending_ = true;
+  return control_->send_unanswered("FEAT", [this](const ParsedReply& reply) -> Result<void> {
+    take_features(reply);
+    return {};
+  });
+}
+
+Result<void> Session::login(const Url& url) {
+  const auto [user, password] = login_credentials(url);
   auto user_reply = control_->command("USER " + user);
   if (!user_reply) {
     return make_error(user_reply.error());

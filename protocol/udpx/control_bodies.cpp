@@ -238,6 +238,7 @@ Result<std::size_t> encode_hello(const HelloBody& body, std::size_t padded_bytes
   writer.u8(static_cast<std::uint8_t>(body.policy));
   writer.varint(body.tx_time_us);
   writer.varint(body.echo_tx_time_us);
+  writer.varint(body.start_rate_bps);
   if (padded_bytes > writer.size()) writer.zeros(padded_bytes - writer.size());
   return writer.finish();
 }
@@ -255,6 +256,7 @@ Result<HelloBody> decode_hello(std::span<const std::uint8_t> bytes) {
   const auto policy = reader.u8();
   body.tx_time_us = reader.varint();
   body.echo_tx_time_us = reader.varint();
+  if (reader.remaining() > 0) body.start_rate_bps = reader.varint();
   if (!reader.ok()) return error(Errc::Truncated);
   if (protection > 1 || policy > static_cast<std::uint8_t>(Policy::Low))
     return error(Errc::ReservedBits);

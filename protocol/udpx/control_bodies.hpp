@@ -109,6 +109,9 @@ struct HelloBody {
   Policy policy = Policy::Fair;
   std::uint64_t tx_time_us = 0;
   std::uint64_t echo_tx_time_us = 0;  // HELLO_ACK: the HELLO's tx_time; HELLO: 0
+  // A rate (bit/s) this path is known to carry, where the data sender's Startup may begin
+  // (docs/UDPX.md §2.3); 0: none. Absent on the wire (zero padding there) reads as 0.
+  std::uint64_t start_rate_bps = 0;
   friend bool operator==(const HelloBody&, const HelloBody&) = default;
 };
 

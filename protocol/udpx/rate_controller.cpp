@@ -12,6 +12,13 @@ constexpr double kStartupFloor = 1e6 / 8;    // Startup begins at no less than 1
 // flow starting into another's Startup queue took nineteen twentieths of the link in the
 // simulation of the unit tests (docs/UDPX.md §2.3).
 constexpr double kStartupShare = 1.0 / 32;
+// With a start rate from the path's last transfer (docs/UDPX.md §2.3) Startup begins there and
+// grows a quarter per RTT: the queue news that ends it is a round trip old, so it has overshot
+// by at most 1.25x then, a quarter of a BDP, where doubling overshoots by a whole one. The rate
+// remembered is a whole transfer's average, Startup and tail included, so it sits below what
+// the path carried once started.
+constexpr double kHintedStartShare = 1.0;
+constexpr double kHintedStartupGrowth = 1.25;
 constexpr double kLowPolicyDelay = 0.020;    // "low" yields once the queue passes 20 ms
 constexpr double kProbeGrowth = 1.10;        // per RTT; the queue news comes an RTT late
 constexpr int kStartupQueueReports = 1;      // one report of a queue ends Startup: it is an RTT old
@@ -30,6 +37,10 @@ constexpr double kRefreshInterval = 30;
 
 RateController::RateController(const RateSettings& settings) : settings_(settings) {
   rate_ = std::max(settings_.target * kStartupShare, std::min(kStartupFloor, settings_.target));
+  if (settings_.start_rate > 0) {
+    rate_ = std::max(rate_, kHintedStartShare * settings_.start_rate);
+    startup_growth_ = kHintedStartupGrowth;
+  }
   if (settings_.policy == Policy::Fixed) {
     rate_ = settings_.target;
     phase_ = Phase::Steady;
@@ -211,7 +222,7 @@ void RateController::update_rate(const RateSample& sample, double rounds, double
   const double q = sample.queue_delay_min;
   switch (phase_) {
     case Phase::Startup:
-      rate_ *= std::exp2(rounds);
+      rate_ *= std::pow(startup_growth_, rounds);
       startup_queue_reports_ = q > settings_.target_delay ? startup_queue_reports_ + 1 : 0;
       if (startup_queue_reports_ >= kStartupQueueReports || rate_ >= settings_.target)
         leave_startup();

@@ -21,6 +21,8 @@ struct RateSettings {
   double target_delay = 0.003;     // tau0, seconds
   double gain = 0.5;               // gamma0 per RTT
   double packet_bytes = 1452;      // U, for the floor of two packets per RTT
+  // Bytes/s this path carried last time (a hint from the HELLO, docs/UDPX.md §2.3); 0: none.
+  double start_rate = 0;
 };
 
 // One FEEDBACK's worth of measurements, in seconds and bytes/s.
@@ -69,6 +71,7 @@ class RateController {
   RateSettings settings_;
   Phase phase_ = Phase::Startup;
   double rate_ = 0;
+  double startup_growth_ = 2;  // per RTT
   double srtt_ = 0;
   double rttvar_ = 0;
   double rtt_min_ = 0;

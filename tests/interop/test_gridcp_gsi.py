@@ -20,15 +20,19 @@ Covered, all byte-identical by SHA-256 on a 5 MiB + 7 B file:
     certificate does not name (127.0.0.1 vs CN=localhost) -- each exits non-zero, says why, and
     leaves no destination file behind.
 
-Written against Globus only for now: gridftpd's GSI server side is still being built. Point it at
-another build of gridcp with GRIDCP=/path/to/gridcp.
+  * pipelining (docs/WIRE.md 1.7): the dialogue gridcp -dbg logs shows AUTH sent before the
+    greeting, the login, the settings and PASV sent before the 235, and a UDPX get's RETR
+    before the 227, against Globus and gridftpd alike.
+
+Against Globus, except the pipelining test, which also runs gridftpd. Point it at another build
+of gridcp with GRIDCP=/path/to/gridcp.
 """
 
 import os
 
 from gridftp_harness import (MIB, assert_file_digest, check_copy, file_url, gridcp_binary,
                              make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_globus_server)
+                             shared_test_pki, start_globus_server, start_gridftpd)
 
 SIZE = 5 * MIB + 7
 # None: stream mode (no -p); 1 and 4: MODE E.
@@ -113,6 +117,39 @@ def test_list_over_gsiftp():
     listed = [line.strip() for line in result.stdout.splitlines()]
     for name in ("alpha.txt", "beta.bin"):
         assert name in listed, f"gsiftp -list does not show {name!r}\n{result.describe()}"
+
+
+def dialogue_order(stderr: str, first: str, then: str, what: str) -> None:
+    """`first` (a line of gridcp -dbg's dialogue) was logged before `then`."""
+    lines = stderr.splitlines()
+    at = [next((i for i, line in enumerate(lines) if needle in line), None)
+          for needle in (first, then)]
+    assert None not in at, f"{what}: {first!r} or {then!r} missing from:\n{stderr}"
+    assert at[0] < at[1], f"{what}: {first!r} came after {then!r}:\n{stderr}"
+
+
+def test_gridcp_pipelines_login_and_settings_with_both_servers():
+    """docs/WIRE.md 1.7: AUTH and the ClientHello go before the greeting is read, the login and
+    the transfer's settings and PASV behind the last token before its 235, and a UDPX get's
+    RETR before the 227; the real Globus server and gridftpd both take it."""
+    ours = start_gridftpd(gsi=shared_test_pki())
+    for label, server in (("globus", globus_server()), ("gridftpd", ours)):
+        digest = make_file(server.fs("data/pipe.bin"), SIZE, seed=71)
+        make_tree_readable(server.fs("data"))
+        dest = os.path.join(make_temp_dir("gridcp-pipe-"), "pipe.bin")
+        what = f"gridcp -dbg gsiftp get from {label}"
+        result = gridcp(["-dbg", server.gsiftp_url("data/pipe.bin"), file_url(dest)], what=what)
+        check_copy(dest, digest, what, result)
+        dialogue_order(result.stderr, "C: AUTH GSSAPI", "S: 220", what)
+        for command in ("C: USER :globus-mapping:", "C: PASS", "C: FEAT", "C: TYPE I", "C: PASV"):
+            dialogue_order(result.stderr, command, "S: 235", what)
+    dest = os.path.join(make_temp_dir("gridcp-pipe-"), "udpx.bin")
+    what = "gridcp -dbg -udp gsiftp get from gridftpd"
+    digest = make_file(ours.fs("data/pipe.bin"), SIZE, seed=72)
+    result = gridcp(["-dbg", "-udp", ours.gsiftp_url("data/pipe.bin"), file_url(dest)],
+                    what=what)
+    check_copy(dest, digest, what, result)
+    dialogue_order(result.stderr, "C: RETR", "S: 227", what)
 
 
 def test_missing_credential_fails_clearly():

@@ -1,6 +1,7 @@
 #include "transport/udpx/data_sender.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "protocol/udpx/udpx_errors.hpp"
 
@@ -87,11 +88,7 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
   switch (packet.header.type) {
     case wire::PacketType::Ack:
       if (auto ack = wire::decode_ack(packet.body)) {
-        if (packet.header.transfer_id == shape_.transfer_id && state_ == State::Announcing) {
-          state_ = State::Sending;
-          tokens_at_ = now;
-          stats_.sending_since = now;
-        }
+        if (packet.header.transfer_id == shape_.transfer_id) xfer_acknowledged_ = true;
         const auto block = shape_.block_bytes;
         const auto frontier =
             (ack->cumulative_offset - std::min(ack->cumulative_offset, shape_.base)) / block;
@@ -223,9 +220,18 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
       return wire::encode_ping(reply, body);
     });
   }
-  if (state_ == State::Announcing) {
-    if (last_xfer_ >= 0 && now - last_xfer_ < kXferRepeat) return std::size_t{0};
+  // XFER goes first, and again every 200 ms until an ACK names its transfer. DATA follows it at
+  // once instead of a round trip later: a receiver drops DATA that overtakes a lost XFER, and
+  // its NAKs bring those blocks back once a repeat has arrived (docs/UDPX.md §6).
+  const bool xfer_due = last_xfer_ < 0 || now - last_xfer_ >= kXferRepeat;
+  if (!xfer_acknowledged_ && xfer_due &&
+      (state_ == State::Announcing || state_ == State::Sending)) {
     last_xfer_ = now;
+    if (state_ == State::Announcing) {
+      state_ = State::Sending;
+      tokens_at_ = now;
+      stats_.sending_since = now;
+    }
     const wire::XferBody xfer{shape_.base, shape_.length, shape_.block_bytes, 0};
     return path_.control(out, header(wire::PacketType::Xfer), [&](std::span<std::uint8_t> body) {
       return wire::encode_xfer(xfer, body);
@@ -281,16 +287,17 @@ Result<std::size_t> DataSender::tail_probe(std::span<std::uint8_t> out, Microsec
 
 Microseconds DataSender::next_wakeup(Microseconds now) const {
   if (owe_close_ack_ || owe_close_ || owe_ping_reply_) return now;
-  if (state_ == State::Announcing) {
-    return last_xfer_ < 0 ? now : last_xfer_ + kXferRepeat;
-  }
+  if (state_ == State::Announcing) return now;
   if (state_ != State::Sending) return now + 1'000'000;
+  const Microseconds next_xfer =
+      xfer_acknowledged_ ? std::numeric_limits<Microseconds>::max() : last_xfer_ + kXferRepeat;
   // Waiting on ACKs or the next probe: look again within a millisecond.
-  if (nothing_to_send_) return now + 1'000;
+  if (nothing_to_send_) return std::min(next_xfer, now + 1'000);
   const double missing = settings_.rate.packet_bytes - tokens_;
   if (missing <= 0) return now;
   const double wait_us = missing / std::max(pacing_rate(), 1.0) / kMicro;
-  return now + std::clamp<Microseconds>(static_cast<Microseconds>(wait_us), 1, 10'000);
+  return std::min(next_xfer,
+                  now + std::clamp<Microseconds>(static_cast<Microseconds>(wait_us), 1, 10'000));
 }
 
 }  // namespace gridftp::transport::udpx

@@ -48,7 +48,7 @@ struct SenderStats {
   double lowest_storage_cap = 0;
   // The transfer's timeline, on the caller's clock (-1: not yet): where the time of a long,
   // lossy transfer goes (Startup, the steady data phase, the repairs after the last new block).
-  Microseconds sending_since = -1;  // the receiver's first ACK
+  Microseconds sending_since = -1;  // the first XFER, which DATA follows at once
   Microseconds startup_ended_at = -1;
   Microseconds last_new_block_at = -1;
 };
@@ -105,6 +105,7 @@ class DataSender {
   wire::PingBody ping_to_answer_;
   bool owe_close_ = false;  // our own CLOSE after a storage error
   Microseconds last_xfer_ = -1;
+  bool xfer_acknowledged_ = false;  // an ACK named our transfer: XFER need not go again
   // Pacing: bytes we may send now, refilled at the controller's rate.
   double tokens_ = 0;
   Microseconds tokens_at_ = 0;

@@ -45,6 +45,10 @@ SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& ours,
         std::max(settings.rate.minimum, static_cast<double>(theirs.min_rate_bps) / 8);
   }
   settings.rate.minimum = std::min(settings.rate.minimum, settings.rate.target);
+  // The start rate comes from whoever knows the path: the sender's own offer, else the
+  // receiver's HELLO (gridcp remembers what a server's last transfer carried).
+  const auto start = ours.start_rate_bps > 0 ? ours.start_rate_bps : theirs.start_rate_bps;
+  settings.rate.start_rate = std::min(settings.rate.target, static_cast<double>(start) / 8);
   return settings;
 }
 

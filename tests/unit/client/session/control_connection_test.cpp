@@ -128,10 +128,26 @@ TEST_CASE("ControlConnection names the refused unanswered setting", "[client][co
   auto passive = harness.connection->command_expecting("PASV", 2);
   CHECK(passive.error() == rejected_reply_error());
   CHECK(harness.connection->last_failure() == "SITE SETNETSTACK udx:\n    504 no such stack");
-  // The next command gets its own reply: PASV's and RETR's are read and dropped first.
-  auto next = harness.connection->command_expecting("NOOP", 2);
-  REQUIRE(next);
-  CHECK(next->first_text() == "fine");
+  // The connection is out of step with its caller now: every later read fails the same way.
+  CHECK(harness.connection->read_reply(std::chrono::seconds(1)).error() == rejected_reply_error());
+}
+
+TEST_CASE("ControlConnection lets a check judge an unanswered reply", "[client][control]") {
+  Harness harness({"331 need password\r\n530 no\r\n"});
+  int seen = 0;
+  REQUIRE(harness.connection->send_unanswered(
+      "USER u", [&](const gridftp::client::ParsedReply& reply) -> gridftp::Result<void> {
+        seen = reply.code;
+        return {};
+      }));
+  REQUIRE(harness.connection->send_unanswered(
+      "PASS p", [&](const gridftp::client::ParsedReply& reply) -> gridftp::Result<void> {
+        harness.connection->note_failure("PASS", reply);
+        return gridftp::make_error(make_error_code(gridftp::protocol::Errc::NotLoggedIn));
+      }));
+  CHECK(harness.connection->read_unanswered().error() == gridftp::protocol::Errc::NotLoggedIn);
+  CHECK(seen == 331);
+  CHECK(harness.connection->last_failure() == "PASS:\n    530 no");
 }
 
 TEST_CASE("ControlConnection keeps a sent-ahead command behind checked ones", "[client][control]") {
@@ -150,4 +166,17 @@ TEST_CASE("ControlConnection keeps a sent-ahead command behind checked ones", "[
   REQUIRE(ended);
   CHECK(ended->code == 226);
   CHECK(harness.written == std::vector<std::string>{"PASV", "REST 10", "RETR /f"});
+}
+
+TEST_CASE("ControlConnection reads a claimed command's reply before later unanswered ones",
+          "[client][control]") {
+  Harness harness({"235 done\r\n331 password\r\n230 in\r\n"});
+  REQUIRE(harness.connection->send_ahead("ADAT last"));
+  REQUIRE(harness.connection->send_unanswered("USER u", 3));
+  REQUIRE(harness.connection->send_unanswered("PASS p", 2));
+  auto adat = harness.connection->command("ADAT last");
+  REQUIRE(adat);
+  CHECK(adat->code == 235);
+  REQUIRE(harness.connection->read_unanswered());
+  CHECK(harness.written == std::vector<std::string>{"ADAT last", "USER u", "PASS p"});
 }

@@ -145,4 +145,12 @@ TEST_CASE("HELLO pads to the size asked for and only with zeros", "[udpx]") {
   REQUIRE(unpadded.size() < 40);
   REQUIRE(*decode_hello(unpadded) == hello);
   REQUIRE(decode_hello(std::span(unpadded).first(10)).error() == Errc::Truncated);
+  // A body that ends before the start rate (an unpadded one from before it) reads as none.
+  hello.start_rate_bps = 280'000'000;
+  const auto hinted = encoded([&](auto out) { return encode_hello(hello, 0, out); });
+  REQUIRE(decode_hello(hinted)->start_rate_bps == 280'000'000);
+  auto older = hello;
+  older.start_rate_bps = 0;
+  const auto without = encoded([&](auto out) { return encode_hello(older, 0, out); });
+  REQUIRE(*decode_hello(std::span(without).first(without.size() - 1)) == older);
 }

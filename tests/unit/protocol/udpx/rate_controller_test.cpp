@@ -154,6 +154,44 @@ TEST_CASE("Startup doubles the rate each RTT from target/32", "[udpx]") {
   REQUIRE(flow.phase() == RateController::Phase::Startup);
 }
 
+TEST_CASE("A start rate from the last transfer fills a long path sooner without overflowing",
+          "[udpx]") {
+  // 300 Mb/s at 300 ms with a one-BDP drop-tail queue; the last transfer carried 280 Mb/s.
+  const auto first_two_seconds = [](double start_rate, double& dropped_bytes) {
+    Link link;
+    link.capacity = 37.5e6;
+    link.rtt = 0.3;
+    link.queue_limit = link.capacity * link.rtt;
+    auto chosen = settings(Policy::Fair, 125e6);
+    chosen.start_rate = start_rate;
+    std::vector<RateController> flows{RateController(chosen)};
+    double delivered = 0;
+    dropped_bytes = 0;
+    simulate(link, flows, 0, 2, no_loss, [&](double, const std::vector<double>& r, double) {
+      delivered += std::min(r[0], link.capacity) * kStep;
+      const double excess = link.queue_bytes + (r[0] - link.capacity) * kStep - link.queue_limit;
+      if (excess > 0) dropped_bytes += excess;
+    });
+    return delivered;
+  };
+  double dropped_cold = 0, dropped_hinted = 0;
+  const double cold = first_two_seconds(0, dropped_cold);
+  const double hinted = first_two_seconds(35e6, dropped_hinted);
+  // Cold Startup climbs from target/32 for four round trips; the hinted one starts near the link.
+  REQUIRE(hinted > 1.3 * cold);
+  REQUIRE(hinted > 0.8 * 37.5e6 * 2);
+  REQUIRE(dropped_hinted == 0);
+  REQUIRE(RateController(RateSettings{.target = 125e6,
+                                      .minimum = 0,
+                                      .policy = Policy::Fair,
+                                      .alpha_bytes = 32 * 1024,
+                                      .target_delay = 0.003,
+                                      .gain = 0.5,
+                                      .packet_bytes = 1452,
+                                      .start_rate = 35e6})
+              .rate() == Approx(35e6));
+}
+
 TEST_CASE("Two fair flows share evenly, and high against fair takes two thirds", "[udpx]") {
   for (const auto& [first, expected_ratio] : {std::pair{Policy::Fair, 1.0}, {Policy::High, 2.0}}) {
     Link link;
