@@ -62,6 +62,8 @@ class Session {
   // Errc::NotLoggedIn or rejected_reply_error() with the reply in control().last_failure(),
   // those of authenticate_gsi() with more in login_failure_detail().
   // `expected_subject`, when not empty, replaces the URL's host in the GSI certificate check.
+  // On a pipelined (gsiftp://) session this returns once our last GSI token and the login have
+  // been sent: a refused ADAT, USER or PASS fails the session's next read instead, the same way.
   Result<void> log_in(const Url& url, const std::string& expected_subject = {});
   // Why the GSI exchange failed beyond its code (OpenSSL's reasons, a wrong host's DN).
   const std::string& login_failure_detail() const { return login_failure_detail_; }

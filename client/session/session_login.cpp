@@ -70,7 +70,7 @@ Result<void> Session::log_in(const Url& url, const std::string& expected_subject
     return authenticated;
   }
   if (pipelined()) {
-    return {};  // USER, PASS and FEAT went with the last token; their replies come with the next
+    return {};  // USER, PASS and FEAT went with the last token: judged at the next reply read
   }
   if (auto logged_in = login(url); !logged_in) {
     return logged_in;
