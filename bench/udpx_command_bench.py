@@ -18,6 +18,9 @@ the file over the UDPX command's seconds as a share of it, the ratio of the two 
 times (TCP s / UDPX s: above 1, UDPX was faster), UDPX's data-phase rate from gridcp --json,
 and CPU seconds per GB of the file at each end (gridcp: its own rusage; gridftpd: the daemon's
 process tree, whose session processes are counted through the fork server that reaps them).
+gridcp remembers each server's UDPX rate (docs/UDPX.md §8) in a cache the harness makes empty
+for each run: the first cell runs with no remembered rate, each later one with what the cell
+before it recorded (all cells share one 300 Mb/s link rate).
 Needs root and /dev/net/tun. Binaries from $WANEM, $GRIDFTPD and $GRIDCP or build/release.
 """
 

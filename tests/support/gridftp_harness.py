@@ -53,6 +53,13 @@ _started_procs: list[subprocess.Popen] = []
 _temp_dirs: list[str] = []
 _servers: list["ServerBase"] = []
 
+# gridcp remembers each UDPX path's rate under $XDG_CACHE_HOME (docs/UDPX.md §8). Every process
+# that uses this harness gets a cache of its own, so that no test or benchmark starts from
+# what an earlier run on the machine left behind.
+_own_cache = tempfile.mkdtemp(prefix="gridftp-cache-")
+os.environ["XDG_CACHE_HOME"] = _own_cache
+atexit.register(shutil.rmtree, _own_cache, True)
+
 
 # --------------------------------------------------------------------------------------------
 # Binaries, tools, temp dirs
