@@ -65,6 +65,45 @@ Result<void> check_server_host(const security::GsiHandshake& handshake,
   return {};
 }
 
+// AUTH GSSAPI and the first token go before the greeting is read (docs/WIRE.md §1.7); then the
+// greeting and AUTH's 334. Errors: the greeting's, AUTH's refusal, the connection's.
+Result<void> open_exchange(ControlConnection& control, const std::string& first_token,
+                           const std::function<Result<void>()>& read_greeting) {
+  for (const auto& command : {std::string("AUTH GSSAPI"), first_token}) {
+    if (auto sent = control.send_ahead(command); !sent) {
+      return make_error(sent.error());
+    }
+  }
+  if (auto greeted = read_greeting(); !greeted) {
+    return make_error(greeted.error());
+  }
+  auto auth = control.command("AUTH GSSAPI");
+  if (!auth) {
+    return make_error(auth.error());
+  }
+  if (auth->code != rc::kSecurityDataNeeded) {
+    control.note_failure("AUTH GSSAPI", *auth);
+    return make_error(rejected_reply_error());
+  }
+  return {};
+}
+
+// Our last token: nothing more can come for the engine (no tickets, docs/WIRE.md §5.1), and the
+// server can only answer a bare 235. That reply is judged when the session next reads one, so
+// the login commands and the session's next flight go with the token.
+Result<void> send_last_token(ControlConnection& control, const std::string& adat) {
+  return control.send_unanswered(adat, [&control](const ParsedReply& reply) -> Result<void> {
+    const auto last = reply_token(reply);
+    if (reply.code == rc::kSecurityExchangeComplete && last && last->empty()) {
+      return {};
+    }
+    control.note_failure("ADAT", reply);
+    return make_error(reply.code == rc::kSecurityExchangeComplete
+                          ? make_error_code(GsiLoginErrc::Unfinished)
+                          : rejected_reply_error());
+  });
+}
+
 }  // namespace
 
 const std::error_category& gsi_login_category() {
@@ -108,22 +147,10 @@ Result<void> authenticate_gsi(ControlConnection& control, const GsiCredentials& 
   if (!token) {
     return fail(token.error());
   }
-  const auto first_adat = "ADAT " + protocol::encode_base64(*token);
-  for (const auto& command : {std::string("AUTH GSSAPI"), first_adat}) {
-    if (auto sent = control.send_ahead(command); !sent) {
-      return make_error(sent.error());
-    }
-  }
-  if (auto greeted = read_greeting(); !greeted) {
-    return make_error(greeted.error());
-  }
-  auto auth = control.command("AUTH GSSAPI");
-  if (!auth) {
-    return make_error(auth.error());
-  }
-  if (auth->code != rc::kSecurityDataNeeded) {
-    control.note_failure("AUTH GSSAPI", *auth);
-    return make_error(rejected_reply_error());
+  if (auto opened =
+          open_exchange(control, "ADAT " + protocol::encode_base64(*token), read_greeting);
+      !opened) {
+    return opened;
   }
   for (int round = 0; round < kMaxRounds; ++round) {
     if (!token) {
@@ -137,21 +164,7 @@ Result<void> authenticate_gsi(ControlConnection& control, const GsiCredentials& 
     }
     const std::string adat = "ADAT " + protocol::encode_base64(*token);
     if (round > 0 && handshake->complete()) {
-      // Our last token: nothing more can come for the engine (no tickets, docs/WIRE.md §5.1),
-      // and the server can only answer a bare 235. That reply is judged when the session next
-      // reads one, so the hand-over's login commands and the session's next flight go with it.
-      auto sent =
-          control.send_unanswered(adat, [&control](const ParsedReply& reply) -> Result<void> {
-            const auto last = reply_token(reply);
-            if (reply.code == rc::kSecurityExchangeComplete && last && last->empty()) {
-              return {};
-            }
-            control.note_failure("ADAT", reply);
-            return make_error(reply.code == rc::kSecurityExchangeComplete
-                                  ? make_error_code(GsiLoginErrc::Unfinished)
-                                  : rejected_reply_error());
-          });
-      if (!sent) {
+      if (auto sent = send_last_token(control, adat); !sent) {
         return fail(sent.error());
       }
       return hand_over();

@@ -23,7 +23,7 @@ struct PathRate {
   friend bool operator==(const PathRate&, const PathRate&) = default;
 };
 
-inline constexpr std::int64_t kPathRateLifetimeSeconds = 24 * 3600;
+inline constexpr std::int64_t kPathRateLifetimeSeconds = std::int64_t{24} * 3600;
 
 // The file's lines; malformed ones are skipped.
 std::vector<PathRate> parse_path_rates(std::string_view text);

@@ -350,6 +350,10 @@ def _client_hello() -> bytes:
     return outgoing.read()
 
 
+# A first byte no TLS record (0x14-0x18) or SSLv2 header (top bit set) starts with.
+NOT_A_RECORD = b"\x42"
+
+
 def test_malformed_adat():
     server = start_server_under_test(gsi=shared_test_pki())
     hello = _client_hello()
@@ -365,13 +369,16 @@ def test_malformed_adat():
         ("truncated TLS record", base64.b64encode(hello[:60]).decode(), "335-empty"),
         # Globus: 530-globus_xio: Authentication Error ... 530-OpenSSL Error:
         # ../ssl/record/ssl3_record.c:350: ... wrong version number ... 530 End.
-        ("garbage", base64.b64encode(os.urandom(300)).decode(), "530"),
+        # The first byte is no TLS content type and has its top bit clear: a random one made a
+        # record header (or an SSLv2 ClientHello's) announcing more bytes, and the server
+        # rightly waited for them, in one run of a few hundred.
+        ("garbage", base64.b64encode(NOT_A_RECORD + os.urandom(299)).decode(), "530"),
         # A handshake record header with random contents. Globus: 530-... 530-OpenSSL Error:
         # ../ssl/statem/statem_srvr.c:312: ... unexpected message ... 530 End.
         ("garbage handshake record",
          base64.b64encode(b"\x16\x03\x01\x00\x10" + os.urandom(16)).decode(), "530"),
         # 60,000 random bytes (80 KB of base64). Globus: the "wrong version number" 530.
-        ("huge garbage", base64.b64encode(os.urandom(60000)).decode(), "530"),
+        ("huge garbage", base64.b64encode(NOT_A_RECORD + os.urandom(59999)).decode(), "530"),
     ]
     for name, arg, globus in cases:
         ctl = RawControl(server.host, server.port)
