@@ -79,46 +79,40 @@ Result<void> ControlConnection::send(std::string_view command) {
   return channel_->write_line(command);
 }
 
-Result<void> ControlConnection::send_ahead(std::string_view command) {
-  const std::string logged(loggable(command));
-  log_->debug("debug: {} C: {}", label_, logged);
-  if (auto sent = channel_->write_line(command); !sent) {
-    return sent;
-  }
-  in_flight_.push_back(InFlight{logged, std::string(command), InFlight::Kind::Ahead, 0, {}});
-  return {};
-}
-
-Result<void> ControlConnection::send_unanswered(std::string_view command, int expected_class) {
+Result<void> ControlConnection::send_tracked(std::string_view command, InFlight::Kind kind,
+                                             int expected_class, ReplyCheck check) {
   const std::string logged(loggable(command));
   log_->debug("debug: {} C: {}", label_, logged);
   if (auto sent = channel_->write_line(command); !sent) {
     return sent;
   }
   in_flight_.push_back(
-      InFlight{logged, std::string(command), InFlight::Kind::Checked, expected_class, {}});
+      InFlight{logged, std::string(command), kind, expected_class, std::move(check)});
   return {};
+}
+
+Result<void> ControlConnection::send_ahead(std::string_view command) {
+  return send_tracked(command, InFlight::Kind::Ahead, 0, {});
+}
+
+Result<void> ControlConnection::send_unanswered(std::string_view command, int expected_class) {
+  return send_tracked(command, InFlight::Kind::Checked, expected_class, {});
 }
 
 Result<void> ControlConnection::send_unanswered(std::string_view command, ReplyCheck check) {
-  if (auto sent = send_unanswered(command, 0); !sent) {
-    return sent;
-  }
-  in_flight_.back().check = std::move(check);
-  return {};
+  return send_tracked(command, InFlight::Kind::Checked, 0, std::move(check));
 }
 
 Result<void> ControlConnection::read_unanswered() {
-  const auto awaited = last_command_;
-  auto settled = settle_unanswered(Clock::now() + command_timeout_);
-  last_command_ = awaited;
-  return settled;
+  return settle_unanswered(Clock::now() + command_timeout_);
 }
 
 Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
   if (broken_) {
     return make_error(broken_);
   }
+  // Each reply read here names its own command in failures; the awaited one's name comes back.
+  const auto awaited = last_command_;
   while (!in_flight_.empty() && in_flight_.front().kind == InFlight::Kind::Checked) {
     const auto entry = std::move(in_flight_.front());
     in_flight_.pop_front();
@@ -137,9 +131,11 @@ Result<void> ControlConnection::settle_unanswered(Clock::time_point deadline) {
     }
     if (!judged) {
       broken_ = judged.error();
+      last_command_ = awaited;
       return judged;
     }
   }
+  last_command_ = awaited;
   return {};
 }
 
@@ -149,11 +145,9 @@ Result<ParsedReply> ControlConnection::read_reply(Clock::duration timeout) {
     return make_error(broken_);
   }
   if (!in_flight_.empty()) {
-    const auto awaited = last_command_;
     if (auto settled = settle_unanswered(deadline); !settled) {
       return make_error(settled.error());
     }
-    last_command_ = awaited;
     if (!in_flight_.empty() && in_flight_.front().kind == InFlight::Kind::Claimed) {
       last_command_ = in_flight_.front().command;
       in_flight_.pop_front();

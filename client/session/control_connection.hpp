@@ -101,6 +101,9 @@ class ControlConnection {
     int expected_class = 0;  // Checked: the reply class it needs, 0 any
     ReplyCheck check;        // Checked: judges the reply instead of expected_class
   };
+  // Writes `command` and queues it in in_flight_ as `kind` (send_ahead, send_unanswered).
+  Result<void> send_tracked(std::string_view command, InFlight::Kind kind, int expected_class,
+                            ReplyCheck check);
   Result<ParsedReply> read_next_reply(Clock::duration timeout);
   // Reads the replies of the checked (and dropped) commands at the front of in_flight_.
   Result<void> settle_unanswered(Clock::time_point deadline);

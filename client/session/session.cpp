@@ -206,7 +206,7 @@ Result<void> Session::send_transfer_ahead(const std::optional<std::string>& rest
   if (!pipelined()) {
     return {};
   }
-  std::vector<std::string> flight{control_->channel().is_ipv6() ? "EPSV" : "PASV"};
+  std::vector<std::string> flight{passive_command()};
   if (rest) {
     flight.push_back("REST " + *rest);
   }
@@ -219,17 +219,20 @@ Result<void> Session::send_transfer_ahead(const std::optional<std::string>& rest
   return {};
 }
 
+const char* Session::passive_command() const {
+  return control_->channel().is_ipv6() ? "EPSV" : "PASV";
+}
+
 Result<protocol::control::HostPort> Session::request_passive() {
   const bool extended = control_->channel().is_ipv6();
-  auto reply =
-      control_->command_expecting(extended ? "EPSV" : "PASV", rc::kClassPositiveCompletion);
+  auto reply = control_->command_expecting(passive_command(), rc::kClassPositiveCompletion);
   if (!reply) {
     return make_error(reply.error());
   }
   auto address = extended ? protocol::control::parse_epsv_reply(reply->first_text())
                           : protocol::control::parse_pasv_reply(reply->first_text());
   if (!address) {
-    control_->note_failure(extended ? "EPSV" : "PASV", *reply);
+    control_->note_failure(passive_command(), *reply);
     return address;
   }
   if (address->address.empty() || address->address == "0.0.0.0") {

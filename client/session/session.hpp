@@ -184,6 +184,8 @@ class Session {
   Result<void> send_login_ahead(const Url& url);
   Result<void> read_features();
   void take_features(const ParsedReply& reply);
+  // PASV, or EPSV on an IPv6 control connection (docs/WIRE.md §3.2).
+  const char* passive_command() const;
   // A setting whose reply is only yes or no. On a GridFTP (gsiftp://) session it is sent
   // unanswered, riding in one flight with the next command that needs a reply (its refusal then
   // fails that command, naming this one); elsewhere it waits for its reply.
