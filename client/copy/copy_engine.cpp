@@ -324,13 +324,13 @@ bool CopyEngine::Impl::has_batch(const Url& url, Role role) {
 }
 
 CopyEngine::Impl::BatchKind CopyEngine::Impl::batch_kind(const DirectoryPair& top) {
-  // -sync compares file by file, -udp and -off/-len shape single transfers, and -verify-checksum
-  // names an algorithm of its own: those keep the file-by-file plan.
+  // -sync compares file by file, -off/-len shape single transfers, and -verify-checksum names an
+  // algorithm of its own: those keep the file-by-file plan. -udp sends the batch as one UDPX
+  // stream (docs/UDPX.md §1.9).
   const bool from_remote = top.source.is_remote();
   const bool to_remote = top.dest.is_remote();
   if (!options_.batch || (!from_remote && !to_remote) || options_.sync.enabled ||
-      options_.transfer.udpx || options_.transfer.range.is_partial() ||
-      options_.transfer.verify_checksum) {
+      options_.transfer.range.is_partial() || options_.transfer.verify_checksum) {
     return BatchKind::None;
   }
   if ((from_remote && !has_batch(top.source, Role::Source)) ||
@@ -438,7 +438,7 @@ Result<void> CopyEngine::Impl::batch_send_tree(const DirectoryPair& top, BatchKi
     return {};
   }
   LocalTreeReader reader(top.source.path);
-  protocol::batch::BatchEncoder encoder(reader, kBatchReferAboveBytes);
+  protocol::batch::BatchEncoder encoder(reader, batch_refer_above(options_.transfer));
   std::vector<ReferredFile> sent;
   referred.clear();
   encoder.refer_to([&](const std::string& path, std::uint64_t size) {

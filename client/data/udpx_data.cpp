@@ -8,6 +8,7 @@
 #include "protocol/control/net_stack.hpp"
 #include "protocol/core/errors.hpp"
 #include "transport/udpx/restart_blocks.hpp"
+#include "transport/udpx/stream_blocks.hpp"
 #include "transport/udpx/udpx_transfer.hpp"
 
 namespace gridftp::client {
@@ -210,6 +211,47 @@ Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
       [restart](const ParsedReply& reply) {
         if (restart != nullptr) (void)record_range_marker(reply, *restart);
       });
+}
+
+Result<NetworkFigures> receive_udpx_stream(
+    Session& session, const std::string& command,
+    const std::function<Result<void>(std::span<const char>)>& consume, const UdpxRequest& request,
+    ProgressTicker& progress) {
+  // The sink runs on the engine's thread; the first error it met is the get's.
+  std::error_code failure;
+  auto received = run_active(session, command, std::nullopt, request, progress,
+                             [&](udpx::UdpxTransferSpec& spec) {
+                               spec.shape.length = udpx::TransferShape::kUnknownLength;
+                               spec.receiver.window_blocks = udpx::kOrderedWindowBlocks;
+                               spec.sink = std::make_unique<udpx::OrderedStreamSink>(
+                                   [&](std::span<const char> bytes) -> Result<void> {
+                                     auto taken = consume(bytes);
+                                     if (!taken) failure = taken.error();
+                                     return taken;
+                                   },
+                                   0, spec.shape.block_bytes, udpx::kOrderedWindowBlocks);
+                             });
+  if (failure) return make_error(failure);
+  return received;
+}
+
+Result<NetworkFigures> send_udpx_stream(
+    Session& session, const std::string& command,
+    const std::function<Result<bool>(std::string& out, std::size_t want)>& produce,
+    const UdpxRequest& request, ProgressTicker& progress) {
+  std::error_code failure;
+  auto sent = run_active(session, command, std::nullopt, request, progress,
+                         [&](udpx::UdpxTransferSpec& spec) {
+                           spec.shape.length = udpx::TransferShape::kUnknownLength;
+                           spec.source = std::make_unique<udpx::SpooledStreamSource>(
+                               [&](std::string& out, std::size_t want) -> Result<bool> {
+                                 auto made = produce(out, want);
+                                 if (!made) failure = made.error();
+                                 return made;
+                               });
+                         });
+  if (failure) return make_error(failure);
+  return sent;
 }
 
 }  // namespace gridftp::client

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 
 #include "client/report/progress_ticker.hpp"
@@ -35,5 +37,17 @@ Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
                                  const LocalSource& source, std::uint64_t offset,
                                  std::uint64_t length, RestartState* restart,
                                  const UdpxRequest& request, ProgressTicker& progress);
+
+// A batch (docs/WIRE.md §7) as one UDPX stream (docs/UDPX.md §1.9). A get hands the stream's
+// bytes to `consume` in order; a put sends what `produce` makes (true once the end is made).
+// Errors: as above, and the first error `consume` or `produce` returned.
+Result<NetworkFigures> receive_udpx_stream(
+    Session& session, const std::string& command,
+    const std::function<Result<void>(std::span<const char>)>& consume, const UdpxRequest& request,
+    ProgressTicker& progress);
+Result<NetworkFigures> send_udpx_stream(
+    Session& session, const std::string& command,
+    const std::function<Result<bool>(std::string& out, std::size_t want)>& produce,
+    const UdpxRequest& request, ProgressTicker& progress);
 
 }  // namespace gridftp::client

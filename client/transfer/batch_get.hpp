@@ -15,6 +15,11 @@ namespace gridftp::client {
 // Files above this size are left to ordinary transfers (the server's 'R' records), which can
 // run in parallel streams and on other -cc workers.
 inline constexpr std::uint64_t kBatchReferAboveBytes = 16 << 20;
+// Over UDPX every file goes in the batch's one stream (docs/UDPX.md §1.9): a file left to a
+// transfer of its own would pay a UDPX handshake and Startup again.
+inline std::uint64_t batch_refer_above(const TransferOptions& options) {
+  return options.udpx ? 0 : kBatchReferAboveBytes;
+}
 
 // One attempt: resumes at `receiver`'s restart point if it has one. The files land as they
 // arrive, each once its checksum matched. Errors: those of get_file() (transfer.hpp) and of

@@ -1,6 +1,7 @@
 #include "client/transfer/batch_put.hpp"
 
 #include "client/data/mode_e_transfer.hpp"
+#include "client/data/udpx_data.hpp"
 #include "client/transfer/transfer_steps.hpp"
 
 namespace gridftp::client {
@@ -14,6 +15,16 @@ Result<void> batch_put(Session& session, const std::string& remote_dir,
                        const TransferOptions& options, protocol::batch::BatchEncoder& encoder) {
   auto stream = batch_options(options);
   if (auto prepared = prepare_session(session, stream); !prepared) return prepared;
+  if (stream.udpx) {
+    // One UDPX stream (docs/UDPX.md §1.9); the encoder reports each file as it is sent.
+    ProgressTicker unreported({});
+    auto sent = send_udpx_stream(
+        session, "BSTO " + remote_dir,
+        [&](std::string& out, std::size_t want) { return encoder.fill(out, want); }, *stream.udpx,
+        unreported);
+    if (!sent) return make_error(sent.error());
+    return {};
+  }
   auto data = session.open_passive_data();
   if (!data) return make_error(data.error());
   if (auto begun = begin_stream_transfer(session, *data, "BSTO " + remote_dir); !begun) {

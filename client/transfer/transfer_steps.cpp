@@ -33,7 +33,6 @@ Result<void> prepare_session(Session& session, TransferOptions& options) {
 TransferOptions batch_options(const TransferOptions& options) {
   TransferOptions stream = options;
   stream.parallelism.reset();
-  stream.udpx.reset();
   return stream;
 }
 

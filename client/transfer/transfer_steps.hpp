@@ -45,8 +45,8 @@ Result<std::uint64_t> drain(DataConnection& data, Sink&& sink) {
   }
 }
 
-// What a batch (docs/WIRE.md §7) runs on: `options` in stream mode over TCP, since a batch is
-// one stream-mode connection whatever -p and -udp say for single files.
+// What a batch (docs/WIRE.md §7) runs on: `options` in stream mode, since a batch is one
+// stream-mode connection whatever -p says for single files, or one UDPX stream with -udp.
 TransferOptions batch_options(const TransferOptions& options);
 
 // Sends `command` (RETR, STOR, MLSD, …) for a stream-mode transfer on `data` and waits for its

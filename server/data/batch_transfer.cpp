@@ -90,4 +90,22 @@ transport::awaitable<Result<void>> receive_batch(transport::ByteStream& stream, 
   co_return outcome;
 }
 
+Result<void> take_batch_bytes(BatchSink& sink, std::span<const char> input) {
+  using Kind = protocol::batch::BatchEvent::Kind;
+  protocol::batch::BatchEvent event;
+  do {
+    auto used = sink.decoder().next(input, event);
+    if (!used) return make_error(used.error());
+    input = input.subspan(*used);
+    if (event.kind == Kind::Data) {
+      if (auto written = sink.upload()->write_at(sink.position(), event.payload); !written)
+        return written;
+      sink.wrote(event.payload);
+    } else if (auto handled = sink.handle(event); !handled) {
+      return handled;
+    }
+  } while (event.kind != Kind::NeedMore);
+  return {};
+}
+
 }  // namespace gridftp::server

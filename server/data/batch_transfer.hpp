@@ -26,4 +26,9 @@ transport::awaitable<Result<void>> receive_batch(transport::ByteStream& stream, 
                                                  std::chrono::seconds stall_timeout,
                                                  TransferProgress& progress);
 
+// The next bytes of a batch that arrives in order over UDPX (transport/udpx/stream_blocks),
+// decoded and written on the calling thread, the UDPX engine's. Errors: those of
+// BatchSink::handle(), the decoder's and the file's writes.
+Result<void> take_batch_bytes(BatchSink& sink, std::span<const char> input);
+
 }  // namespace gridftp::server

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "protocol/core/result.hpp"
+#include "protocol/udpx/control_bodies.hpp"
 
 namespace gridftp::transport::udpx {
 
@@ -16,6 +18,12 @@ class BlockSource {
   virtual ~BlockSource() = default;
   // Fills `out` from `offset`; returns the bytes read (fewer only at the end of the data).
   virtual Result<std::size_t> read_at(std::uint64_t offset, std::span<std::uint8_t> out) = 0;
+  // A stream's source (a transfer whose length is not known when it starts, docs/UDPX.md
+  // §1.9): the absolute offset where its data ends, once known. It must be known by the time
+  // read_at has returned the last block's bytes, so that block goes out with the F flag.
+  virtual std::optional<std::uint64_t> end() const { return std::nullopt; }
+  // Every byte below `offset` has been acknowledged and will not be read again.
+  virtual void release_below(std::uint64_t /*offset*/) {}
 };
 
 class BlockSink {
@@ -24,13 +32,17 @@ class BlockSink {
   virtual Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) = 0;
 };
 
-// What one transfer covers: blocks of `block_bytes` from `base` for `length` bytes.
+// What one transfer covers: blocks of `block_bytes` from `base` for `length` bytes; a stream's
+// length is kUnknownLength until its last block (the F flag) says where it ends.
 struct TransferShape {
+  static constexpr std::uint64_t kUnknownLength = protocol::udpx::kUnknownLength;
+
   std::uint16_t transfer_id = 0;
   std::uint64_t base = 0;
   std::uint64_t length = 0;
   std::size_t block_bytes = 1404;
 
+  bool is_stream() const { return length == kUnknownLength; }
   std::uint64_t block_count() const {
     return block_bytes == 0 ? 0 : (length + block_bytes - 1) / block_bytes;
   }

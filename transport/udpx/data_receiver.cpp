@@ -79,13 +79,14 @@ Microseconds DataReceiver::nak_interval() const {
 void DataReceiver::on_xfer(const wire::XferBody& xfer, Microseconds now) {
   ack_now_ = true;
   if (state_ != State::WaitingForTransfer) return;  // a repeat: our ACK was lost
-  if (xfer.block_bytes == 0 || xfer.length == wire::kUnknownLength) {
-    fail(wire::CloseCode::ProtocolViolation);  // streams of unknown length come later
+  if (xfer.block_bytes == 0) {
+    fail(wire::CloseCode::ProtocolViolation);
     return;
   }
   shape_ = TransferShape{transfer_id_, xfer.base, xfer.length,
                          static_cast<std::size_t>(xfer.block_bytes)};
-  tracker_.set_block_count(shape_.block_count());
+  // A stream's end comes with its last block (the F flag, docs/UDPX.md §1.9).
+  if (!shape_.is_stream()) tracker_.set_block_count(shape_.block_count());
   state_ = State::Receiving;
   last_feedback_ = now;
   if (tracker_.complete()) {  // an empty transfer
@@ -103,6 +104,10 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
     return;
   }
   const std::uint64_t block = (fields->offset - shape_.base) / shape_.block_bytes;
+  if (shape_.is_stream() && !learn_stream_end(block, packet)) {
+    fail(wire::CloseCode::ProtocolViolation);
+    return;
+  }
   const std::uint64_t expected = std::min<std::uint64_t>(
       shape_.block_bytes, shape_.length - std::min(shape_.length, block * shape_.block_bytes));
   if (block >= shape_.block_count() || packet.body.size() != expected) {
@@ -147,6 +152,18 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
     state_ = State::Closing;
     close_started_ = now;
   }
+}
+
+bool DataReceiver::learn_stream_end(std::uint64_t block, const OpenedPacket& packet) {
+  const auto bytes = packet.body.size();
+  if (!packet.header.final_block) return bytes == shape_.block_bytes;
+  // The last block: at most a block's bytes (none only in an empty stream), and nothing
+  // received past it.
+  if (bytes > shape_.block_bytes || (bytes == 0 && block > 0) || tracker_.highest() > block + 1)
+    return false;
+  shape_.length = block * shape_.block_bytes + bytes;
+  tracker_.set_block_count(block + 1);
+  return true;
 }
 
 void DataReceiver::on_packet(const OpenedPacket& packet, Microseconds now) {

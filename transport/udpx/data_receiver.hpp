@@ -63,13 +63,17 @@ class DataReceiver {
   // Bytes/s the sender is asked not to exceed (SITE UDPX RATE on a receiving server, or its share
   // of the server-wide cap), carried by FEEDBACK beside the storage cap; 0: none.
   void set_rate_cap(double bytes_per_second) { rate_cap_ = bytes_per_second; }
-  // The transfer as announced (valid from Receiving on).
+  // The transfer as announced (valid from Receiving on); a stream's length is kUnknownLength
+  // until its last block arrived.
   const TransferShape& shape() const { return shape_; }
 
  private:
   wire::CommonHeader header(wire::PacketType type) const;
   void on_xfer(const wire::XferBody& xfer, Microseconds now);
   void on_data(const OpenedPacket& packet, Microseconds now);
+  // A stream's DATA (docs/UDPX.md §1.9): every block but the last is whole; the last (F flag)
+  // sets the length. False for a block that breaks those rules.
+  bool learn_stream_end(std::uint64_t block, const OpenedPacket& packet);
   void remember_echo(std::uint64_t packet_number, std::uint64_t tx_time, Microseconds now);
   wire::Echo echo(Microseconds now) const;
   wire::AckBody ack_body(Microseconds now) const;

@@ -23,10 +23,11 @@ DataSender::DataSender(PacketPath& path, BlockSource& source, TransferShape shap
     : path_(path),
       source_(source),
       shape_(shape),
+      announced_length_(shape.length),
       settings_(settings),
       scheduler_(settings.window_blocks),
       rate_(settings.rate) {
-  scheduler_.set_block_count(shape.block_count());
+  if (!shape.is_stream()) scheduler_.set_block_count(shape.block_count());
 }
 
 void DataSender::on_echo(const wire::Echo& echo, Microseconds now) {
@@ -93,6 +94,7 @@ void DataSender::on_packet(const OpenedPacket& packet, Microseconds now) {
         const auto frontier =
             (ack->cumulative_offset - std::min(ack->cumulative_offset, shape_.base)) / block;
         scheduler_.on_ack(frontier, ack->window_blocks, ack->highest_block, now);
+        source_.release_below(shape_.base + scheduler_.acked_frontier() * block);
         on_echo(ack->echo, now);
       }
       break;
@@ -161,13 +163,14 @@ Result<std::size_t> DataSender::data_packet(std::span<std::uint8_t> out,
                                             const wire::SendScheduler::Next& next,
                                             Microseconds now) {
   const std::uint64_t offset = shape_.base + next.block * shape_.block_bytes;
-  const std::size_t wanted = static_cast<std::size_t>(
+  std::size_t wanted = static_cast<std::size_t>(
       std::min<std::uint64_t>(shape_.block_bytes, shape_.base + shape_.length - offset));
   if (out.size() < wire::kFrontBytes + wanted + crypto::kTagBytes) {
     return make_error(wire::Errc::BufferTooSmall);
   }
   auto read = source_.read_at(offset, out.subspan(wire::kFrontBytes, wanted));
-  if (!read || *read != wanted) {
+  if (read && shape_.is_stream()) wanted = learn_stream_end(offset, wanted);
+  if (!read || *read != wanted || wanted == 0) {
     // The source shrank or failed: the transfer cannot complete (docs/UDPX.md §1.3, code 2).
     owe_close_ = true;
     close_code_ = wire::CloseCode::StorageError;
@@ -232,7 +235,7 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
       tokens_at_ = now;
       stats_.sending_since = now;
     }
-    const wire::XferBody xfer{shape_.base, shape_.length, shape_.block_bytes, 0};
+    const wire::XferBody xfer{shape_.base, announced_length_, shape_.block_bytes, 0};
     return path_.control(out, header(wire::PacketType::Xfer), [&](std::span<std::uint8_t> body) {
       return wire::encode_xfer(xfer, body);
     });
@@ -268,6 +271,16 @@ Result<std::size_t> DataSender::next_datagram(std::span<std::uint8_t> out, Micro
       return std::size_t{0};
   }
   return std::size_t{0};
+}
+
+std::size_t DataSender::learn_stream_end(std::uint64_t offset, std::size_t wanted) {
+  const auto end = source_.end();
+  if (!end) return wanted;
+  // From here on the transfer has a length: this block or an earlier one is the last.
+  shape_.length = std::max(*end, shape_.base) - shape_.base;
+  scheduler_.set_block_count(shape_.block_count());
+  return offset >= *end ? 0
+                        : static_cast<std::size_t>(std::min<std::uint64_t>(wanted, *end - offset));
 }
 
 bool DataSender::receiver_silent(Microseconds now) const {

@@ -75,6 +75,8 @@ class DataSender {
   // The target the handshake settled on, before any change mid-transfer.
   double negotiated_target_rate() const { return settings_.rate.target; }
   // File bytes the receiver holds without a gap, as its ACKs say.
+  // The transfer's bytes: a stream's once its end is known (kUnknownLength before).
+  std::uint64_t length() const { return shape_.length; }
   std::uint64_t acknowledged_bytes() const {
     return std::min(shape_.length, scheduler_.acked_frontier() * shape_.block_bytes);
   }
@@ -90,10 +92,15 @@ class DataSender {
   double pacing_rate() const;
   bool receiver_silent(Microseconds now) const;
   Result<std::size_t> tail_probe(std::span<std::uint8_t> out, Microseconds now);
+  // A stream's block at `offset` was read: once the source knows its end, the transfer's length
+  // and block count are set. Returns the block's bytes (0: it lies past the end).
+  std::size_t learn_stream_end(std::uint64_t offset, std::size_t wanted);
 
   PacketPath& path_;
   BlockSource& source_;
-  const TransferShape shape_;
+  // A stream's (docs/UDPX.md §1.9) length is learned from the source as its end is read.
+  TransferShape shape_;
+  const std::uint64_t announced_length_;  // what XFER says: kUnknownLength for a stream
   const SenderSettings settings_;
   wire::SendScheduler scheduler_;
   wire::RateController rate_;

@@ -96,9 +96,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
                       negotiated(spec.sender, spec.offer, handshake->peer_hello()));
     outcome = run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
     const auto stats = sender.stats();
-    const auto length = static_cast<double>(spec.shape.length);
     report.base = spec.shape.base;
-    report.figures.bytes = outcome.completed ? spec.shape.length : sender.acknowledged_bytes();
+    report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
+    const auto length = static_cast<double>(report.figures.bytes);
     report.figures.rtt_ms = stats.srtt * 1e3;
     report.figures.loss =
         ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
@@ -114,8 +114,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     report.figures.receiving_cost =
         ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
     // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
-    report.figures.loss =
-        ratio(static_cast<double>(stats.gaps), static_cast<double>(receiver.shape().block_count()));
+    report.figures.loss = ratio(
+        static_cast<double>(stats.gaps),
+        static_cast<double>(receiver.shape().is_stream() ? 0 : receiver.shape().block_count()));
   }
   report.ok = outcome.completed;
   if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;

@@ -17,10 +17,9 @@ namespace rc = protocol::control::reply_code;
 }  // namespace
 
 bool TransferCommands::check_batch_settings_or_reply(const char* command) {
-  if (!settings().mode_e && !udpx_.enabled() && !settings().ascii) return true;
-  replies_.send_error(
-      Condition::BadSequence,
-      std::string(command) + " needs TYPE I, MODE S and the default network stack.");
+  // Over UDPX the batch is one stream of unknown length (docs/UDPX.md §1.9).
+  if (!settings().mode_e && !settings().ascii) return true;
+  replies_.send_error(Condition::BadSequence, std::string(command) + " needs TYPE I and MODE S.");
   return false;
 }
 

@@ -122,6 +122,13 @@ class TransferCommands {
   // The session's DCAU TLS when it has one (null: DCAU N, ftp://, ftps://).
   std::shared_ptr<const DataSecurity> udpx_dcau();
   transport::awaitable<Result<void>> run_udpx(TransferJob& job);
+  // A batch's outcome after its UDPX stream ended: the batch's own error first, then the
+  // transfer's, then a stream cut short or files the sender left out.
+  Result<void> finish_udpx_batch(TransferJob& job,
+                                 const transport::udpx::UdpxTransferReport& report,
+                                 std::error_code batch_failure);
+  // BSTO's last check, over TCP or UDPX: the sender's own unsent files fail the batch.
+  Result<void> check_batch_unsent(const BatchSink& sink);
 
   void start_transfer(TransferJob job);
   // A STOR after SPAS or a RETR after SPOR on a frontend: the movers move the stripes

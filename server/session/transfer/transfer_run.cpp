@@ -159,13 +159,7 @@ transport::awaitable<Result<void>> TransferCommands::move_data(TransferJob& job,
   transport::SocketStream stream(socket, link);
   if (job.batch_sink) {
     auto received = co_await receive_batch(stream, *job.batch_sink, timeout, transfer_.progress());
-    if (received && job.batch_sink->unsent() > 0) {
-      // Everything that came is stored; the sender's own failures still fail the batch.
-      figures_.set_failure_detail(std::to_string(job.batch_sink->unsent()) +
-                                  " files were not sent by the sender, the first " +
-                                  job.batch_sink->first_unsent());
-      received = make_error(error_code_for(Condition::TransferFailed));
-    }
+    if (received) received = check_batch_unsent(*job.batch_sink);
     note_data_connection(link, transport::read_socket_figures(socket));
     co_return received;
   }
@@ -192,6 +186,15 @@ transport::awaitable<Result<void>> TransferCommands::move_data(TransferJob& job,
   }
   note_data_connection(link, transport::read_socket_figures(socket));
   co_return sent;
+}
+
+Result<void> TransferCommands::check_batch_unsent(const BatchSink& sink) {
+  if (sink.unsent() == 0) return {};
+  // Everything that came is stored; the sender's own failures still fail the batch.
+  figures_.set_failure_detail(std::to_string(sink.unsent()) +
+                              " files were not sent by the sender, the first " +
+                              sink.first_unsent());
+  return make_error(error_code_for(Condition::TransferFailed));
 }
 
 void TransferCommands::note_data_connection(const transport::DataLink& link,

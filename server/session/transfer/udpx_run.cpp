@@ -8,10 +8,12 @@
 #include "protocol/control/reply_codes.hpp"
 #include "protocol/core/errors.hpp"
 #include "protocol/core/text_case.hpp"
+#include "server/data/batch_transfer.hpp"
 #include "server/session/transfer/transfer_commands.hpp"
 #include "server/storage/posix_storage.hpp"
 #include "transport/udpx/file_blocks.hpp"
 #include "transport/udpx/restart_blocks.hpp"
+#include "transport/udpx/stream_blocks.hpp"
 
 namespace gridftp::server {
 
@@ -59,6 +61,32 @@ Result<udpx::InBandTls> key_exchange(const DataSecurity* dcau, bool active) {
   const auto side = active ? udpx::Side::Active : udpx::Side::Passive;
   if (dcau == nullptr) return udpx::unauthenticated_tls(side);
   return udpx::dcau_tls(active ? dcau->connecting : dcau->accepting, side, dcau->expected_peer);
+}
+
+// A batch (BRET, BSTO; docs/WIRE.md §7) goes as one UDPX stream (docs/UDPX.md §1.9): the
+// encoder's records as they are made, decoded and written in order at the receiving end.
+// `failure` keeps the batch's own error (a bad path, a checksum), which the transfer's close
+// code alone would only call a storage error.
+void attach_batch(udpx::UdpxTransferSpec& spec, TransferJob& job,
+                  const std::shared_ptr<std::error_code>& failure) {
+  spec.shape.length = udpx::TransferShape::kUnknownLength;
+  if (job.batch) {
+    spec.source = std::make_unique<udpx::SpooledStreamSource>(
+        [batch = job.batch, failure](std::string& out, std::size_t want) -> Result<bool> {
+          auto filled = batch->encoder.fill(out, want);
+          if (!filled) *failure = filled.error();
+          return filled;
+        });
+    return;
+  }
+  spec.receiver.window_blocks = udpx::kOrderedWindowBlocks;
+  spec.sink = std::make_unique<udpx::OrderedStreamSink>(
+      [sink = job.batch_sink, failure](std::span<const char> bytes) -> Result<void> {
+        auto taken = take_batch_bytes(*sink, bytes);
+        if (!taken) *failure = taken.error();
+        return taken;
+      },
+      0, spec.shape.block_bytes, udpx::kOrderedWindowBlocks);
 }
 
 // Where a UDPX transfer's bytes come from or go to: the upload's file (through the restart's
@@ -144,7 +172,14 @@ transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) 
   // ends lay out from the same list (docs/UDPX.md §8); with none, blocks go at file offsets.
   const bool restart = job.present && (job.command == "RETR" || job.command == "STOR");
   // What a receiving transfer holds, for its 111 markers: the restart's ranges and what it wrote.
-  auto written = attach_file(spec, job, restart);
+  const bool batch = job.batch || job.batch_sink;
+  const auto batch_failure = std::make_shared<std::error_code>();
+  Result<std::shared_ptr<udpx::WrittenRanges>> written{nullptr};
+  if (batch) {
+    attach_batch(spec, job, batch_failure);
+  } else {
+    written = attach_file(spec, job, restart);
+  }
   if (!written) co_return make_error(written.error());
   auto socket = udpx_.take_socket(executor_);
   if (!socket) co_return make_error(socket.error());
@@ -178,11 +213,29 @@ transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) 
     figures_.set_failure_detail("the UDPX sender began at another offset than REST said");
     co_return make_error(error_code_for(Condition::TransferFailed));
   }
+  if (batch) co_return finish_udpx_batch(job, report, *batch_failure);
   if (!report.ok) {
     figures_.set_failure_detail(report.error);
     co_return make_error(error_code_for(condition_of(report)));
   }
   co_return Result<void>{};
+}
+
+Result<void> TransferCommands::finish_udpx_batch(TransferJob& job,
+                                                 const udpx::UdpxTransferReport& report,
+                                                 std::error_code batch_failure) {
+  Result<void> outcome;
+  if (batch_failure) {
+    outcome = make_error(batch_failure);
+  } else if (!report.ok) {
+    figures_.set_failure_detail(report.error);
+    outcome = make_error(error_code_for(condition_of(report)));
+  } else if (job.batch_sink) {
+    outcome = job.batch_sink->decoder().finish();
+    if (outcome) outcome = check_batch_unsent(*job.batch_sink);
+  }
+  if (!outcome && job.batch_sink) job.batch_sink->abort();
+  return outcome;
 }
 
 // SITE UDPX RATE <rate> (bit/s, k/M/G suffixes): the running transfer's new target where this

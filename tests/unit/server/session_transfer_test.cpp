@@ -105,7 +105,7 @@ TEST_CASE("BRET refuses bad arguments, files and the wrong settings", "[session]
   CHECK(command(session, "TYPE A").code == 200);
   const auto ascii = command(session, "BRET 0 /incoming");
   CHECK(ascii.code == 503);
-  CHECK(ascii.text == "BRET needs TYPE I, MODE S and the default network stack.");
+  CHECK(ascii.text == "BRET needs TYPE I and MODE S.");
 }
 
 TEST_CASE("BRST takes an offset and a path and refuses less", "[session][transfer]") {
@@ -125,13 +125,13 @@ TEST_CASE("BSTO refuses no directory, the wrong settings and a path above the ro
   CHECK(command(session, "BSTO").text == "BSTO <directory>.");
   const auto ascii = command(session, "BSTO /incoming/batch");  // TYPE A, the default
   CHECK(ascii.code == 503);
-  CHECK(ascii.text == "BSTO needs TYPE I, MODE S and the default network stack.");
+  CHECK(ascii.text == "BSTO needs TYPE I and MODE S.");
   REQUIRE(command(session, "TYPE I").code == 200);
   CHECK(command(session, "BSTO ../../tmp/batch").code == 550);
   CHECK(command(session, "MODE E").code == 200);
   const auto mode_e = command(session, "BSTO /incoming/batch");
   CHECK(mode_e.code == 503);
-  CHECK(mode_e.text == "BSTO needs TYPE I, MODE S and the default network stack.");
+  CHECK(mode_e.text == "BSTO needs TYPE I and MODE S.");
   CHECK_FALSE(fs::exists(session.root() / "incoming" / "batch"));
 }
 
