@@ -3,7 +3,7 @@
 (issue 34's acceptance 1 and 2; docs/UDPX.md, docs/WANEM.md).
 
     bench/udpx_command_bench.py [--rate-mbit 300] [--rtt 100,300] [--loss 1,5] [--size-mib 512]
-                                [--reps 1] [--no-tcp]
+                                [--files 1] [--reps 1] [--no-tcp]
 
 For every RTT x loss cell, through the WAN emulator between two namespaces (one bottleneck of
 --rate-mbit, a drop-tail queue of one bandwidth-delay product, random loss both ways), a GSI
@@ -13,6 +13,10 @@ namespace A gets it to /dev/shm, compared byte for byte after every copy:
     start, TCP connect, GSI login with delegation, the transfer, QUIT;
   * "TCP p8 s": `gridcp -p 8` (MODE E over TCP with DCAU, the kernel's default congestion
     control, bbr on this machine), the same wall-clock measure.
+With --files N (issue 34's acceptance 3: 100 files of 5 MiB), the server holds a directory of N
+files of --size-mib each and both commands copy it with -r: `gridcp -r -udp` sends the tree as
+one UDPX stream (docs/UDPX.md §1.9), `gridcp -r -p 8` as one TCP batch (-p does not apply to a
+batch, docs/WIRE.md §7); every file is compared after each copy.
 Printed: the payload ceiling (1 - loss) x rate x 1404/1480 (UDPX's block bytes per IP byte),
 the file over the UDPX command's seconds as a share of it, the ratio of the two commands'
 times (TCP s / UDPX s: above 1, UDPX was faster), UDPX's data-phase rate from gridcp --json,
@@ -40,7 +44,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 sys.path.insert(0, HERE)
 
-from gridftp_harness import shared_test_pki, start_gridftpd  # noqa: E402
+from gridftp_harness import make_tree_readable, shared_test_pki, start_gridftpd  # noqa: E402
 from host_cpu import children_cpu_seconds  # noqa: E402
 from udpx_wan_bench import PAYLOAD_SHARE, binary, make_roots  # noqa: E402
 from wanem import NS_B, Wanem, in_netns, require_root_and_tun  # noqa: E402
@@ -64,16 +68,37 @@ def process_tree_cpu(pid: int) -> float:
     return own + sum(process_tree_cpu(child) for child in children)
 
 
+def same_bytes(source: str, sink: str) -> bool:
+    """A file, or every file of a directory, equal to its copy."""
+    if not os.path.isdir(source):
+        return subprocess.run(["cmp", "-s", source, sink]).returncode == 0
+    names = sorted(os.listdir(source))
+    return sorted(os.listdir(sink)) == names and all(
+        same_bytes(os.path.join(source, n), os.path.join(sink, n)) for n in names)
+
+
+def make_tree(directory: str, files: int, size: int) -> None:
+    os.makedirs(directory)
+    for i in range(files):
+        with open(os.path.join(directory, f"f{i:04}.bin"), "wb") as out:
+            out.write(os.urandom(size))
+
+
 def whole_command(link: Wanem, gridcp: str, options: list[str], url: str, source: str,
                   server_pid: int, limit: float) -> dict:
     """One gridcp get timed from process start to exit; the bytes checked after."""
+    tree = os.path.isdir(source)
     sink = "/dev/shm/udpx-command-bench.out"
+    if tree:
+        options = ["-r", *options]
+        os.makedirs(sink)
     env = dict(os.environ, **shared_test_pki().client_env("test"))
     client_before = children_cpu_seconds()
     server_before = process_tree_cpu(server_pid)
     start = time.monotonic()
     try:
-        out = link.run_in_a([gridcp, "--json", *options, url, f"file://{sink}"],
+        out = link.run_in_a([gridcp, "--json", *options, url,
+                             f"file://{sink}" + ("/" if tree else "")],
                             capture_output=True, text=True, timeout=limit, env=env)
         seconds = time.monotonic() - start
         # The session process ends when QUIT comes; its CPU reaches the daemon's children then.
@@ -84,15 +109,17 @@ def whole_command(link: Wanem, gridcp: str, options: list[str], url: str, source
         if out.returncode != 0 or not lines:
             return {"ok": False, "error": f"exit {out.returncode}: "
                                           f"{(out.stderr or out.stdout).strip()[-400:]}"}
-        same = subprocess.run(["cmp", "-s", source, sink]).returncode == 0
+        same = same_bytes(source, sink)
         return {"ok": same, "error": "" if same else "bytes differ", "seconds": seconds,
-                "record": json.loads(lines[0]), "client_cpu": client_cpu,
+                "record": json.loads(lines[-1]), "client_cpu": client_cpu,
                 "server_cpu": server_cpu}
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"still running after {limit:g} s"}
     finally:
+        if tree:
+            shutil.rmtree(sink, ignore_errors=True)
         for path in (sink, sink + ".gridcp-part"):
-            if os.path.exists(path):
+            if os.path.isfile(path):
                 os.unlink(path)
 
 
@@ -102,6 +129,8 @@ def main() -> int:
     parser.add_argument("--rtt", default="100,300", help="ms, comma-separated")
     parser.add_argument("--loss", default="1,5", help="percent, comma-separated")
     parser.add_argument("--size-mib", type=int, default=512)
+    parser.add_argument("--files", type=int, default=1,
+                        help="copy a directory of this many files of --size-mib each with -r")
     parser.add_argument("--reps", type=int, default=1, help="runs of each command per cell")
     parser.add_argument("--no-tcp", action="store_true", help="UDPX only")
     args = parser.parse_args()
@@ -109,17 +138,23 @@ def main() -> int:
     os.environ.setdefault("WANEM", os.path.abspath(binary("WANEM", "wanem")))
     os.environ["GRIDFTPD"] = os.path.abspath(binary("GRIDFTPD", "gridftpd"))
     gridcp = os.path.abspath(binary("GRIDCP", "gridcp"))
-    size = args.size_mib << 20
+    size = (args.size_mib << 20) * args.files
     gb = size / 1e9
     limit = max(120.0, 20 * size * 8 / (args.rate_mbit * 1e6))
-    print(f"Whole gridcp gets of {args.size_mib} MiB through the WAN emulator: "
+    what = f"{args.size_mib} MiB" if args.files == 1 else \
+        f"a directory of {args.files} x {args.size_mib} MiB (-r)"
+    print(f"Whole gridcp gets of {what} through the WAN emulator: "
           f"{args.rate_mbit:g} Mb/s bottleneck, queue one BDP, random loss both ways; "
           f"GSI gridftpd in the other namespace; median of {args.reps}; cores: {os.cpu_count()}")
     print(f"{'rtt ms':>6} {'loss %':>6} {'ceiling':>8} {'UDPX s':>7} {'UDPX/ceil':>9} "
           f"{'data Mb/s':>9} {'TCP p8 s':>8} {'TCP/UDPX':>8} {'UDPX cpu/GB c+s':>15} "
           f"{'TCP cpu/GB c+s':>14}")
     shared_test_pki()
-    base, roots, name = make_roots(size, False)
+    base, roots, name = make_roots(size if args.files == 1 else 0, False)
+    if args.files > 1:
+        name = "tree"
+        make_tree(os.path.join(roots["gridftpd"], "data", name), args.files, args.size_mib << 20)
+        make_tree_readable(os.path.join(roots["gridftpd"], "data"))
     failed = False
     try:
         for rtt in [float(x) for x in args.rtt.split(",")]:
@@ -132,7 +167,8 @@ def main() -> int:
                                             gsi_host=link.host_b, launcher=in_netns(NS_B, []),
                                             listen={"control_interface": "0.0.0.0", "port": 0})
                     try:
-                        url = f"gsiftp://{link.host_b}:{server.port}/data/{name}"
+                        url = f"gsiftp://{link.host_b}:{server.port}/data/{name}" + \
+                            ("/" if args.files > 1 else "")
                         source = server.fs(f"data/{name}")
                         for _ in range(args.reps):
                             runs["udpx"].append(whole_command(link, gridcp, ["-udp"], url,

@@ -19,6 +19,7 @@
 #include "security/udpx/key_schedule.hpp"
 #include "transport/udpx/data_receiver.hpp"
 #include "transport/udpx/data_sender.hpp"
+#include "transport/udpx/stream_blocks.hpp"
 
 using namespace gridftp::transport::udpx;
 using gridftp::Result;
@@ -76,6 +77,10 @@ struct FlowSpec {
   std::size_t bytes = 8 << 20;
   double target = 50e6;  // bytes/s
   Microseconds starts = 0;
+  // A stream (docs/UDPX.md §1.9): the sender learns the length from its source at the end, the
+  // receiver from the last block; the bytes go through a SpooledStreamSource made a few KiB at a
+  // time and arrive in order through an OrderedStreamSink.
+  bool stream = false;
 };
 
 PacketPath make_path(std::uint8_t key, Side side) {
@@ -97,10 +102,27 @@ struct Flow {
         file(make_file(wanted.bytes, random)),
         source(file),
         sink(file.size()),
+        stream_source([this](std::string& out, std::size_t want) -> Result<bool> {
+          // Odd-sized pieces, so records and blocks never line up.
+          const auto count = std::min<std::size_t>(want / 3 + 777, file.size() - produced);
+          out.append(reinterpret_cast<const char*>(file.data()) + produced, count);
+          produced += count;
+          return produced == file.size();
+        }),
+        stream_sink(
+            [this](std::span<const char> bytes) -> Result<void> {
+              in_order.insert(in_order.end(), bytes.begin(), bytes.end());
+              return {};
+            },
+            0, 1404, kOrderedWindowBlocks),
         sender_path(make_path(static_cast<std::uint8_t>(0x40 + id), Side::Active)),
         receiver_path(make_path(static_cast<std::uint8_t>(0x40 + id), Side::Passive)),
-        sender(sender_path, source, TransferShape{id, 0, file.size(), 1404}, settings(wanted)),
-        receiver(receiver_path, sink, id, ReceiverSettings{}) {}
+        sender(
+            sender_path, wanted.stream ? static_cast<BlockSource&>(stream_source) : source,
+            TransferShape{id, 0, wanted.stream ? TransferShape::kUnknownLength : file.size(), 1404},
+            settings(wanted)),
+        receiver(receiver_path, wanted.stream ? static_cast<BlockSink&>(stream_sink) : sink, id,
+                 receiver_settings(wanted)) {}
 
   static std::vector<std::uint8_t> make_file(std::size_t bytes, std::mt19937_64& random) {
     std::vector<std::uint8_t> out(bytes);
@@ -112,6 +134,11 @@ struct Flow {
     out.rate.target = spec.target;
     return out;
   }
+  static ReceiverSettings receiver_settings(const FlowSpec& spec) {
+    ReceiverSettings out;
+    if (spec.stream) out.window_blocks = kOrderedWindowBlocks;
+    return out;
+  }
   bool done() const {
     return sender.state() == DataSender::State::Done &&
            receiver.state() == DataReceiver::State::Done;
@@ -121,6 +148,10 @@ struct Flow {
   std::vector<std::uint8_t> file;
   MemorySource source;
   MemorySink sink;
+  std::size_t produced = 0;            // a stream's bytes made so far
+  std::vector<std::uint8_t> in_order;  // and as its consumer took them
+  SpooledStreamSource stream_source;
+  OrderedStreamSink stream_sink;
   PacketPath sender_path;
   PacketPath receiver_path;
   DataSender sender;
@@ -342,6 +373,117 @@ TEST_CASE("A UDPX transfer over a lossy path retransmits each lost copy once", "
     CHECK(sent.second_copies < flow.lost_data / 4);
     // Random loss does not cut the rate (TCP's loss-based rate here would be about 1 %).
     CHECK(goodput(flow) > 0.6 * (1 - loss) * path.capacity);
+  }
+}
+
+TEST_CASE("A stream of unknown length over a lossy path arrives whole and in order",
+          "[udpx][transfer]") {
+  for (const double loss : {0.0, 0.01, 0.05}) {
+    Path path;
+    path.loss = loss;
+    path.reverse_loss = loss;
+    // One byte past a whole number of blocks: the last block holds that byte alone.
+    FlowSpec spec{1404 * 20000 + 1, 4 * path.capacity};
+    spec.stream = true;
+    Simulation simulation(path, {spec});
+    std::uint64_t most_held = 0;
+    simulation.run(600'000'000, [&](Microseconds, auto& flows) {
+      most_held = std::max(most_held, flows[0]->stream_source.held_bytes());
+    });
+    Flow& flow = simulation.flow(0);
+    INFO("loss " << loss << ": lost " << flow.lost_data << ", waiting at the end "
+                 << flow.stream_sink.waiting_blocks() << ", most held " << most_held);
+    REQUIRE(flow.done());
+    CHECK(flow.in_order == flow.file);
+    CHECK(flow.sender.length() == flow.file.size());
+    CHECK(flow.receiver.shape().length == flow.file.size());
+    CHECK(flow.stream_sink.waiting_blocks() == 0);
+    // The source keeps only what is not yet acknowledged: a few round trips of data, not the
+    // whole stream.
+    CHECK(most_held < flow.file.size() / 3);
+    CHECK(goodput(flow) > 0.6 * (1 - loss) * path.capacity);
+  }
+}
+
+namespace {
+
+// One end of a connection fed by hand: crafted XFER and DATA, sealed as a sender would.
+struct HandFedReceiver {
+  PacketPath sender_path = make_path(0x77, Side::Active);
+  PacketPath receiver_path = make_path(0x77, Side::Passive);
+  MemorySink sink{1 << 16};
+  DataReceiver receiver{receiver_path, sink, 1, ReceiverSettings{}};
+
+  void take(std::vector<std::uint8_t>& datagram, std::size_t length) {
+    datagram.resize(length);
+    auto opened = receiver_path.open(datagram);
+    REQUIRE(opened);
+    receiver.on_packet(*opened, 1'000);
+  }
+  void xfer(std::uint64_t length) {
+    std::vector<std::uint8_t> out(1500);
+    wire::CommonHeader header;
+    header.type = wire::PacketType::Xfer;
+    header.transfer_id = 1;
+    auto sealed = sender_path.control(out, header, [&](std::span<std::uint8_t> body) {
+      return wire::encode_xfer({0, length, 100, 0}, body);
+    });
+    REQUIRE(sealed);
+    take(out, *sealed);
+  }
+  void data(std::uint64_t block, std::size_t bytes, bool final) {
+    std::vector<std::uint8_t> out(1500, 0x5a);
+    wire::CommonHeader front;
+    front.type = wire::PacketType::Data;
+    front.transfer_id = 1;
+    front.packet_number = sender_path.take_packet_number();
+    front.encrypted = true;
+    front.final_block = final;
+    REQUIRE(wire::encode_data_front(front, {block * 100, 0, 0}, out));
+    auto sealed = sender_path.seal(out, wire::PacketType::Data, bytes, front.packet_number,
+                                   crypto::BodyProtection::Encrypt);
+    REQUIRE(sealed);
+    take(out, *sealed);
+  }
+  bool violated() const {
+    return receiver.state() == DataReceiver::State::Failed &&
+           receiver.close_code() == wire::CloseCode::ProtocolViolation;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("A stream's last block sets its length and a stream that breaks the rules is refused",
+          "[udpx][transfer][stream]") {
+  SECTION("whole blocks, then the F block with the rest") {
+    HandFedReceiver end;
+    end.xfer(TransferShape::kUnknownLength);
+    end.data(1, 100, false);
+    end.data(2, 37, true);
+    CHECK(end.receiver.state() == DataReceiver::State::Receiving);
+    CHECK(end.receiver.shape().length == 237);
+    end.data(0, 100, false);
+    CHECK(end.receiver.state() == DataReceiver::State::Closing);  // every block is in
+  }
+  SECTION("a short block without the F flag") {
+    HandFedReceiver end;
+    end.xfer(TransferShape::kUnknownLength);
+    end.data(0, 99, false);
+    CHECK(end.violated());
+  }
+  SECTION("the F flag below a block already held") {
+    HandFedReceiver end;
+    end.xfer(TransferShape::kUnknownLength);
+    end.data(3, 100, false);
+    end.data(1, 100, true);
+    CHECK(end.violated());
+  }
+  SECTION("a block past the F block") {
+    HandFedReceiver end;
+    end.xfer(TransferShape::kUnknownLength);
+    end.data(1, 50, true);
+    end.data(2, 100, false);
+    CHECK(end.violated());
   }
 }
 
