@@ -14,6 +14,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103  // linux/udp.h; older libc headers lack it
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 namespace gridftp::transport::udpx {
 namespace {
@@ -69,22 +72,75 @@ udp::endpoint DatagramSocket::local_endpoint() const {
   return socket_.local_endpoint(ec);
 }
 
+bool DatagramSocket::coalesce_received() {
+  gro_ = gro_ || set_option(socket_.native_handle(), SOL_UDP, UDP_GRO, int{1});
+  return gro_;
+}
+
+namespace {
+
+// How many of `datagrams` from `first` can go as one segmented send: back to back in memory, to
+// one destination, each the size of the first but the last, which may be shorter.
+std::size_t segment_run(std::span<const OutgoingDatagram> datagrams, std::size_t first) {
+  const auto& head = datagrams[first];
+  const std::size_t size = head.bytes.size();
+  const std::size_t most =
+      std::min(kMaxOffloadSegments, kMaxOffloadBytes / std::max<std::size_t>(size, 1));
+  std::size_t count = 1;
+  const std::uint8_t* next = head.bytes.data() + size;
+  while (first + count < datagrams.size() && count < most) {
+    const auto& candidate = datagrams[first + count];
+    if (candidate.bytes.data() != next || candidate.bytes.size() > size ||
+        candidate.destination != head.destination) {
+      break;
+    }
+    ++count;
+    next += candidate.bytes.size();
+    if (candidate.bytes.size() < size) break;  // a shorter one ends the run
+  }
+  return count;
+}
+
+}  // namespace
+
 Result<std::size_t> DatagramSocket::send_batch(std::span<const OutgoingDatagram> datagrams) {
   std::array<mmsghdr, kBatch> messages{};
   std::array<iovec, kBatch> vectors{};
+  // The segment size of each segmented message, and how many datagrams each message carries.
+  struct alignas(cmsghdr) Control {
+    std::array<char, CMSG_SPACE(sizeof(std::uint16_t))> bytes;
+  };
+  std::array<Control, kBatch> controls{};
+  std::array<std::size_t, kBatch> carried{};
   std::size_t sent_total = 0;
   while (sent_total < datagrams.size()) {
-    const std::size_t count = std::min(kBatch, datagrams.size() - sent_total);
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto& datagram = datagrams[sent_total + i];
+    std::size_t count = 0;
+    for (std::size_t at = sent_total; count < kBatch && at < datagrams.size(); ++count) {
+      const auto& datagram = datagrams[at];
+      const std::size_t run = gso_ ? segment_run(datagrams, at) : 1;
+      std::size_t bytes = 0;
+      for (std::size_t k = 0; k < run; ++k) bytes += datagrams[at + k].bytes.size();
       // sendmmsg only reads these; the casts drop const for the C struct's sake.
-      vectors[i].iov_base = const_cast<std::uint8_t*>(datagram.bytes.data());
-      vectors[i].iov_len = datagram.bytes.size();
-      messages[i] = mmsghdr{};
-      messages[i].msg_hdr.msg_name = const_cast<sockaddr*>(datagram.destination.data());
-      messages[i].msg_hdr.msg_namelen = static_cast<socklen_t>(datagram.destination.size());
-      messages[i].msg_hdr.msg_iov = &vectors[i];
-      messages[i].msg_hdr.msg_iovlen = 1;
+      vectors[count].iov_base = const_cast<std::uint8_t*>(datagram.bytes.data());
+      vectors[count].iov_len = bytes;
+      messages[count] = mmsghdr{};
+      auto& header = messages[count].msg_hdr;
+      header.msg_name = const_cast<sockaddr*>(datagram.destination.data());
+      header.msg_namelen = static_cast<socklen_t>(datagram.destination.size());
+      header.msg_iov = &vectors[count];
+      header.msg_iovlen = 1;
+      if (run > 1) {
+        header.msg_control = controls[count].bytes.data();
+        header.msg_controllen = controls[count].bytes.size();
+        cmsghdr* control = CMSG_FIRSTHDR(&header);
+        control->cmsg_level = SOL_UDP;
+        control->cmsg_type = UDP_SEGMENT;
+        control->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
+        const auto segment = static_cast<std::uint16_t>(datagram.bytes.size());
+        std::memcpy(CMSG_DATA(control), &segment, sizeof(segment));
+      }
+      carried[count] = run;
+      at += run;
     }
     const int sent = ::sendmmsg(socket_.native_handle(), messages.data(),
                                 static_cast<unsigned>(count), MSG_DONTWAIT);
@@ -93,7 +149,7 @@ Result<std::size_t> DatagramSocket::send_batch(std::span<const OutgoingDatagram>
       if (sent_total > 0) break;  // report what went; the error comes back on the next call
       return make_error(last_error());
     }
-    sent_total += static_cast<std::size_t>(sent);
+    for (int i = 0; i < sent; ++i) sent_total += carried[static_cast<std::size_t>(i)];
     if (static_cast<std::size_t>(sent) < count) break;
   }
   return sent_total;
@@ -162,7 +218,7 @@ Result<std::size_t> DatagramSocket::receive_batch(std::span<IncomingDatagram> sl
   std::array<iovec, kBatch> vectors{};
   std::array<sockaddr_storage, kBatch> sources{};
   struct alignas(cmsghdr) Control {
-    std::array<char, CMSG_SPACE(sizeof(std::uint32_t))> bytes;
+    std::array<char, CMSG_SPACE(sizeof(std::uint32_t)) + CMSG_SPACE(sizeof(int))> bytes;
   };
   std::array<Control, kBatch> controls{};
   const std::size_t count = std::min(kBatch, slots.size());
@@ -184,9 +240,12 @@ Result<std::size_t> DatagramSocket::receive_batch(std::span<IncomingDatagram> sl
   std::size_t kept = 0;
   for (std::size_t i = 0; i < static_cast<std::size_t>(received); ++i) {
     msghdr& header = messages[i].msg_hdr;
+    int segment = 0;
     for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
         std::memcpy(&overflow_drops_, CMSG_DATA(c), sizeof(overflow_drops_));
+      } else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+        std::memcpy(&segment, CMSG_DATA(c), sizeof(segment));
       }
     }
     if ((header.msg_flags & MSG_TRUNC) != 0) {
@@ -196,6 +255,9 @@ Result<std::size_t> DatagramSocket::receive_batch(std::span<IncomingDatagram> sl
     // Slots keep their buffers; a dropped one leaves its place to the next datagram's data.
     if (kept != i) std::swap(slots[kept], slots[i]);
     slots[kept].length = messages[i].msg_len;
+    slots[kept].segment_bytes = segment > 0 && messages[i].msg_len > static_cast<unsigned>(segment)
+                                    ? static_cast<std::size_t>(segment)
+                                    : 0;
     udp::endpoint source;
     std::memcpy(source.data(), &sources[i], header.msg_namelen);
     source.resize(header.msg_namelen);

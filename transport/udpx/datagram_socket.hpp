@@ -30,12 +30,27 @@ struct OutgoingDatagram {
   udp::endpoint destination;
 };
 
-// A place to receive one datagram: the caller's buffer; length and source filled in.
+// A place to receive one datagram: the caller's buffer; length and source filled in. Where the
+// kernel coalesced datagrams of one sender (UDP GRO), `segment_bytes` is their size and
+// `length` holds them back to back, the last perhaps shorter; 0 for a single datagram.
 struct IncomingDatagram {
   std::span<std::uint8_t> buffer;
   std::size_t length = 0;
   udp::endpoint source;
+  std::size_t segment_bytes = 0;
+
+  // Calls `each(span)` for every datagram the slot holds.
+  template <typename Each>
+  void for_each_datagram(Each&& each) const {
+    const auto step = segment_bytes == 0 ? length : segment_bytes;
+    for (std::size_t at = 0; at < length; at += step) {
+      each(buffer.subspan(at, std::min(step, length - at)));
+    }
+  }
 };
+
+// A receive slot that can hold what UDP GRO coalesces: up to 64 datagrams, at most 64 KiB.
+inline constexpr std::size_t kCoalescedSlotBytes = 65536;
 
 class DatagramSocket {
  public:
@@ -47,10 +62,15 @@ class DatagramSocket {
   udp::endpoint local_endpoint() const;
   udp::socket& socket() { return socket_; }
   bool segmentation_offload() const { return gso_; }
+  // Lets the kernel coalesce received datagrams (UDP GRO) from now on, where it can; true if
+  // it will. Every receive slot must then have kCoalescedSlotBytes.
+  bool coalesce_received();
 
   // Sends as many of `datagrams` as the socket takes now; returns how many went (0 when its
-  // buffer is full). Errors: the system error of a failed send (e.g. EMSGSIZE above the path
-  // MTU, ECONNREFUSED after an ICMP port unreachable).
+  // buffer is full). Runs of datagrams that lie back to back in memory, to one destination,
+  // all of one size but the last, go as one segmented send where the kernel offloads. Errors: the
+  // system error of a failed send (e.g. EMSGSIZE above the path MTU, ECONNREFUSED after an ICMP
+  // port unreachable).
   Result<std::size_t> send_batch(std::span<const OutgoingDatagram> datagrams);
 
   // Sends `bytes` as datagrams of `segment_bytes` each (the last may be shorter) to one
@@ -58,8 +78,9 @@ class DatagramSocket {
   Result<std::size_t> send_segments(std::span<const std::uint8_t> bytes, std::size_t segment_bytes,
                                     const udp::endpoint& destination);
 
-  // Receives up to `slots.size()` datagrams waiting now; returns how many (0 when none).
-  // A datagram longer than its slot is dropped and counted in truncated().
+  // Receives up to `slots.size()` datagrams waiting now; returns how many slots it filled (0
+  // when none). A datagram longer than its slot is dropped and counted in truncated(). After
+  // coalesce_received() one slot may hold many datagrams (IncomingDatagram::segment_bytes).
   Result<std::size_t> receive_batch(std::span<IncomingDatagram> slots);
 
   // Datagrams the kernel dropped because the receive buffer was full, since the socket opened.
@@ -71,6 +92,7 @@ class DatagramSocket {
 
   udp::socket socket_;
   bool gso_ = false;
+  bool gro_ = false;
   std::uint32_t overflow_drops_ = 0;
   std::uint64_t truncated_ = 0;
 };

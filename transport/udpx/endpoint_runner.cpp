@@ -84,7 +84,11 @@ class RunLoop {
         peer_(std::move(peer)),
         limits_(limits),
         handshake_(handshake),
-        receive_memory_(kBatch * kDatagramBytes),
+        // Where the kernel coalesces what arrives (UDP GRO), a slot takes up to 64 datagrams
+        // in one copy out of the kernel; the socket starts doing it here, after the handshake,
+        // whose own loop takes datagrams one at a time.
+        slot_bytes_(socket.coalesce_received() ? kCoalescedSlotBytes : kDatagramBytes),
+        receive_memory_(kBatch * slot_bytes_),
         send_memory_(kBatch * kDatagramBytes) {}
 
   RunOutcome run() {
@@ -129,25 +133,28 @@ class RunLoop {
   Microseconds take_in(Microseconds now) {
     for (;;) {
       for (std::size_t i = 0; i < kBatch; ++i) {
-        slots_[i].buffer = std::span(receive_memory_).subspan(i * kDatagramBytes, kDatagramBytes);
+        slots_[i].buffer = std::span(receive_memory_).subspan(i * slot_bytes_, slot_bytes_);
       }
       auto received = socket_.receive_batch(slots_);
       if (!received || *received == 0) return now;
       now = monotonic_now();
-      for (std::size_t i = 0; i < *received; ++i) take_one(slots_[i], now);
+      for (std::size_t i = 0; i < *received; ++i) {
+        slots_[i].for_each_datagram(
+            [&](std::span<std::uint8_t> datagram) { take_one(datagram, slots_[i].source, now); });
+      }
       if (*received < kBatch) return now;
     }
   }
 
-  void take_one(const IncomingDatagram& slot, Microseconds now) {
+  void take_one(std::span<std::uint8_t> datagram, const udp::endpoint& source, Microseconds now) {
     ++outcome_.datagrams_in;
-    auto opened = path_.open(slot.buffer.first(slot.length));
+    auto opened = path_.open(datagram);
     if (!opened) {
       ++outcome_.dropped;
       return;
     }
     last_heard_ = now;
-    if (!peer_) peer_ = slot.source;
+    if (!peer_) peer_ = source;
     if (opened->header.type == wire::PacketType::Hello && handshake_ != nullptr) {
       handshake_->answer_again();
       return;
@@ -155,21 +162,25 @@ class RunLoop {
     endpoint_.on_packet(*opened, now);
   }
 
-  // Out: what is due, once the socket took everything it refused last time.
+  // Out: what is due, once the socket took everything it refused last time. The datagrams lie
+  // back to back, so runs of equal size go down as one segmented send.
   void fill_out(Microseconds now) {
     if (!peer_ || unsent_from_ != unsent_to_) return;
     unsent_from_ = unsent_to_ = 0;
+    std::size_t used = 0;
     if (handshake_ != nullptr) {
       auto buffer = std::span(send_memory_).first(kDatagramBytes);
       if (auto length = handshake_->next_datagram(buffer, now); length && *length > 0) {
         outgoing_[unsent_to_++] = {buffer.first(*length), *peer_};
+        used += *length;
       }
     }
-    for (std::size_t i = unsent_to_; i < kBatch; ++i) {
-      auto buffer = std::span(send_memory_).subspan(i * kDatagramBytes, kDatagramBytes);
+    while (unsent_to_ < kBatch) {
+      auto buffer = std::span(send_memory_).subspan(used, kDatagramBytes);
       auto length = endpoint_.next_datagram(buffer, now);
       if (!length || *length == 0) break;
       outgoing_[unsent_to_++] = {buffer.first(*length), *peer_};
+      used += *length;
     }
   }
 
@@ -207,6 +218,7 @@ class RunLoop {
   std::optional<udp::endpoint> peer_;
   const RunLimits& limits_;
   Handshake* handshake_;
+  std::size_t slot_bytes_;
   std::vector<std::uint8_t> receive_memory_;
   std::vector<std::uint8_t> send_memory_;
   std::array<IncomingDatagram, kBatch> slots_{};

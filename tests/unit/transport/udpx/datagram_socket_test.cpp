@@ -1,7 +1,9 @@
 // Batched UDP I/O over loopback (docs/UDPX.md §5): a batch of datagrams of different sizes
-// arrives whole and in order with its source; one segmented send arrives as separate datagrams
-// of the segment size (with or without offload); a datagram larger than its slot is dropped and
-// counted; a receive buffer left full shows the kernel's overflow count on the next datagram.
+// arrives whole and in order with its source; datagrams laid back to back go down as segmented
+// sends and arrive whole, split again where the kernel coalesced them; one segmented send arrives
+// as separate datagrams of the segment size (with or without offload); a datagram larger than its
+// slot is dropped and counted; a receive buffer left full shows the kernel's overflow count on the
+// next datagram.
 #include "transport/udpx/datagram_socket.hpp"
 
 #include <numeric>
@@ -33,7 +35,8 @@ std::vector<std::uint8_t> pattern(std::size_t bytes, std::uint8_t seed) {
 // Reads until `expected` datagrams came or the socket stays empty for a while.
 std::vector<std::vector<std::uint8_t>> receive_all(DatagramSocket& socket, std::size_t expected,
                                                    std::size_t slot_bytes,
-                                                   udp::endpoint* source = nullptr) {
+                                                   udp::endpoint* source = nullptr,
+                                                   std::size_t* coalesced = nullptr) {
   std::vector<std::vector<std::uint8_t>> buffers(16, std::vector<std::uint8_t>(slot_bytes));
   std::vector<std::vector<std::uint8_t>> out;
   for (int idle = 0; out.size() < expected && idle < 50;) {
@@ -52,9 +55,11 @@ std::vector<std::vector<std::uint8_t>> receive_all(DatagramSocket& socket, std::
       continue;
     }
     for (std::size_t i = 0; i < *got; ++i) {
-      const auto received = slots[i].buffer.first(slots[i].length);
-      out.emplace_back(received.begin(), received.end());
+      slots[i].for_each_datagram([&](std::span<std::uint8_t> received) {
+        out.emplace_back(received.begin(), received.end());
+      });
       if (source) *source = slots[i].source;
+      if (coalesced && slots[i].segment_bytes > 0) ++*coalesced;
     }
   }
   return out;
@@ -78,6 +83,43 @@ TEST_CASE("A batch of datagrams arrives whole, in order, with its source", "[udp
   const auto received = receive_all(receiver, payloads.size(), 2048, &source);
   CHECK(received == payloads);
   CHECK(source == sender.local_endpoint());
+}
+
+TEST_CASE(
+    "Datagrams laid back to back go as segmented sends and arrive whole whether coalesced or not",
+    "[udpx][socket]") {
+  asio::io_context io;
+  auto sender = open_socket(io);
+  auto receiver = open_socket(io);
+  const bool coalescing = receiver.coalesce_received();
+  INFO("segmentation offload: " << sender.segmentation_offload() << ", GRO: " << coalescing);
+  // Runs of one size with a shorter one ending each run, and one datagram out of line.
+  std::vector<std::size_t> sizes(100, 1452);
+  sizes.push_back(300);
+  sizes.insert(sizes.end(), 49, 1000);
+  std::vector<std::uint8_t> memory;
+  std::vector<std::vector<std::uint8_t>> payloads;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    payloads.push_back(pattern(sizes[i], static_cast<std::uint8_t>(i)));
+    memory.insert(memory.end(), payloads.back().begin(), payloads.back().end());
+  }
+  const auto apart = pattern(1452, 0xee);
+  payloads.insert(payloads.begin() + 50, apart);
+  std::vector<OutgoingDatagram> batch;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i == 50) batch.push_back({apart, receiver.local_endpoint()});
+    batch.push_back({std::span(memory).subspan(at, sizes[i]), receiver.local_endpoint()});
+    at += sizes[i];
+  }
+  auto sent = sender.send_batch(batch);
+  REQUIRE(sent);
+  REQUIRE(*sent == batch.size());
+  std::size_t coalesced = 0;
+  const auto received =
+      receive_all(receiver, payloads.size(), kCoalescedSlotBytes, nullptr, &coalesced);
+  CHECK(received == payloads);
+  if (coalescing && sender.segmentation_offload()) CHECK(coalesced > 0);
 }
 
 TEST_CASE("One segmented send arrives as datagrams of the segment size", "[udpx][socket]") {
