@@ -85,10 +85,12 @@ def main() -> int:
     gb = size / 1e9
     shared_test_pki()
     base = tempfile.mkdtemp(prefix="udpx-cpu-", dir="/dev/shm")
+    os.chmod(base, 0o755)  # the GSI server runs the session as the mapped account
     rows = [("memory", os.path.join(base, "root"), "/dev/null", False)]
     disk_base = None
     if args.disk:
         disk_base = tempfile.mkdtemp(prefix="udpx-cpu-", dir=args.disk)
+        os.chmod(disk_base, 0o755)
         rows += [("disk warm", os.path.join(disk_base, "root"), os.path.join(disk_base, "out"),
                   False),
                  ("disk dropped", os.path.join(disk_base, "root"),

@@ -7,6 +7,7 @@
 #include "client/data/udpx_path_memory.hpp"
 #include "protocol/control/net_stack.hpp"
 #include "protocol/core/errors.hpp"
+#include "transport/udpx/file_blocks.hpp"
 #include "transport/udpx/restart_blocks.hpp"
 #include "transport/udpx/stream_blocks.hpp"
 #include "transport/udpx/udpx_transfer.hpp"
@@ -172,7 +173,8 @@ Result<NetworkFigures> receive_udpx(Session& session, const std::string& command
             protocol::udpx::RestartLayout(held != nullptr ? *held : nothing, 0,
                                           protocol::udpx::RestartLayout::kOpenEnd));
         sink = laid.get();
-        spec.sink = std::move(laid);
+        // Writes gathered before the layout, which records only what reached the file.
+        spec.sink = std::make_unique<udpx::CoalescingSink>(std::move(laid));
       },
       [&](const udpx::UdpxTransferReport&) {
         // Every block written stays, wherever it lies: the retry's REST names them all.
@@ -197,7 +199,8 @@ Result<NetworkFigures> send_udpx(Session& session, const std::string& command,
   return run_active(
       session, command, rest, request, progress,
       [&](udpx::UdpxTransferSpec& spec) {
-        auto file = std::make_unique<LocalFileSource>(source, offset + length);
+        std::unique_ptr<udpx::BlockSource> file = std::make_unique<udpx::ReadAheadSource>(
+            std::make_unique<LocalFileSource>(source, offset + length));
         if (layout) {
           spec.shape.length = layout->length();
           spec.source = std::make_unique<udpx::LaidOutSource>(std::move(file), *layout);

@@ -30,6 +30,9 @@ class BlockSink {
  public:
   virtual ~BlockSink() = default;
   virtual Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) = 0;
+  // Writes what the sink still holds in memory; the receiver calls it before it reports every
+  // block written, and the engine when a transfer ends either way.
+  virtual Result<void> flush() { return {}; }
 };
 
 // What one transfer covers: blocks of `block_bytes` from `base` for `length` bytes; a stream's

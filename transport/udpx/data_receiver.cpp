@@ -149,6 +149,11 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
       return;
   }
   if (state_ == State::Receiving && tracker_.complete()) {
+    // CLOSE says every block is written: what the sink still holds goes first.
+    if (auto flushed = sink_.flush(); !flushed) {
+      fail(wire::CloseCode::StorageError);
+      return;
+    }
     state_ = State::Closing;
     close_started_ = now;
   }

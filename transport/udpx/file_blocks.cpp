@@ -1,6 +1,8 @@
 #include "transport/udpx/file_blocks.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <system_error>
 
 #include <unistd.h>
@@ -34,6 +36,39 @@ Result<void> FileBlockSink::write_at(std::uint64_t offset, std::span<const std::
     done += static_cast<std::size_t>(put);
   }
   return {};
+}
+
+Result<std::size_t> ReadAheadSource::read_at(std::uint64_t offset, std::span<std::uint8_t> out) {
+  if (offset < start_) return inner_->read_at(offset, out);  // behind the chunk: on its own
+  if (offset + out.size() > end_) {
+    // Past the chunk, or reaching out of it: read the next one from here.
+    auto got = inner_->read_at(offset, std::span(chunk_));
+    if (!got) return got;
+    start_ = offset;
+    end_ = offset + *got;
+  }
+  const auto count =
+      static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), end_ - std::min(end_, offset)));
+  std::memcpy(out.data(), chunk_.data() + (offset - start_), count);
+  return count;
+}
+
+Result<void> CoalescingSink::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  const bool follows = !pending_.empty() && offset == pending_at_ + pending_.size();
+  if (!follows || pending_.size() + bytes.size() > capacity_) {
+    if (auto flushed = flush(); !flushed) return flushed;
+    pending_at_ = offset;
+  }
+  pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+  return {};
+}
+
+Result<void> CoalescingSink::flush() {
+  if (pending_.empty()) return inner_->flush();
+  auto written = inner_->write_at(pending_at_, pending_);
+  pending_.clear();
+  if (!written) return written;
+  return inner_->flush();
 }
 
 }  // namespace gridftp::transport::udpx

@@ -107,6 +107,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   } else {
     DataReceiver receiver(handshake->path(), *spec.sink, spec.shape.transfer_id, spec.receiver);
     outcome = run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
+    // Whatever arrived of a failed transfer stays for a restart (a completed one was flushed
+    // before its CLOSE).
+    if (!outcome.completed) (void)spec.sink->flush();
     const auto& stats = receiver.stats();
     report.base = receiver.shape().base;
     report.figures.bytes = stats.bytes_written;

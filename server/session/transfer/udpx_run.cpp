@@ -98,13 +98,15 @@ Result<std::shared_ptr<udpx::WrittenRanges>> attach_file(udpx::UdpxTransferSpec&
   if (job.upload) {
     written = std::make_shared<udpx::WrittenRanges>();
     const protocol::restart::ByteRangeSet nothing;
-    spec.sink = std::make_unique<udpx::LaidOutSink>(
+    // Writes gathered before the layout, which records only what reached the file.
+    spec.sink = std::make_unique<udpx::CoalescingSink>(std::make_unique<udpx::LaidOutSink>(
         std::make_unique<udpx::FileBlockSink>(job.upload->fd()),
         protocol::udpx::RestartLayout(restart ? *job.present : nothing, 0,
                                       protocol::udpx::RestartLayout::kOpenEnd),
-        written);
+        written));
   } else if (job.source) {
-    auto file = std::make_unique<udpx::FileBlockSource>(job.source->get());
+    std::unique_ptr<udpx::BlockSource> file = std::make_unique<udpx::ReadAheadSource>(
+        std::make_unique<udpx::FileBlockSource>(job.source->get()));
     if (restart) {
       // begin_retrieve lets a UDPX restart through for regular files only.
       const auto size = storage::regular_file_size(job.source->get());
