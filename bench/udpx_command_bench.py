@@ -111,7 +111,9 @@ def whole_command(link: Wanem, gridcp: str, options: list[str], url: str, source
                                           f"{(out.stderr or out.stdout).strip()[-400:]}"}
         same = same_bytes(source, sink)
         return {"ok": same, "error": "" if same else "bytes differ", "seconds": seconds,
-                "record": json.loads(lines[-1]), "client_cpu": client_cpu,
+                "record": next((json.loads(line) for line in lines
+                                if '"network":"udpx"' in line), {}),
+                "client_cpu": client_cpu,
                 "server_cpu": server_cpu}
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"still running after {limit:g} s"}

@@ -77,12 +77,12 @@ fi
 # streams and session processes with handed-over delegation keys (the GSI suites), gridcp's
 # engine (-cc workers, -pp reply readers, MODE E stream threads, the progress ticker, batch
 # transfers on the planner thread beside the workers, BSTO's disk-writer hand-off), and UDPX
-# (each transfer's engine thread, its hand-off to the session's coroutine, SITE UDPX and the
-# markers read while it runs). One helper thread seals and opens each TLS 1.3 stream's records
-# beside the stream's own thread (transport/worker_pool), which a 2-core machine would otherwise
-# not start.
+# (each transfer's engine thread, its hand-off to the session's coroutine, a batch decoded on
+# that thread, SITE UDPX and the markers read while it runs). One helper thread seals and opens
+# each TLS 1.3 stream's records beside the stream's own thread (transport/worker_pool), which a
+# 2-core machine would otherwise not start.
 GRIDFTP_RECORD_THREADS=1 stage "threaded suites (TSan)" \
-  ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$' \
+  ctest --test-dir build/tsan -R 'concurrent_sessions|bad_input|test_mode_e$|third_party|gsi_rejections|gsi_globus_url_copy|test_gridcp$|test_gridcp_progress|test_batch$|test_udpx$|test_udpx_batch$' \
   --output-on-failure -j "$jobs"
 
 # clang-tidy over the five modules with the tree's .clang-tidy (docs/TESTING.md, "clang-tidy"):

@@ -9,14 +9,19 @@ Covered, byte-identical by SHA-256, with the user's proxy over GSI (DCAU A and -
   * a put of the same tree: one BSTO over UDPX;
   * a third-party copy between two gridftpd: BRET on the source, BSTO on the dest, both UDPX;
   * a put whose tree holds a link to a directory (not followed): that entry fails on its own
-    and every other file arrives.
+    and every other file arrives;
+  * a get whose server session is killed mid-tree: gridcp -rst notices within its stall
+    timeout, keeps the files it has, and its retry (BRST with the point it reached, then BRET
+    over UDPX again) moves only the rest.
 """
 
 import os
+import signal
+import subprocess
 
 from gridftp_harness import (MIB, assert_same_tree, file_url, gridcp_binary, make_file,
                              make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             shared_test_pki, start_gridftpd)
+                             session_processes, shared_test_pki, start_gridftpd, wait_until)
 
 
 def gsi_server():
@@ -92,6 +97,36 @@ def test_an_unreadable_local_file_fails_alone_and_the_rest_arrive():
                     expect_rc=1)
     assert_same_tree(expected, server.fs("incoming/part"), "UDPX batch put with a bad entry")
     assert "dirlink" in result.stdout, result.describe()
+
+
+def test_a_tree_cut_off_mid_stream_resumes_with_only_the_rest():
+    server = gsi_server()
+    count, size = 40, 2 * MIB
+    expected = {f"part{i // 10}/f{i:02}.bin": make_file(
+        server.fs(f"tree/part{i // 10}/f{i:02}.bin"), size, seed=70 + i) for i in range(count)}
+    make_tree_readable(server.fs("tree"))
+    out = make_temp_dir("udpx-batch-cut-")
+    argv = [gridcp_binary(), "-r", "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
+            "--rst-interval", "1", "--st", "3", server.gsiftp_url("tree/"), file_url(out) + "/"]
+    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(lambda: os.path.exists(os.path.join(out, "part1", "f12.bin")), 60,
+                   "a dozen files of the tree")
+        for pid in session_processes(server):
+            os.kill(pid, signal.SIGKILL)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, f"gridcp -r -udp -rst did not finish:\n{output}"
+    assert_same_tree(expected, out, "UDPX batch get resumed after its session died")
+    done = [r for r in server.transfer_records()
+            if r["command"] == "BRET" and r["result"] == "ok"]
+    assert len(done) == 1 and done[0].get("network") == "udpx", done
+    assert done[0]["bytes"] < (count - 12) * size + MIB, (
+        f"the retry moved {done[0]['bytes']} bytes: not only the files that were missing")
 
 
 if __name__ == "__main__":
