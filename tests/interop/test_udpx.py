@@ -49,9 +49,10 @@ import threading
 import time
 
 from gridftp_harness import (GsiControl, MIB, RawControl, assert_file_digest, check_copy, covered,
-                             file_url, gridcp_binary, make_device_root, make_file, make_temp_dir,
-                             make_tree_readable, run_peer, run_tests, session_processes,
-                             sha256_file, shared_test_pki, start_gridftpd, wait_until)
+                             cut_off_and_resume, file_url, gridcp_binary, make_device_root,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             session_processes, sha256_file, shared_test_pki, start_gridftpd,
+                             wait_until)
 
 SIZES = {"empty.bin": 0, "one.bin": 1, "odd.bin": 5 * MIB + 7}
 LEVELS = {"dcau-a": [], "dcsafe": ["-dcsafe"], "dcpriv": ["-dcpriv"]}
@@ -383,27 +384,6 @@ def test_a_client_killed_mid_put_gets_426_after_the_idle_timeout():
     # "transfer aborted" is the condition the 426 reply stands for (reply_for_error).
     assert record["error"].startswith("transfer aborted"), record
     server.assert_alive("after a client died mid-put")
-
-
-def cut_off_and_resume(server_to_cut, argv: list[str], partial_growing, what: str) -> str:
-    """Runs gridcp `argv` (with -rst), kills `server_to_cut`'s session processes once
-    `partial_growing()` says a good part of the file has moved, and returns gridcp's output once
-    it has finished on its own retry."""
-    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until(partial_growing, 30, f"the {what} to be under way")
-        sessions = session_processes(server_to_cut)
-        assert sessions, f"no session process to cut off in the {what}"
-        for pid in sessions:  # the server's own children: the session that moves the file
-            os.kill(pid, signal.SIGKILL)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, f"gridcp -udp -rst did not finish the {what}:\n{output}"
-    return output
 
 
 def partial_upload_size(server, directory: str) -> int:

@@ -16,12 +16,10 @@ Covered, byte-identical by SHA-256, with the user's proxy over GSI (DCAU A and -
 """
 
 import os
-import signal
-import subprocess
 
-from gridftp_harness import (MIB, assert_same_tree, file_url, gridcp_binary, make_file,
-                             make_temp_dir, make_tree_readable, run_peer, run_tests,
-                             session_processes, shared_test_pki, start_gridftpd, wait_until)
+from gridftp_harness import (MIB, assert_same_tree, cut_off_and_resume, file_url, gridcp_binary,
+                             make_file, make_temp_dir, make_tree_readable, run_peer, run_tests,
+                             shared_test_pki, start_gridftpd)
 
 
 def gsi_server():
@@ -108,19 +106,8 @@ def test_a_tree_cut_off_mid_stream_resumes_with_only_the_rest():
     out = make_temp_dir("udpx-batch-cut-")
     argv = [gridcp_binary(), "-r", "-udp", "--rate", "100M", "-rst", "--rst-retries", "3",
             "--rst-interval", "1", "--st", "3", server.gsiftp_url("tree/"), file_url(out) + "/"]
-    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until(lambda: os.path.exists(os.path.join(out, "part1", "f12.bin")), 60,
-                   "a dozen files of the tree")
-        for pid in session_processes(server):
-            os.kill(pid, signal.SIGKILL)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, f"gridcp -r -udp -rst did not finish:\n{output}"
+    cut_off_and_resume(server, argv, lambda: os.path.exists(os.path.join(out, "part1", "f12.bin")),
+                       "UDPX batch get")
     assert_same_tree(expected, out, "UDPX batch get resumed after its session died")
     done = [r for r in server.transfer_records()
             if r["command"] == "BRET" and r["result"] == "ok"]

@@ -734,6 +734,27 @@ def session_processes(server) -> list[int]:
             if parent in parents and name != FORK_SERVER_NAME]
 
 
+def cut_off_and_resume(server_to_cut, argv: list[str], partial_growing, what: str) -> str:
+    """Runs gridcp `argv` (with -rst), kills `server_to_cut`'s session processes once
+    `partial_growing()` says a good part of the file has moved, and returns gridcp's output once
+    it has finished on its own retry."""
+    proc = subprocess.Popen(argv, env=dict(os.environ, **shared_test_pki().client_env("test")),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until(partial_growing, 30, f"the {what} to be under way")
+        sessions = session_processes(server_to_cut)
+        assert sessions, f"no session process to cut off in the {what}"
+        for pid in sessions:  # the server's own children: the session that moves the file
+            os.kill(pid, signal.SIGKILL)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, f"gridcp -udp -rst did not finish the {what}:\n{output}"
+    return output
+
+
 def ensure_globus_user(name: str = GLOBUS_USER) -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(name)
