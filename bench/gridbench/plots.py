@@ -106,6 +106,16 @@ def _save(fig, stem: str) -> list[str]:
     return paths
 
 
+def _finish_figure(fig, axes, ylabel: str, title: str, stem: str,
+                   from_zero: bool = True) -> list[str]:
+    """Every figure's last steps: the y axis's label (and floor), the title, the files."""
+    axes[0].set_ylabel(ylabel)
+    if from_zero:
+        axes[0].set_ylim(bottom=0)
+    fig.suptitle(title)
+    return _save(fig, stem)
+
+
 def _panels(count: int, width: float = 5.0):
     fig, axes = plt.subplots(1, count, figsize=(width * count, 4.0), sharey=True, squeeze=False)
     return fig, list(axes[0])
@@ -128,10 +138,8 @@ def _throughput_vs_streams(cells: dict, context: tuple, stem: str) -> list[str]:
         ax.set_xticks(agg.distinct(cells, "streams"))
         ax.grid(True, alpha=0.3)
         ax.legend(title="level", fontsize="small")
-    axes[0].set_ylabel(f"{unit} (median, min-max)")
-    axes[0].set_ylim(bottom=0)
-    fig.suptitle(f"Throughput vs streams: {_title(context)}")
-    return _save(fig, stem)
+    return _finish_figure(fig, axes, f"{unit} (median, min-max)",
+                          f"Throughput vs streams: {_title(context)}", stem)
 
 
 def _cost_per_byte(cells: dict, context: tuple, stem: str) -> list[str]:
@@ -160,9 +168,8 @@ def _cost_per_byte(cells: dict, context: tuple, stem: str) -> list[str]:
         ax.set_title(SHORT.get(server, server))
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize="small")
-    axes[0].set_ylabel("CPU s per GB = ns per byte (servers + client)")
-    fig.suptitle(f"Cost per byte by level: {_title(context)}")
-    return _save(fig, stem)
+    return _finish_figure(fig, axes, "CPU s per GB = ns per byte (servers + client)",
+                          f"Cost per byte by level: {_title(context)}", stem, from_zero=False)
 
 
 def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: str) -> list[str]:
@@ -185,10 +192,8 @@ def _goodput(cells: dict, context: tuple, x_field: str, panel_field: str, stem: 
         ax.set_xlabel(unit[x_field])
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="x-small")
-    axes[0].set_ylabel("goodput Mb/s (median, min-max)")
-    axes[0].set_ylim(bottom=0)
-    fig.suptitle(f"Goodput vs {unit[x_field]}: {_title(context)}")
-    return _save(fig, stem)
+    return _finish_figure(fig, axes, "goodput Mb/s (median, min-max)",
+                          f"Goodput vs {unit[x_field]}: {_title(context)}", stem)
 
 
 def _striped_line(cells: dict, x_field: str, **fields) -> list:
@@ -228,10 +233,8 @@ def _striped_vs_movers(cells: dict, title: tuple, stem: str) -> list[str]:
                             linestyle=":", alpha=0.4, linewidth=1)
         _finish_striped_panel(ax, server, "movers (N)", agg.distinct(cells, "movers"),
                               "level, -p (dotted: N x one mover)")
-    axes[0].set_ylabel("Mb/s (median, min-max)")
-    axes[0].set_ylim(bottom=0)
-    fig.suptitle(f"Striped put vs movers: {_title(title)}")
-    return _save(fig, stem)
+    return _finish_figure(fig, axes, "Mb/s (median, min-max)",
+                          f"Striped put vs movers: {_title(title)}", stem)
 
 
 def _striped_vs_cpu(cells: dict, title: tuple, stem: str) -> list[str]:
@@ -253,7 +256,5 @@ def _striped_vs_cpu(cells: dict, title: tuple, stem: str) -> list[str]:
                                   LEVEL_COLOURS[level], LINE_STYLES[i % len(LINE_STYLES)])
         _finish_striped_panel(ax, server, "CPUs each mover may use (cgroup quota)",
                               sorted(v for v in agg.distinct(cells, "mover_cpu_limit") if v))
-    axes[0].set_ylabel("Mb/s (median, min-max; several at once: aggregate)")
-    axes[0].set_ylim(bottom=0)
-    fig.suptitle(f"Striped put vs mover CPU limit: {_title(title)}")
-    return _save(fig, stem)
+    return _finish_figure(fig, axes, "Mb/s (median, min-max; several at once: aggregate)",
+                          f"Striped put vs mover CPU limit: {_title(title)}", stem)
