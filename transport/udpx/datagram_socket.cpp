@@ -161,54 +161,24 @@ Result<std::size_t> DatagramSocket::send_segments(std::span<const std::uint8_t> 
   if (segment_bytes == 0) {
     return std::size_t{0};
   }
+  // The datagrams lie back to back, so send_batch hands them down as segmented sends where
+  // the kernel offloads.
   std::size_t datagrams_sent = 0;
   std::size_t offset = 0;
-  if (!gso_) {
-    std::array<OutgoingDatagram, kBatch> batch;
-    while (offset < bytes.size()) {
-      std::size_t count = 0;
-      std::size_t cursor = offset;
-      for (; count < kBatch && cursor < bytes.size(); ++count) {
-        const std::size_t length = std::min(segment_bytes, bytes.size() - cursor);
-        batch[count] = {bytes.subspan(cursor, length), destination};
-        cursor += length;
-      }
-      auto sent = send_batch(std::span(batch.data(), count));
-      if (!sent) return datagrams_sent > 0 ? Result<std::size_t>(datagrams_sent) : sent;
-      datagrams_sent += *sent;
-      offset += std::min(*sent * segment_bytes, bytes.size() - offset);
-      if (*sent < count) break;
-    }
-    return datagrams_sent;
-  }
-  const std::size_t per_call =
-      std::min(kMaxOffloadSegments, std::max<std::size_t>(1, kMaxOffloadBytes / segment_bytes));
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(std::uint16_t))> control{};
+  std::array<OutgoingDatagram, kBatch> batch;
   while (offset < bytes.size()) {
-    const std::size_t length = std::min(per_call * segment_bytes, bytes.size() - offset);
-    iovec vector{const_cast<std::uint8_t*>(bytes.data() + offset), length};
-    msghdr message{};
-    message.msg_name = const_cast<sockaddr*>(destination.data());
-    message.msg_namelen = static_cast<socklen_t>(destination.size());
-    message.msg_iov = &vector;
-    message.msg_iovlen = 1;
-    const bool several = length > segment_bytes;
-    if (several) {
-      message.msg_control = control.data();
-      message.msg_controllen = control.size();
-      cmsghdr* header = CMSG_FIRSTHDR(&message);
-      header->cmsg_level = SOL_UDP;
-      header->cmsg_type = UDP_SEGMENT;
-      header->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
-      const auto segment = static_cast<std::uint16_t>(segment_bytes);
-      std::memcpy(CMSG_DATA(header), &segment, sizeof(segment));
+    std::size_t count = 0;
+    std::size_t cursor = offset;
+    for (; count < kBatch && cursor < bytes.size(); ++count) {
+      const std::size_t length = std::min(segment_bytes, bytes.size() - cursor);
+      batch[count] = {bytes.subspan(cursor, length), destination};
+      cursor += length;
     }
-    if (::sendmsg(socket_.native_handle(), &message, MSG_DONTWAIT) < 0) {
-      if (would_block(errno) || datagrams_sent > 0) break;
-      return make_error(last_error());
-    }
-    datagrams_sent += (length + segment_bytes - 1) / segment_bytes;
-    offset += length;
+    auto sent = send_batch(std::span(batch.data(), count));
+    if (!sent) return datagrams_sent > 0 ? Result<std::size_t>(datagrams_sent) : sent;
+    datagrams_sent += *sent;
+    offset += std::min(*sent * segment_bytes, bytes.size() - offset);
+    if (*sent < count) break;
   }
   return datagrams_sent;
 }

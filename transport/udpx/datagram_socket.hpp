@@ -74,7 +74,7 @@ class DatagramSocket {
   Result<std::size_t> send_batch(std::span<const OutgoingDatagram> datagrams);
 
   // Sends `bytes` as datagrams of `segment_bytes` each (the last may be shorter) to one
-  // destination: with offload one call, without it one sendmmsg. Returns the datagrams sent.
+  // destination, through send_batch. Returns the datagrams sent.
   Result<std::size_t> send_segments(std::span<const std::uint8_t> bytes, std::size_t segment_bytes,
                                     const udp::endpoint& destination);
 

@@ -56,8 +56,6 @@ class CoalescingSink final : public BlockSink {
   Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) override;
   Result<void> flush() override;
 
-  BlockSink& inner() { return *inner_; }
-
  private:
   std::unique_ptr<BlockSink> inner_;
   const std::size_t capacity_;
