@@ -220,20 +220,16 @@ Result<NetworkFigures> receive_udpx_stream(
     Session& session, const std::string& command,
     const std::function<Result<void>(std::span<const char>)>& consume, const UdpxRequest& request,
     ProgressTicker& progress) {
-  // The sink runs on the engine's thread; the first error it met is the get's.
-  std::error_code failure;
-  auto received = run_active(session, command, std::nullopt, request, progress,
-                             [&](udpx::UdpxTransferSpec& spec) {
-                               spec.shape.length = udpx::TransferShape::kUnknownLength;
-                               spec.receiver.window_blocks = udpx::kOrderedWindowBlocks;
-                               spec.sink = std::make_unique<udpx::OrderedStreamSink>(
-                                   [&](std::span<const char> bytes) -> Result<void> {
-                                     auto taken = consume(bytes);
-                                     if (!taken) failure = taken.error();
-                                     return taken;
-                                   },
-                                   0, spec.shape.block_bytes, udpx::kOrderedWindowBlocks);
-                             });
+  std::error_code failure;  // the consumer's own error, which the get fails with
+  auto received = run_active(
+      session, command, std::nullopt, request, progress,
+      [&](udpx::UdpxTransferSpec& spec) {
+        spec.shape.length = udpx::TransferShape::kUnknownLength;
+        spec.receiver.window_blocks = udpx::kOrderedWindowBlocks;
+        spec.sink = std::make_unique<udpx::OrderedStreamSink>(consume, 0, spec.shape.block_bytes,
+                                                              udpx::kOrderedWindowBlocks);
+      },
+      [&](const udpx::UdpxTransferReport& report) { failure = report.storage_error; });
   if (failure) return make_error(failure);
   return received;
 }
@@ -242,17 +238,14 @@ Result<NetworkFigures> send_udpx_stream(
     Session& session, const std::string& command,
     const std::function<Result<bool>(std::string& out, std::size_t want)>& produce,
     const UdpxRequest& request, ProgressTicker& progress) {
-  std::error_code failure;
-  auto sent = run_active(session, command, std::nullopt, request, progress,
-                         [&](udpx::UdpxTransferSpec& spec) {
-                           spec.shape.length = udpx::TransferShape::kUnknownLength;
-                           spec.source = std::make_unique<udpx::SpooledStreamSource>(
-                               [&](std::string& out, std::size_t want) -> Result<bool> {
-                                 auto made = produce(out, want);
-                                 if (!made) failure = made.error();
-                                 return made;
-                               });
-                         });
+  std::error_code failure;  // the producer's own error, which the put fails with
+  auto sent = run_active(
+      session, command, std::nullopt, request, progress,
+      [&](udpx::UdpxTransferSpec& spec) {
+        spec.shape.length = udpx::TransferShape::kUnknownLength;
+        spec.source = std::make_unique<udpx::SpooledStreamSource>(produce);
+      },
+      [&](const udpx::UdpxTransferReport& report) { failure = report.storage_error; });
   if (failure) return make_error(failure);
   return sent;
 }

@@ -131,6 +131,7 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
       {
         const Microseconds started = storage_clock();
         if (auto written = sink_.write_at(fields->offset, packet.body); !written) {
+          storage_error_ = written.error();
           fail(wire::CloseCode::StorageError);
           return;
         }
@@ -151,6 +152,7 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
   if (state_ == State::Receiving && tracker_.complete()) {
     // CLOSE says every block is written: what the sink still holds goes first.
     if (auto flushed = sink_.flush(); !flushed) {
+      storage_error_ = flushed.error();
       fail(wire::CloseCode::StorageError);
       return;
     }

@@ -60,6 +60,8 @@ class DataReceiver {
   State state() const { return state_; }
   wire::CloseCode close_code() const { return close_code_; }
   const ReceiverStats& stats() const { return stats_; }
+  // The sink's own error, when one ended the transfer (close code 2).
+  std::error_code storage_error() const { return storage_error_; }
   // Bytes/s the sender is asked not to exceed (SITE UDPX RATE on a receiving server, or its share
   // of the server-wide cap), carried by FEEDBACK beside the storage cap; 0: none.
   void set_rate_cap(double bytes_per_second) { rate_cap_ = bytes_per_second; }
@@ -97,6 +99,7 @@ class DataReceiver {
   double rate_cap_ = 0;
   State state_ = State::WaitingForTransfer;
   wire::CloseCode close_code_ = wire::CloseCode::Ok;
+  std::error_code storage_error_;
 
   bool ack_now_ = false;        // XFER or a tail probe: answer at once
   bool full_nak_now_ = false;   // a tail probe: name every missing block

@@ -170,6 +170,7 @@ Result<std::size_t> DataSender::data_packet(std::span<std::uint8_t> out,
   }
   auto read = source_.read_at(offset, out.subspan(wire::kFrontBytes, wanted));
   if (read && shape_.is_stream()) wanted = learn_stream_end(offset, wanted);
+  if (!read) storage_error_ = read.error();
   if (!read || *read != wanted || wanted == 0) {
     // The source shrank or failed: the transfer cannot complete (docs/UDPX.md §1.3, code 2).
     owe_close_ = true;

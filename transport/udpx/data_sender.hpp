@@ -71,6 +71,8 @@ class DataSender {
   wire::CloseCode close_code() const { return close_code_; }
   // Counters, with the controller's current rate and smoothed RTT.
   SenderStats stats() const;
+  // The source's own error, when one ended the transfer (close code 2).
+  std::error_code storage_error() const { return storage_error_; }
   void set_target_rate(double bytes_per_second) { rate_.set_target(bytes_per_second); }
   // The target the handshake settled on, before any change mid-transfer.
   double negotiated_target_rate() const { return settings_.rate.target; }
@@ -106,6 +108,7 @@ class DataSender {
   wire::RateController rate_;
   State state_ = State::Announcing;
   wire::CloseCode close_code_ = wire::CloseCode::Ok;
+  std::error_code storage_error_;
   // Replies owed to the receiver, sent before anything paced.
   bool owe_close_ack_ = false;
   bool owe_ping_reply_ = false;

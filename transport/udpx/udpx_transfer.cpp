@@ -96,6 +96,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
                       negotiated(spec.sender, spec.offer, handshake->peer_hello()));
     outcome = run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
     const auto stats = sender.stats();
+    report.storage_error = sender.storage_error();
     report.base = spec.shape.base;
     report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
     const auto length = static_cast<double>(report.figures.bytes);
@@ -111,6 +112,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
     // before its CLOSE).
     if (!outcome.completed) (void)spec.sink->flush();
     const auto& stats = receiver.stats();
+    report.storage_error = receiver.storage_error();
     report.base = receiver.shape().base;
     report.figures.bytes = stats.bytes_written;
     report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;

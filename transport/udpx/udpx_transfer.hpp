@@ -45,6 +45,9 @@ struct UdpxTransferReport {
   bool ok = false;
   Failure failure = Failure::None;
   std::string error;  // why not, in words
+  // The source's or sink's own error, when one ended the transfer (a batch's decoder or
+  // encoder, a file's read or write).
+  std::error_code storage_error;
   wire::CloseCode code = wire::CloseCode::Ok;
   std::string peer_identity;
   std::uint64_t base = 0;  // where the transfer began in the file

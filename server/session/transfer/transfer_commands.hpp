@@ -125,8 +125,7 @@ class TransferCommands {
   // A batch's outcome after its UDPX stream ended: the batch's own error first, then the
   // transfer's, then a stream cut short or files the sender left out.
   Result<void> finish_udpx_batch(TransferJob& job,
-                                 const transport::udpx::UdpxTransferReport& report,
-                                 std::error_code batch_failure);
+                                 const transport::udpx::UdpxTransferReport& report);
   // BSTO's last check, over TCP or UDPX: the sender's own unsent files fail the batch.
   Result<void> check_batch_unsent(const BatchSink& sink);
 

@@ -65,26 +65,19 @@ Result<udpx::InBandTls> key_exchange(const DataSecurity* dcau, bool active) {
 
 // A batch (BRET, BSTO; docs/WIRE.md §7) goes as one UDPX stream (docs/UDPX.md §1.9): the
 // encoder's records as they are made, decoded and written in order at the receiving end.
-// `failure` keeps the batch's own error (a bad path, a checksum), which the transfer's close
-// code alone would only call a storage error.
-void attach_batch(udpx::UdpxTransferSpec& spec, TransferJob& job,
-                  const std::shared_ptr<std::error_code>& failure) {
+void attach_batch(udpx::UdpxTransferSpec& spec, TransferJob& job) {
   spec.shape.length = udpx::TransferShape::kUnknownLength;
   if (job.batch) {
     spec.source = std::make_unique<udpx::SpooledStreamSource>(
-        [batch = job.batch, failure](std::string& out, std::size_t want) -> Result<bool> {
-          auto filled = batch->encoder.fill(out, want);
-          if (!filled) *failure = filled.error();
-          return filled;
+        [batch = job.batch](std::string& out, std::size_t want) {
+          return batch->encoder.fill(out, want);
         });
     return;
   }
   spec.receiver.window_blocks = udpx::kOrderedWindowBlocks;
   spec.sink = std::make_unique<udpx::OrderedStreamSink>(
-      [sink = job.batch_sink, failure](std::span<const char> bytes) -> Result<void> {
-        auto taken = take_batch_bytes(*sink, bytes);
-        if (!taken) *failure = taken.error();
-        return taken;
+      [sink = job.batch_sink](std::span<const char> bytes) {
+        return take_batch_bytes(*sink, bytes);
       },
       0, spec.shape.block_bytes, udpx::kOrderedWindowBlocks);
 }
@@ -175,10 +168,9 @@ transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) 
   const bool restart = job.present && (job.command == "RETR" || job.command == "STOR");
   // What a receiving transfer holds, for its 111 markers: the restart's ranges and what it wrote.
   const bool batch = job.batch || job.batch_sink;
-  const auto batch_failure = std::make_shared<std::error_code>();
   Result<std::shared_ptr<udpx::WrittenRanges>> written{nullptr};
   if (batch) {
-    attach_batch(spec, job, batch_failure);
+    attach_batch(spec, job);
   } else {
     written = attach_file(spec, job, restart);
   }
@@ -215,7 +207,7 @@ transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) 
     figures_.set_failure_detail("the UDPX sender began at another offset than REST said");
     co_return make_error(error_code_for(Condition::TransferFailed));
   }
-  if (batch) co_return finish_udpx_batch(job, report, *batch_failure);
+  if (batch) co_return finish_udpx_batch(job, report);
   if (!report.ok) {
     figures_.set_failure_detail(report.error);
     co_return make_error(error_code_for(condition_of(report)));
@@ -224,11 +216,12 @@ transport::awaitable<Result<void>> TransferCommands::run_udpx(TransferJob& job) 
 }
 
 Result<void> TransferCommands::finish_udpx_batch(TransferJob& job,
-                                                 const udpx::UdpxTransferReport& report,
-                                                 std::error_code batch_failure) {
+                                                 const udpx::UdpxTransferReport& report) {
   Result<void> outcome;
-  if (batch_failure) {
-    outcome = make_error(batch_failure);
+  if (report.storage_error) {
+    // The batch's own error (a bad path, a checksum), which the close code alone would only
+    // call a storage error.
+    outcome = make_error(report.storage_error);
   } else if (!report.ok) {
     figures_.set_failure_detail(report.error);
     outcome = make_error(error_code_for(condition_of(report)));

@@ -408,11 +408,23 @@ TEST_CASE("A stream of unknown length over a lossy path arrives whole and in ord
 namespace {
 
 // One end of a connection fed by hand: crafted XFER and DATA, sealed as a sender would.
+// A sink whose storage is full.
+struct FullSink final : BlockSink {
+  Result<void> write_at(std::uint64_t, std::span<const std::uint8_t>) override {
+    return gridftp::make_error(std::make_error_code(std::errc::no_space_on_device));
+  }
+};
+
 struct HandFedReceiver {
   PacketPath sender_path = make_path(0x77, Side::Active);
   PacketPath receiver_path = make_path(0x77, Side::Passive);
-  MemorySink sink{1 << 16};
-  DataReceiver receiver{receiver_path, sink, 1, ReceiverSettings{}};
+  MemorySink memory{1 << 16};
+  FullSink full;
+  DataReceiver receiver;
+
+  explicit HandFedReceiver(bool storage_full = false)
+      : receiver(receiver_path, storage_full ? static_cast<BlockSink&>(full) : memory, 1,
+                 ReceiverSettings{}) {}
 
   void take(std::vector<std::uint8_t>& datagram, std::size_t length) {
     datagram.resize(length);
@@ -477,6 +489,14 @@ TEST_CASE("A stream's last block sets its length and a stream that breaks the ru
     end.data(3, 100, false);
     end.data(1, 100, true);
     CHECK(end.violated());
+  }
+  SECTION("a sink that cannot write: storage error, with the sink's own reason") {
+    HandFedReceiver end(true);
+    end.xfer(TransferShape::kUnknownLength);
+    end.data(0, 100, false);
+    CHECK(end.receiver.state() == DataReceiver::State::Failed);
+    CHECK(end.receiver.close_code() == wire::CloseCode::StorageError);
+    CHECK(end.receiver.storage_error() == std::errc::no_space_on_device);
   }
   SECTION("a block past the F block") {
     HandFedReceiver end;
