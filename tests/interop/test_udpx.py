@@ -290,10 +290,12 @@ UDPX_DATA_FIRST_BYTE = 0x12  # version 1, type DATA (docs/UDPX.md §1.2)
 
 
 class UdpxTap:
-    """Captures UDPX DATA datagrams on the loopback device (AF_PACKET, root) and injects
-    forgeries at their destination: damaged copies, exact replays and foreign packets."""
+    """Captures UDPX DATA datagrams on the loopback device (AF_PACKET, root) sent to a port in
+    `ports` and injects forgeries at their destination: damaged copies, exact replays and
+    foreign packets. The range keeps the tap off other tests' UDPX flows on the same device."""
 
-    def __init__(self):
+    def __init__(self, ports: range):
+        self.ports = ports
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_IP))
         self.sock.bind(("lo", 0))
         self.sock.settimeout(0.2)
@@ -319,6 +321,8 @@ class UdpxTap:
             payload = packet[header + 8:]
             if len(payload) < 1000 or payload[0] != UDPX_DATA_FIRST_BYTE:
                 continue
+            if port not in self.ports:
+                continue
             if self.port is None:
                 self.port = port
             if port != self.port or len(self.seen) >= 300:
@@ -328,7 +332,7 @@ class UdpxTap:
                 continue
             damaged = bytearray(payload)
             damaged[rng.randrange(32, len(damaged))] ^= 0x40
-            foreign = bytes(payload[:16]) + bytes(rng.getrandbits(8) for _ in range(len(payload) - 16))
+            foreign = bytes(payload[:16]) + rng.randbytes(len(payload) - 16)
             for forged in (bytes(damaged), payload, self.seen[rng.randrange(len(self.seen))],
                            foreign):
                 self.out.sendto(forged, ("127.0.0.1", self.port))
@@ -342,10 +346,13 @@ class UdpxTap:
 
 
 def test_forged_replayed_and_foreign_datagrams_are_dropped_and_counted():
-    server = gsi_server()
+    # The server's UDPX socket lies in its passive range: one of its own, above the kernel's
+    # ephemeral ports, so the tap touches no other test's transfer running beside this one.
+    low = 61000 + os.getpid() % 4000
+    server = gsi_server(listen={"passive_port_min": low, "passive_port_max": low + 9})
     source = os.path.join(make_temp_dir("udpx-tap-"), "src.bin")
     digest = make_file(source, 24 * MIB, seed=91)
-    tap = UdpxTap()
+    tap = UdpxTap(range(low, low + 10))
     try:
         # 100 Mb/s: two seconds of DATA for the tap to copy, damage and replay.
         result = gridcp(["-udp", "--rate", "100M", file_url(source),
