@@ -3,7 +3,7 @@
 (issue 34's acceptance 1 and 2; docs/UDPX.md, docs/WANEM.md).
 
     bench/udpx_command_bench.py [--rate-mbit 300] [--rtt 100,300] [--loss 1,5] [--size-mib 512]
-                                [--files 1] [--reps 1] [--no-tcp]
+                                [--files 1] [--reps 1] [--no-tcp] [--fixed-runs 3]
 
 For every RTT x loss cell, through the WAN emulator between two namespaces (one bottleneck of
 --rate-mbit, a drop-tail queue of one bandwidth-delay product, random loss both ways), a GSI
@@ -22,6 +22,12 @@ the file over the UDPX command's seconds as a share of it, the ratio of the two 
 times (TCP s / UDPX s: above 1, UDPX was faster), UDPX's data-phase rate from gridcp --json,
 and CPU seconds per GB of the file at each end (gridcp: its own rusage; gridftpd: the daemon's
 process tree, whose session processes are counted through the fork server that reaps them).
+The bound beside them is measured in the same cell: "fixed s" is the median of --fixed-runs
+`gridcp -udp` commands for a file of one block (what every command pays whatever its size:
+process start, connect, GSI login, UDPX handshake, the end and its replies, with the path's
+delay and loss); a UDPX that ran at the ceiling for the whole file after that would take
+file / ceiling + fixed seconds, so "best share" is the most of the ceiling any UDPX command can
+reach on this path, and "best TCP/UDPX" the most it could be ahead of the TCP command.
 gridcp remembers each server's UDPX rate (docs/UDPX.md §8) in a cache the harness makes empty
 for each run: the first cell runs with no remembered rate, each later one with what the cell
 before it recorded (all cells share one 300 Mb/s link rate).
@@ -135,6 +141,8 @@ def main() -> int:
                         help="copy a directory of this many files of --size-mib each with -r")
     parser.add_argument("--reps", type=int, default=1, help="runs of each command per cell")
     parser.add_argument("--no-tcp", action="store_true", help="UDPX only")
+    parser.add_argument("--fixed-runs", type=int, default=3,
+                        help="one-block commands per cell for the fixed cost (0: none)")
     args = parser.parse_args()
     require_root_and_tun()
     os.environ.setdefault("WANEM", os.path.abspath(binary("WANEM", "wanem")))
@@ -150,19 +158,23 @@ def main() -> int:
           f"GSI gridftpd in the other namespace; median of {args.reps}; cores: {os.cpu_count()}")
     print(f"{'rtt ms':>6} {'loss %':>6} {'ceiling':>8} {'UDPX s':>7} {'UDPX/ceil':>9} "
           f"{'data Mb/s':>9} {'TCP p8 s':>8} {'TCP/UDPX':>8} {'UDPX cpu/GB c+s':>15} "
-          f"{'TCP cpu/GB c+s':>14}")
+          f"{'TCP cpu/GB c+s':>14} {'fixed s':>7} {'best share':>10} {'best TCP/UDPX':>13}")
     shared_test_pki()
     base, roots, name = make_roots(size if args.files == 1 else 0, False)
     if args.files > 1:
         name = "tree"
         make_tree(os.path.join(roots["gridftpd"], "data", name), args.files, args.size_mib << 20)
         make_tree_readable(os.path.join(roots["gridftpd"], "data"))
+    one_block = os.path.join(roots["gridftpd"], "data", "one-block.bin")
+    with open(one_block, "wb") as out:
+        out.write(os.urandom(1000))
+    make_tree_readable(os.path.join(roots["gridftpd"], "data"))
     failed = False
     try:
         for rtt in [float(x) for x in args.rtt.split(",")]:
             for loss in [float(x) for x in args.loss.split(",")]:
                 ceiling = args.rate_mbit * (1 - loss / 100) * PAYLOAD_SHARE
-                runs: dict[str, list[dict]] = {"udpx": [], "tcp": []}
+                runs: dict[str, list[dict]] = {"udpx": [], "tcp": [], "fixed": []}
                 with Wanem(rtt_ms=rtt, loss_percent=loss, rate_mbit=args.rate_mbit,
                            seed=int(time.time())) as link:
                     server = start_gridftpd(roots["gridftpd"], gsi=shared_test_pki(),
@@ -179,6 +191,10 @@ def main() -> int:
                                 runs["tcp"].append(whole_command(
                                     link, gridcp, ["-p", "8"], url, source, server.proc.pid,
                                     limit))
+                        tiny = f"gsiftp://{link.host_b}:{server.port}/data/one-block.bin"
+                        for _ in range(args.fixed_runs):
+                            runs["fixed"].append(whole_command(link, gridcp, ["-udp"], tiny,
+                                                               one_block, server.proc.pid, 120))
                     finally:
                         server.stop()
                 errors = [run["error"] for kind in runs.values() for run in kind
@@ -200,12 +216,15 @@ def main() -> int:
 
                 udpx_s = median("udpx", "seconds")
                 tcp_s = median("tcp", "seconds")
+                fixed_s = median("fixed", "seconds")
+                best_s = size * 8 / (ceiling * 1e6) + fixed_s
                 data_rate = statistics.median(
                     run["record"].get("udpx_rate_bits_per_second", 0) for run in runs["udpx"])
                 print(f"{rtt:6g} {loss:6g} {ceiling:8.1f} {udpx_s:7.2f} "
                       f"{size * 8 / udpx_s / 1e6 / ceiling:9.2f} {data_rate / 1e6:9.1f} "
-                      f"{tcp_s:8.2f} {tcp_s / udpx_s:8.2f} {cpu('udpx'):>15} {cpu('tcp'):>14}",
-                      flush=True)
+                      f"{tcp_s:8.2f} {tcp_s / udpx_s:8.2f} {cpu('udpx'):>15} {cpu('tcp'):>14} "
+                      f"{fixed_s:7.2f} {size * 8 / best_s / 1e6 / ceiling:10.2f} "
+                      f"{tcp_s / best_s:13.2f}", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 1 if failed else 0

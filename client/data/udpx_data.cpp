@@ -1,5 +1,6 @@
 #include "client/data/udpx_data.hpp"
 
+#include <future>
 #include <thread>
 
 #include "client/client_errors.hpp"
@@ -117,13 +118,24 @@ Result<NetworkFigures> run_active(
   }
   if (auto sent = session.send_transfer_command(command); !sent) return make_error(sent.error());
   udpx::UdpxLive live;
-  udpx::UdpxTransferReport report;
-  std::thread engine([&] { report = udpx::run_udpx_transfer(*socket, *spec, &live); });
-  if (auto begun = session.expect_transfer_start(); !begun) {
-    live.stop.store(true);
-    engine.join();
-    return make_error(begun.error());
-  }
+  // The engine hands its report over as soon as the outcome is known and may stay on a little
+  // for the server's end (docs/UDPX.md §6): the server's reply is read meanwhile, and the
+  // engine is stopped and joined on every way out.
+  std::promise<udpx::UdpxTransferReport> settled;
+  auto settled_report = settled.get_future();
+  std::thread engine([&] {
+    (void)udpx::run_udpx_transfer(*socket, *spec, &live,
+                                  [&](const udpx::UdpxTransferReport& r) { settled.set_value(r); });
+  });
+  struct StopAndJoin {
+    udpx::UdpxLive& live;
+    std::thread& engine;
+    ~StopAndJoin() {
+      live.stop.store(true);
+      engine.join();
+    }
+  } stop_and_join{live, engine};
+  if (auto begun = session.expect_transfer_start(); !begun) return make_error(begun.error());
   std::atomic<bool> done{false};
   std::uint64_t reported = 0;
   std::thread watch([&] {
@@ -136,7 +148,7 @@ Result<NetworkFigures> run_active(
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
-  engine.join();
+  const udpx::UdpxTransferReport report = settled_report.get();
   done.store(true);
   watch.join();
   if (report.figures.bytes > reported) progress.add(report.figures.bytes - reported, Clock::now());

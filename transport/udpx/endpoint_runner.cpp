@@ -19,9 +19,14 @@ constexpr std::size_t kDatagramBytes = 2048;  // above the largest UDPX datagram
 constexpr Microseconds kCloseQuiet = 200'000;
 constexpr Microseconds kCloseLingerMax = 1'000'000;
 
+// Whether the transfer's outcome is known: a sender done or failed; a receiver failed, or
+// with every block written (Closing: its CLOSE went out and awaits the sender's CLOSE_ACK).
 template <typename Endpoint>
-bool finished(const Endpoint& endpoint) {
+bool outcome_known(const Endpoint& endpoint) {
   using State = typename Endpoint::State;
+  if constexpr (!std::is_same_v<Endpoint, DataSender>) {
+    if (endpoint.state() == State::Closing) return true;
+  }
   return endpoint.state() == State::Done || endpoint.state() == State::Failed;
 }
 
@@ -92,18 +97,17 @@ class RunLoop {
         send_memory_(kBatch * kDatagramBytes) {}
 
   RunOutcome run() {
-    const Microseconds started = monotonic_now();
-    last_heard_ = started;
+    started_ = monotonic_now();
+    last_heard_ = started_;
     for (;;) {
-      if (finished_at_ < 0 && limits_.stop != nullptr &&
-          limits_.stop->load(std::memory_order_relaxed)) {
-        outcome_.code = wire::CloseCode::Aborted;
+      if (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) {
+        if (!settled_) outcome_.code = wire::CloseCode::Aborted;
         break;
       }
       publish(endpoint_, limits_, applied_rate_);
       const Microseconds now = take_in(monotonic_now());
       if (now - last_heard_ > limits_.idle_timeout) {
-        outcome_.code = wire::CloseCode::IdleTimeout;
+        if (!settled_) outcome_.code = wire::CloseCode::IdleTimeout;
         break;
       }
       fill_out(now);
@@ -113,16 +117,15 @@ class RunLoop {
         ::poll(&writable, 1, 1);
         continue;
       }
-      if (finished(endpoint_)) {
-        if (!linger_after_end()) break;
+      if (!settled_ && outcome_known(endpoint_)) settle();
+      if (settled_) {
+        if (!stay_for_peer()) break;
         continue;
       }
       const Microseconds wake = endpoint_.next_wakeup(monotonic_now());
       wait_readable(fd(), std::min(wake - monotonic_now(), limits_.idle_timeout));
     }
-    outcome_.completed = endpoint_.state() == Endpoint::State::Done;
-    if (endpoint_.state() == Endpoint::State::Failed) outcome_.code = endpoint_.close_code();
-    outcome_.elapsed = (finished_at_ >= 0 ? finished_at_ : monotonic_now()) - started;
+    if (!settled_) settle();
     return outcome_;
   }
 
@@ -196,14 +199,31 @@ class RunLoop {
     }
   }
 
-  // After the end: false to stop now. Only a sender owes answers after the end (a CLOSE_ACK to
-  // a repeated CLOSE), until the peer is quiet or the linger's limit passes.
-  bool linger_after_end() {
-    // The transfer's time ends here, not after the linger for a repeated CLOSE.
+  // The outcome, once: what the endpoint reached, told to the control side at once, so that
+  // its reply does not wait for what the run does after the end for its peer.
+  void settle() {
+    settled_ = true;
+    finished_at_ = monotonic_now();
+    if constexpr (std::is_same_v<Endpoint, DataSender>) {
+      outcome_.completed = endpoint_.state() == Endpoint::State::Done;
+    } else {
+      outcome_.completed = endpoint_.state() == Endpoint::State::Closing ||
+                           endpoint_.state() == Endpoint::State::Done;
+    }
+    if (endpoint_.state() == Endpoint::State::Failed) outcome_.code = endpoint_.close_code();
+    outcome_.elapsed = finished_at_ - started_;
+    if (limits_.on_settled) limits_.on_settled(outcome_);
+  }
+
+  // After the outcome: false to stop now. A receiver repeats its CLOSE until the CLOSE_ACK
+  // comes (or its give-up passes, the data being safe); a sender answers a repeated CLOSE (its
+  // CLOSE_ACK may be lost) until the peer has been quiet a while or the linger's limit passes.
+  bool stay_for_peer() {
     const Microseconds now = monotonic_now();
-    if (finished_at_ < 0) finished_at_ = now;
     if constexpr (!std::is_same_v<Endpoint, DataSender>) {
-      return false;
+      if (endpoint_.state() != Endpoint::State::Closing) return false;
+      wait_readable(fd(), endpoint_.next_wakeup(now) - now);
+      return true;
     } else {
       const Microseconds quiet_until = std::max(finished_at_, last_heard_) + kCloseQuiet;
       if (now >= std::min(quiet_until, finished_at_ + kCloseLingerMax)) return false;
@@ -228,7 +248,9 @@ class RunLoop {
   std::size_t unsent_from_ = 0;
   std::size_t unsent_to_ = 0;  // outgoing_[unsent_from_, unsent_to_) still to go
   double applied_rate_ = 0;
+  Microseconds started_ = 0;
   Microseconds finished_at_ = -1;
+  bool settled_ = false;
 };
 
 template <typename Endpoint>

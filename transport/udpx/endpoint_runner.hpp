@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "protocol/core/result.hpp"
@@ -29,6 +30,16 @@ class RateCeiling {
   virtual double bytes_per_second() const = 0;  // 0: no limit now
 };
 
+struct RunOutcome {
+  // A sender reached Done; a receiver wrote every block (its CLOSE may still await the ACK).
+  bool completed = false;
+  wire::CloseCode code = wire::CloseCode::Ok;
+  Microseconds elapsed = 0;
+  std::uint64_t datagrams_in = 0;
+  std::uint64_t datagrams_out = 0;
+  std::uint64_t dropped = 0;  // malformed, forged or replayed
+};
+
 struct RunLimits {
   Microseconds idle_timeout = 30'000'000;   // no authenticated packet for this long: give up
   const std::atomic<bool>* stop = nullptr;  // set from another thread to abort
@@ -38,15 +49,10 @@ struct RunLimits {
   std::atomic<std::uint64_t>* progress = nullptr;
   const std::atomic<double>* target_rate = nullptr;
   const RateCeiling* ceiling = nullptr;  // optional, held to on top of the rate asked
-};
-
-struct RunOutcome {
-  bool completed = false;  // the endpoint reached Done
-  wire::CloseCode code = wire::CloseCode::Ok;
-  Microseconds elapsed = 0;
-  std::uint64_t datagrams_in = 0;
-  std::uint64_t datagrams_out = 0;
-  std::uint64_t dropped = 0;  // malformed, forged or replayed
+  // Optional: called once, on the endpoint's thread, as soon as the outcome is known (a sender
+  // done or failed; a receiver with every block written and its CLOSE sent, or failed), before
+  // the run stays on for its peer's sake (docs/UDPX.md §6). The outcome passed is final.
+  std::function<void(const RunOutcome&)> on_settled;
 };
 
 // Microseconds on the monotonic clock: the time every UDPX endpoint runs on.

@@ -54,9 +54,13 @@ SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& ours,
 
 }  // namespace
 
-UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec,
-                                     UdpxLive* live) {
+UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec, UdpxLive* live,
+                                     const SettledCallback& on_settled) {
   UdpxTransferReport report;
+  const auto settle = [&]() -> UdpxTransferReport& {
+    if (on_settled) on_settled(report);
+    return report;
+  };
   RunLimits limits;
   limits.idle_timeout = spec.idle_timeout;
   limits.ceiling = spec.ceiling.get();
@@ -72,7 +76,7 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
                        : Handshake::passive(std::move(spec.tls), spec.offer);
   if (!handshake) {
     report.error = "UDPX handshake: " + handshake.error().message();
-    return report;
+    return settle();
   }
   std::optional<udp::endpoint> peer = spec.peer;
   const auto shaken = run_handshake(socket, *handshake, peer, limits);
@@ -87,49 +91,59 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
                    : shaken.code == wire::CloseCode::Aborted
                        ? describe_close(shaken.code, spec.idle_timeout)
                        : "no answer to the UDPX handshake";
-    return report;
+    return settle();
   }
   Handshake* answer_again = spec.side == Side::Passive ? &*handshake : nullptr;
-  RunOutcome outcome;
+  // The report is made when the outcome is known (RunLimits::on_settled); the run may go on a
+  // little for the peer's sake, and the report returned is that one.
+  const auto finish = [&](const RunOutcome& outcome) {
+    report.ok = outcome.completed;
+    if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
+    report.code = outcome.code;
+    report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
+    report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
+    report.figures.rate_bps = ratio(static_cast<double>(report.figures.bytes) * 8, report.seconds);
+    report.figures.dropped += outcome.dropped;
+    settle();
+  };
   if (sending) {
     DataSender sender(handshake->path(), *spec.source, spec.shape,
                       negotiated(spec.sender, spec.offer, handshake->peer_hello()));
-    outcome = run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
-    const auto stats = sender.stats();
-    report.storage_error = sender.storage_error();
-    report.base = spec.shape.base;
-    report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
-    const auto length = static_cast<double>(report.figures.bytes);
-    report.figures.rtt_ms = stats.srtt * 1e3;
-    report.figures.loss =
-        ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
-    report.figures.sending_cost =
-        std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
+    limits.on_settled = [&](const RunOutcome& outcome) {
+      const auto stats = sender.stats();
+      report.storage_error = sender.storage_error();
+      report.base = spec.shape.base;
+      report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
+      const auto length = static_cast<double>(report.figures.bytes);
+      report.figures.rtt_ms = stats.srtt * 1e3;
+      report.figures.loss =
+          ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
+      report.figures.sending_cost =
+          std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
+      finish(outcome);
+    };
+    run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
   } else {
     DataReceiver receiver(handshake->path(), *spec.sink, spec.shape.transfer_id, spec.receiver);
-    outcome = run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
-    // Whatever arrived of a failed transfer stays for a restart (a completed one was flushed
-    // before its CLOSE).
-    if (!outcome.completed) (void)spec.sink->flush();
-    const auto& stats = receiver.stats();
-    report.storage_error = receiver.storage_error();
-    report.base = receiver.shape().base;
-    report.figures.bytes = stats.bytes_written;
-    report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
-    report.figures.receiving_cost =
-        ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
-    // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
-    report.figures.loss = ratio(
-        static_cast<double>(stats.gaps),
-        static_cast<double>(receiver.shape().is_stream() ? 0 : receiver.shape().block_count()));
+    limits.on_settled = [&](const RunOutcome& outcome) {
+      // Whatever arrived of a failed transfer stays for a restart (a completed one was flushed
+      // before its CLOSE).
+      if (!outcome.completed) (void)spec.sink->flush();
+      const auto& stats = receiver.stats();
+      report.storage_error = receiver.storage_error();
+      report.base = receiver.shape().base;
+      report.figures.bytes = stats.bytes_written;
+      report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
+      report.figures.receiving_cost =
+          ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
+      // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
+      report.figures.loss = ratio(
+          static_cast<double>(stats.gaps),
+          static_cast<double>(receiver.shape().is_stream() ? 0 : receiver.shape().block_count()));
+      finish(outcome);
+    };
+    run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
   }
-  report.ok = outcome.completed;
-  if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
-  report.code = outcome.code;
-  report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
-  report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
-  report.figures.rate_bps = ratio(static_cast<double>(report.figures.bytes) * 8, report.seconds);
-  report.figures.dropped += outcome.dropped;
   return report;
 }
 
@@ -155,13 +169,20 @@ awaitable<UdpxTransferReport> run_udpx_transfer_on_thread(DatagramSocket socket,
   // owner joins it before destroying the io_context (engine_threads.hpp).
   auto& context = static_cast<asio::io_context&>(asio::query(executor, asio::execution::context));
   start_engine_thread([shared, loop = context.get_executor()]() mutable {
-    shared->report = run_udpx_transfer(shared->socket, shared->spec, shared->live.get());
-    asio::post(loop, [shared = std::move(shared)] {
-      // On the session's strand; an expiry in the past, not cancel(): it also ends a wait that
-      // has not started yet.
-      asio::post(shared->session,
-                 [shared] { shared->done->expires_at(asio::steady_timer::time_point::min()); });
-    });
+    // The session resumes as soon as the outcome is known; the thread may stay on a little for
+    // the peer (docs/UDPX.md §6) and gives its share of `shared` back on the loop.
+    (void)run_udpx_transfer(shared->socket, shared->spec, shared->live.get(),
+                            [&](const UdpxTransferReport& report) {
+                              shared->report = report;
+                              asio::post(loop, [shared] {
+                                // On the session's strand; an expiry in the past, not
+                                // cancel(): it also ends a wait that has not started yet.
+                                asio::post(shared->session, [shared] {
+                                  shared->done->expires_at(asio::steady_timer::time_point::min());
+                                });
+                              });
+                            });
+    asio::post(loop, [shared = std::move(shared)] {});
   });
   boost::system::error_code ignored;
   while (done->expiry() != asio::steady_timer::time_point::min()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,11 +65,18 @@ struct UdpxLive {
   std::atomic<bool> stop{false};
 };
 
-// Runs on the calling thread until the transfer ends. `live` may be null.
-UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec,
-                                     UdpxLive* live);
+// Called once with the report as soon as the transfer's outcome is known.
+using SettledCallback = std::function<void(const UdpxTransferReport&)>;
 
-// The same on a thread of its own; the awaiting coroutine resumes on its executor when it ends.
+// Runs on the calling thread until the transfer ends. `live` may be null. `on_settled` gets the
+// report when the outcome is known; the call itself returns (with the same report) once the end
+// has stayed on for its peer: a receiver until its CLOSE is acknowledged, a sender while the
+// receiver may still repeat its CLOSE (docs/UDPX.md §6). `live->stop` cuts that short.
+UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec, UdpxLive* live,
+                                     const SettledCallback& on_settled = {});
+
+// The same on a thread of its own; the awaiting coroutine resumes on its executor with the report
+// as soon as the outcome is known, while the thread may stay on a little for the peer.
 // `live` outlives the transfer (shared with the thread).
 awaitable<UdpxTransferReport> run_udpx_transfer_on_thread(DatagramSocket socket,
                                                           UdpxTransferSpec spec,

@@ -1,7 +1,7 @@
 // A UDPX transfer between two threads over loopback sockets (docs/UDPX.md §5): handshake, then
 // file to file through the batched socket, the dedicated-thread runner and real time; junk sent to
 // the receiver's port is dropped and counted without harm; a receiver whose sender never comes
-// gives up after its idle timeout.
+// gives up after its idle timeout; each end tells its outcome before it stays on for its peer.
 #include "transport/udpx/endpoint_runner.hpp"
 
 #include <algorithm>
@@ -288,4 +288,75 @@ TEST_CASE("A receiver with slow storage slows the sender instead of losing datag
   const double stall_ms =
       std::chrono::duration<double, std::milli>(slow_sink.longest_gap()).count();
   WARN("longest stall between storage writes: " << stall_ms << " ms");
+}
+
+TEST_CASE(
+    "Each UDPX end tells its outcome once, as soon as it is known, and a stop after that "
+    "keeps it",
+    "[udpx][socket]") {
+  const auto contents = random_bytes(2 << 20);
+  TempFile source_file(contents);
+  TempFile sink_file({});
+  const SecretForRandom exporter = [](const Random& random) -> gridftp::Result<crypto::Secret> {
+    crypto::Secret key{};
+    key.fill(8);
+    return crypto::hkdf_extract(random, key);
+  };
+  asio::io_context io;
+  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
+  REQUIRE(sender_socket);
+  REQUIRE(receiver_socket);
+  auto active = Handshake::active(exporter, {}, 1452);
+  REQUIRE(active);
+  auto passive = Handshake::passive(exporter, {});
+  FileBlockSink sink(sink_file.fd);
+  // Each control side stops its end right after hearing the outcome, as gridcp does once the
+  // server's reply has come: the end's stay for its peer is cut short, its outcome stands.
+  std::atomic<bool> receiver_stop{false};
+  int receiver_told = 0;
+  RunOutcome receiver_heard;
+  std::uint64_t written_when_told = 0;
+  RunOutcome received;
+  std::thread receiving([&] {
+    std::optional<udp::endpoint> peer;
+    if (!run_handshake(*receiver_socket, passive, peer).completed) return;
+    DataReceiver receiver(passive.path(), sink, 1, ReceiverSettings{});
+    RunLimits limits;
+    limits.stop = &receiver_stop;
+    limits.on_settled = [&](const RunOutcome& outcome) {
+      ++receiver_told;
+      receiver_heard = outcome;
+      written_when_told = receiver.stats().bytes_written;
+      receiver_stop = true;
+    };
+    received = run_receiver(*receiver_socket, passive.path(), receiver, peer, limits, &passive);
+  });
+  std::optional<udp::endpoint> peer = receiver_socket->local_endpoint();
+  REQUIRE(run_handshake(*sender_socket, *active, peer).completed);
+  FileBlockSource source(source_file.fd);
+  DataSender sender(active->path(), source, TransferShape{1, 0, contents.size(), 1404}, {});
+  std::atomic<bool> sender_stop{false};
+  int sender_told = 0;
+  RunOutcome sender_heard;
+  RunLimits sender_limits;
+  sender_limits.stop = &sender_stop;
+  sender_limits.on_settled = [&](const RunOutcome& outcome) {
+    ++sender_told;
+    sender_heard = outcome;
+    sender_stop = true;
+  };
+  const auto sent = run_sender(*sender_socket, active->path(), sender, peer, sender_limits);
+  receiving.join();
+  CHECK(sender_told == 1);
+  CHECK(receiver_told == 1);
+  CHECK(sender_heard.completed);
+  CHECK(receiver_heard.completed);
+  // The receiver is told once every block is written, not later at the sender's CLOSE_ACK.
+  CHECK(written_when_told == contents.size());
+  CHECK(sent.completed);
+  CHECK(sent.code == gridftp::protocol::udpx::CloseCode::Ok);
+  CHECK(received.completed);
+  CHECK(received.code == gridftp::protocol::udpx::CloseCode::Ok);
+  CHECK(sink_file.read_all() == contents);
 }
