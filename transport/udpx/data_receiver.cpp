@@ -187,6 +187,10 @@ void DataReceiver::on_packet(const OpenedPacket& packet, Microseconds now) {
     case wire::PacketType::Ping:
       if (auto ping = wire::decode_ping(packet.body)) {
         if (ping->kind == wire::PingKind::TailProbe) {
+          // Not before the XFER: the first ACK for its transfer tells the sender the XFER
+          // arrived, and it stops repeating it. A probe sent right behind the first DATA, with
+          // that XFER lost, left both ends waiting on each other for good.
+          if (state_ == State::WaitingForTransfer) break;
           ack_now_ = true;
           full_nak_now_ = true;
           remember_echo(packet.header.packet_number, ping->tx_time_us, now);

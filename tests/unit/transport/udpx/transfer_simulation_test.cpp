@@ -63,6 +63,7 @@ struct Path {
   Microseconds outage_from = -1;
   Microseconds outage_to = -1;
   bool down(Microseconds at) const { return at >= outage_from && at < outage_to; }
+  std::size_t drop_first = 0;  // the sender's first datagrams, lost whatever else happens
 };
 
 // Someone on the path who, per datagram to a receiver, may also deliver a damaged copy, the same
@@ -282,7 +283,7 @@ class Simulation {
         if (data) ++flow.lost_in_outage;
         continue;
       }
-      if (uniform_(random_) < path_.loss) {
+      if (sent_++ < path_.drop_first || uniform_(random_) < path_.loss) {
         if (data) ++flow.lost_data;
         continue;
       }
@@ -323,6 +324,7 @@ class Simulation {
   std::vector<std::unique_ptr<Flow>> flows_;
   std::priority_queue<Datagram, std::vector<Datagram>, std::greater<>> network_;
   Microseconds bottleneck_free_ = 0;
+  std::size_t sent_ = 0;  // datagrams the senders sent, for Path::drop_first
   Microseconds now_ = 0;
   Microseconds last_trace_ = -1;
 };
@@ -504,6 +506,23 @@ TEST_CASE("A stream's last block sets its length and a stream that breaks the ru
     end.data(1, 50, true);
     end.data(2, 100, false);
     CHECK(end.violated());
+  }
+}
+
+TEST_CASE("A one-block transfer whose XFER, or XFER and DATA, are lost still finishes",
+          "[udpx][transfer]") {
+  // The first DATA comes before any XFER the receiver has: dropped there, it must come again
+  // without a later block to show the gap.
+  for (const std::size_t lost : {std::size_t{1}, std::size_t{2}}) {
+    Path path;
+    path.one_way = 5'000;
+    path.drop_first = lost;
+    Simulation simulation(path, {FlowSpec{1000}});
+    simulation.run(10'000'000);
+    INFO(lost << " first datagrams lost");
+    REQUIRE(simulation.all_done());
+    CHECK(simulation.flow(0).sink.bytes_ == simulation.flow(0).file);
+    CHECK(simulation.flow(0).finished_at < 2'000'000);
   }
 }
 
