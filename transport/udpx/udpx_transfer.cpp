@@ -52,6 +52,46 @@ SenderSettings negotiated(SenderSettings settings, const wire::HelloBody& ours,
   return settings;
 }
 
+// The report's parts made when a run settles (RunLimits::on_settled).
+void note_sender(UdpxTransferReport& report, const DataSender& sender, std::uint64_t base,
+                 const RunOutcome& outcome) {
+  const auto stats = sender.stats();
+  report.storage_error = sender.storage_error();
+  report.base = base;
+  report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
+  const auto length = static_cast<double>(report.figures.bytes);
+  report.figures.rtt_ms = stats.srtt * 1e3;
+  report.figures.loss =
+      ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
+  report.figures.sending_cost =
+      std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
+}
+
+void note_receiver(UdpxTransferReport& report, const DataReceiver& receiver) {
+  const auto& stats = receiver.stats();
+  report.storage_error = receiver.storage_error();
+  report.base = receiver.shape().base;
+  report.figures.bytes = stats.bytes_written;
+  report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
+  report.figures.receiving_cost =
+      ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
+  // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
+  report.figures.loss =
+      ratio(static_cast<double>(stats.gaps),
+            static_cast<double>(receiver.shape().is_stream() ? 0 : receiver.shape().block_count()));
+}
+
+void note_outcome(UdpxTransferReport& report, const RunOutcome& outcome,
+                  Microseconds idle_timeout) {
+  report.ok = outcome.completed;
+  if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
+  report.code = outcome.code;
+  report.error = report.ok ? "" : describe_close(outcome.code, idle_timeout);
+  report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
+  report.figures.rate_bps = ratio(static_cast<double>(report.figures.bytes) * 8, report.seconds);
+  report.figures.dropped += outcome.dropped;
+}
+
 }  // namespace
 
 UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& spec, UdpxLive* live,
@@ -96,31 +136,13 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
   Handshake* answer_again = spec.side == Side::Passive ? &*handshake : nullptr;
   // The report is made when the outcome is known (RunLimits::on_settled); the run may go on a
   // little for the peer's sake, and the report returned is that one.
-  const auto finish = [&](const RunOutcome& outcome) {
-    report.ok = outcome.completed;
-    if (!report.ok) report.failure = UdpxTransferReport::Failure::Transfer;
-    report.code = outcome.code;
-    report.error = report.ok ? "" : describe_close(outcome.code, spec.idle_timeout);
-    report.seconds = static_cast<double>(outcome.elapsed) * 1e-6;
-    report.figures.rate_bps = ratio(static_cast<double>(report.figures.bytes) * 8, report.seconds);
-    report.figures.dropped += outcome.dropped;
-    settle();
-  };
   if (sending) {
     DataSender sender(handshake->path(), *spec.source, spec.shape,
                       negotiated(spec.sender, spec.offer, handshake->peer_hello()));
     limits.on_settled = [&](const RunOutcome& outcome) {
-      const auto stats = sender.stats();
-      report.storage_error = sender.storage_error();
-      report.base = spec.shape.base;
-      report.figures.bytes = outcome.completed ? sender.length() : sender.acknowledged_bytes();
-      const auto length = static_cast<double>(report.figures.bytes);
-      report.figures.rtt_ms = stats.srtt * 1e3;
-      report.figures.loss =
-          ratio(static_cast<double>(stats.peer_lost), static_cast<double>(stats.data_packets));
-      report.figures.sending_cost =
-          std::max(0.0, ratio(static_cast<double>(stats.payload_bytes) - length, length));
-      finish(outcome);
+      note_sender(report, sender, spec.shape.base, outcome);
+      note_outcome(report, outcome, spec.idle_timeout);
+      settle();
     };
     run_sender(socket, handshake->path(), sender, peer, limits, answer_again);
   } else {
@@ -129,18 +151,9 @@ UdpxTransferReport run_udpx_transfer(DatagramSocket& socket, UdpxTransferSpec& s
       // Whatever arrived of a failed transfer stays for a restart (a completed one was flushed
       // before its CLOSE).
       if (!outcome.completed) (void)spec.sink->flush();
-      const auto& stats = receiver.stats();
-      report.storage_error = receiver.storage_error();
-      report.base = receiver.shape().base;
-      report.figures.bytes = stats.bytes_written;
-      report.figures.rtt_ms = static_cast<double>(stats.srtt) * 1e-3;
-      report.figures.receiving_cost =
-          ratio(static_cast<double>(stats.duplicates), static_cast<double>(stats.data_packets));
-      // The receiver cannot see what was sent: its loss is first copies skipped over blocks.
-      report.figures.loss = ratio(
-          static_cast<double>(stats.gaps),
-          static_cast<double>(receiver.shape().is_stream() ? 0 : receiver.shape().block_count()));
-      finish(outcome);
+      note_receiver(report, receiver);
+      note_outcome(report, outcome, spec.idle_timeout);
+      settle();
     };
     run_receiver(socket, handshake->path(), receiver, peer, limits, answer_again);
   }
