@@ -75,6 +75,31 @@ std::vector<std::uint8_t> random_bytes(std::size_t size) {
   return out;
 }
 
+// Two sockets on loopback and both ends of a key exchange whose secret stands in for the control
+// session's TLS exporter (keyed by `key`).
+struct LoopbackEnds {
+  explicit LoopbackEnds(std::uint8_t key)
+      : exporter([key](const Random& random) -> gridftp::Result<crypto::Secret> {
+          crypto::Secret secret{};
+          secret.fill(key);
+          return crypto::hkdf_extract(random, secret);
+        }),
+        sender_socket(DatagramSocket::open(io.get_executor(), kLoopback)),
+        receiver_socket(DatagramSocket::open(io.get_executor(), kLoopback)),
+        active(Handshake::active(exporter, {}, 1452)),
+        passive(Handshake::passive(exporter, {})) {
+    REQUIRE(sender_socket);
+    REQUIRE(receiver_socket);
+    REQUIRE(active);
+  }
+  asio::io_context io;
+  SecretForRandom exporter;
+  gridftp::Result<DatagramSocket> sender_socket;
+  gridftp::Result<DatagramSocket> receiver_socket;
+  gridftp::Result<Handshake> active;
+  Handshake passive;
+};
+
 }  // namespace
 
 TEST_CASE("A file crosses loopback through two UDPX endpoints", "[udpx][socket]") {
@@ -152,19 +177,11 @@ TEST_CASE("A sender that dies mid-transfer leaves its receiver to time out with 
   const auto contents = random_bytes(64 << 20);
   TempFile source_file(contents);
   TempFile sink_file({});
-  const SecretForRandom exporter = [](const Random& random) -> gridftp::Result<crypto::Secret> {
-    crypto::Secret key{};
-    key.fill(6);
-    return crypto::hkdf_extract(random, key);
-  };
-  asio::io_context io;
-  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
-  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
-  REQUIRE(sender_socket);
-  REQUIRE(receiver_socket);
-  auto active = Handshake::active(exporter, {}, 1452);
-  REQUIRE(active);
-  auto passive = Handshake::passive(exporter, {});
+  LoopbackEnds ends(6);
+  auto& sender_socket = ends.sender_socket;
+  auto& receiver_socket = ends.receiver_socket;
+  auto& active = ends.active;
+  auto& passive = ends.passive;
   FileBlockSink sink(sink_file.fd);
   RunOutcome received;
   std::uint64_t written = 0;
@@ -297,19 +314,7 @@ TEST_CASE(
   const auto contents = random_bytes(2 << 20);
   TempFile source_file(contents);
   TempFile sink_file({});
-  const SecretForRandom exporter = [](const Random& random) -> gridftp::Result<crypto::Secret> {
-    crypto::Secret key{};
-    key.fill(8);
-    return crypto::hkdf_extract(random, key);
-  };
-  asio::io_context io;
-  auto sender_socket = DatagramSocket::open(io.get_executor(), kLoopback);
-  auto receiver_socket = DatagramSocket::open(io.get_executor(), kLoopback);
-  REQUIRE(sender_socket);
-  REQUIRE(receiver_socket);
-  auto active = Handshake::active(exporter, {}, 1452);
-  REQUIRE(active);
-  auto passive = Handshake::passive(exporter, {});
+  LoopbackEnds ends(8);
   FileBlockSink sink(sink_file.fd);
   // Each control side stops its end right after hearing the outcome, as gridcp does once the
   // server's reply has come: the end's stay for its peer is cut short, its outcome stands.
@@ -320,8 +325,8 @@ TEST_CASE(
   RunOutcome received;
   std::thread receiving([&] {
     std::optional<udp::endpoint> peer;
-    if (!run_handshake(*receiver_socket, passive, peer).completed) return;
-    DataReceiver receiver(passive.path(), sink, 1, ReceiverSettings{});
+    if (!run_handshake(*ends.receiver_socket, ends.passive, peer).completed) return;
+    DataReceiver receiver(ends.passive.path(), sink, 1, ReceiverSettings{});
     RunLimits limits;
     limits.stop = &receiver_stop;
     limits.on_settled = [&](const RunOutcome& outcome) {
@@ -330,12 +335,13 @@ TEST_CASE(
       written_when_told = receiver.stats().bytes_written;
       receiver_stop = true;
     };
-    received = run_receiver(*receiver_socket, passive.path(), receiver, peer, limits, &passive);
+    received = run_receiver(*ends.receiver_socket, ends.passive.path(), receiver, peer, limits,
+                            &ends.passive);
   });
-  std::optional<udp::endpoint> peer = receiver_socket->local_endpoint();
-  REQUIRE(run_handshake(*sender_socket, *active, peer).completed);
+  std::optional<udp::endpoint> peer = ends.receiver_socket->local_endpoint();
+  REQUIRE(run_handshake(*ends.sender_socket, *ends.active, peer).completed);
   FileBlockSource source(source_file.fd);
-  DataSender sender(active->path(), source, TransferShape{1, 0, contents.size(), 1404}, {});
+  DataSender sender(ends.active->path(), source, TransferShape{1, 0, contents.size(), 1404}, {});
   std::atomic<bool> sender_stop{false};
   int sender_told = 0;
   RunOutcome sender_heard;
@@ -346,7 +352,8 @@ TEST_CASE(
     sender_heard = outcome;
     sender_stop = true;
   };
-  const auto sent = run_sender(*sender_socket, active->path(), sender, peer, sender_limits);
+  const auto sent =
+      run_sender(*ends.sender_socket, ends.active->path(), sender, peer, sender_limits);
   receiving.join();
   CHECK(sender_told == 1);
   CHECK(receiver_told == 1);
