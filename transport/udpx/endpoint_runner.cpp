@@ -101,13 +101,13 @@ class RunLoop {
     last_heard_ = started_;
     for (;;) {
       if (limits_.stop != nullptr && limits_.stop->load(std::memory_order_relaxed)) {
-        if (!settled_) outcome_.code = wire::CloseCode::Aborted;
+        if (!settled()) outcome_.code = wire::CloseCode::Aborted;
         break;
       }
       publish(endpoint_, limits_, applied_rate_);
       const Microseconds now = take_in(monotonic_now());
       if (now - last_heard_ > limits_.idle_timeout) {
-        if (!settled_) outcome_.code = wire::CloseCode::IdleTimeout;
+        if (!settled()) outcome_.code = wire::CloseCode::IdleTimeout;
         break;
       }
       fill_out(now);
@@ -117,20 +117,21 @@ class RunLoop {
         ::poll(&writable, 1, 1);
         continue;
       }
-      if (!settled_ && outcome_known(endpoint_)) settle();
-      if (settled_) {
+      if (!settled() && outcome_known(endpoint_)) settle();
+      if (settled()) {
         if (!stay_for_peer()) break;
         continue;
       }
       const Microseconds wake = endpoint_.next_wakeup(monotonic_now());
       wait_readable(fd(), std::min(wake - monotonic_now(), limits_.idle_timeout));
     }
-    if (!settled_) settle();
+    if (!settled()) settle();
     return outcome_;
   }
 
  private:
   int fd() { return socket_.socket().native_handle(); }
+  bool settled() const { return finished_at_ >= 0; }
 
   // In: everything waiting now. Returns the time of the last batch's arrival.
   Microseconds take_in(Microseconds now) {
@@ -202,7 +203,6 @@ class RunLoop {
   // The outcome, once: what the endpoint reached, told to the control side at once, so that
   // its reply does not wait for what the run does after the end for its peer.
   void settle() {
-    settled_ = true;
     finished_at_ = monotonic_now();
     if constexpr (std::is_same_v<Endpoint, DataSender>) {
       outcome_.completed = endpoint_.state() == Endpoint::State::Done;
@@ -249,8 +249,7 @@ class RunLoop {
   std::size_t unsent_to_ = 0;  // outgoing_[unsent_from_, unsent_to_) still to go
   double applied_rate_ = 0;
   Microseconds started_ = 0;
-  Microseconds finished_at_ = -1;
-  bool settled_ = false;
+  Microseconds finished_at_ = -1;  // when the outcome became known; -1 until then
 };
 
 template <typename Endpoint>
