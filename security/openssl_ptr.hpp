@@ -10,6 +10,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
+#include <openssl/modes.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -35,6 +36,8 @@ using EvpMdPtr = OpenSslPtr<EVP_MD, &EVP_MD_free>;
 using EvpMdCtxPtr = OpenSslPtr<EVP_MD_CTX, &EVP_MD_CTX_free>;
 using EvpCipherPtr = OpenSslPtr<EVP_CIPHER, &EVP_CIPHER_free>;
 using EvpCipherCtxPtr = OpenSslPtr<EVP_CIPHER_CTX, &EVP_CIPHER_CTX_free>;
+// GCM mode over a caller's block cipher (<openssl/modes.h>), for many short messages per key.
+using Gcm128ContextPtr = OpenSslPtr<GCM128_CONTEXT, &CRYPTO_gcm128_release>;
 using EvpMacPtr = OpenSslPtr<EVP_MAC, &EVP_MAC_free>;
 using EvpMacCtxPtr = OpenSslPtr<EVP_MAC_CTX, &EVP_MAC_CTX_free>;
 using EvpPkeyPtr = OpenSslPtr<EVP_PKEY, &EVP_PKEY_free>;

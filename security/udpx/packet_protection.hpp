@@ -12,12 +12,12 @@
 #include <utility>
 
 #include "protocol/core/result.hpp"
-#include "security/openssl_ptr.hpp"
+#include "security/udpx/gcm_packet_cipher.hpp"
 #include "security/udpx/key_schedule.hpp"
 
 namespace gridftp::security::udpx {
 
-inline constexpr std::size_t kTagBytes = 16;
+inline constexpr std::size_t kTagBytes = kGcmTagBytes;
 
 // What the body gets: sealed (E=1), or authenticated only (E=0: PROT C/S DATA, the body travels
 // in clear and the tag covers header and body as GMAC).
@@ -25,7 +25,7 @@ enum class BodyProtection { Encrypt, AuthenticateOnly };
 
 class PacketProtection {
  public:
-  // One cipher context per key, made here; only the nonce changes per packet.
+  // One cipher per direction, keyed here; only the nonce changes per packet.
   static Result<PacketProtection> create(const PacketKeys& keys);
 
   // `packet` holds the associated data, the body and room for the tag at its end. The nonce is
@@ -42,16 +42,12 @@ class PacketProtection {
                     std::uint64_t packet_number, BodyProtection protection);
 
  private:
-  PacketProtection(EvpCipherCtxPtr seal_context, EvpCipherCtxPtr open_context,
+  PacketProtection(GcmPacketCipher seal_cipher, GcmPacketCipher open_cipher,
                    const std::array<std::uint8_t, kIvBytes>& iv)
-      : seal_(std::move(seal_context)), open_(std::move(open_context)), iv_(iv) {}
-  // Sets the nonce and feeds associated data and body; returns where the tag lies.
-  Result<std::uint8_t*> start(EVP_CIPHER_CTX* context, std::span<std::uint8_t> packet,
-                              std::size_t associated_bytes, std::uint64_t packet_number,
-                              BodyProtection protection) const;
+      : seal_(std::move(seal_cipher)), open_(std::move(open_cipher)), iv_(iv) {}
 
-  EvpCipherCtxPtr seal_;
-  EvpCipherCtxPtr open_;
+  GcmPacketCipher seal_;
+  GcmPacketCipher open_;
   std::array<std::uint8_t, kIvBytes> iv_;
 };
 
