@@ -30,6 +30,10 @@ class BlockSink {
  public:
   virtual ~BlockSink() = default;
   virtual Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) = 0;
+  // True when write_at(offset, `bytes` bytes) would only copy into memory the sink holds, with
+  // no wait on storage: the receiver then does not time it (docs/UDPX.md §2.4), which saves
+  // two clock reads on almost every block.
+  virtual bool absorbs(std::uint64_t /*offset*/, std::size_t /*bytes*/) const { return false; }
   // Writes what the sink still holds in memory; the receiver calls it before it reports every
   // block written, and the engine when a transfer ends either way.
   virtual Result<void> flush() { return {}; }

@@ -129,13 +129,15 @@ void DataReceiver::on_data(const OpenedPacket& packet, Microseconds now) {
         stats_.gaps += block - highest_before;
       }
       {
-        const Microseconds started = storage_clock();
+        // A write the sink only buffers is not storage time; the flush that follows is.
+        const bool timed = !sink_.absorbs(fields->offset, packet.body.size());
+        const Microseconds started = timed ? storage_clock() : 0;
         if (auto written = sink_.write_at(fields->offset, packet.body); !written) {
           storage_error_ = written.error();
           fail(wire::CloseCode::StorageError);
           return;
         }
-        storage_.on_write(packet.body.size(), storage_clock() - started);
+        storage_.on_write(packet.body.size(), timed ? storage_clock() - started : 0);
       }
       stats_.bytes_written += packet.body.size();
       break;

@@ -53,9 +53,13 @@ Result<std::size_t> ReadAheadSource::read_at(std::uint64_t offset, std::span<std
   return count;
 }
 
-Result<void> CoalescingSink::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+bool CoalescingSink::absorbs(std::uint64_t offset, std::size_t bytes) const {
   const bool follows = !pending_.empty() && offset == pending_at_ + pending_.size();
-  if (!follows || pending_.size() + bytes.size() > capacity_) {
+  return follows && pending_.size() + bytes <= capacity_;
+}
+
+Result<void> CoalescingSink::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  if (!absorbs(offset, bytes.size())) {
     if (auto flushed = flush(); !flushed) return flushed;
     pending_at_ = offset;
   }

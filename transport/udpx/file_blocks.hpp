@@ -54,6 +54,7 @@ class CoalescingSink final : public BlockSink {
     pending_.reserve(buffer_bytes);
   }
   Result<void> write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) override;
+  bool absorbs(std::uint64_t offset, std::size_t bytes) const override;
   Result<void> flush() override;
 
  private:

@@ -71,8 +71,14 @@ TEST_CASE("A coalescing sink writes following blocks at once and only after they
   auto inner = std::make_unique<RecordingSink>();
   auto* recording = inner.get();
   CoalescingSink sink(std::move(inner), 1000);
+  CHECK_FALSE(sink.absorbs(0, 100));  // an empty buffer: the write may flush the inner sink
   for (std::uint64_t k = 0; k < 5; ++k) REQUIRE(sink.write_at(k * 100, block(100, 1)));
-  CHECK(recording->writes.empty());            // nothing reached the file yet
+  CHECK(recording->writes.empty());  // nothing reached the file yet
+  // What the receiver leaves untimed: only a following block that fits.
+  CHECK(sink.absorbs(500, 100));
+  CHECK(sink.absorbs(500, 500));
+  CHECK_FALSE(sink.absorbs(500, 501));
+  CHECK_FALSE(sink.absorbs(700, 100));
   REQUIRE(sink.write_at(700, block(100, 2)));  // a gap: the run so far goes first
   REQUIRE(recording->writes.size() == 1);
   CHECK(recording->writes[0] == std::pair<std::uint64_t, std::size_t>{0, 500});
