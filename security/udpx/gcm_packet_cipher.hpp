@@ -1,10 +1,11 @@
 // AES-128-GCM (NIST SP 800-38D) for many short messages under one key, with a per-message cost
 // of the mode's own work only. OpenSSL's EVP interface spends about 300 ns of every ~1400-byte
 // UDPX packet on setting the nonce and reading the tag through named parameters, 40 % of the
-// packet's protection (bench/README.md, "udpx_cpu_bench.py"). Here OpenSSL's GCM mode
-// (CRYPTO_gcm128_*, with its carry-less-multiply GHASH) runs over AES-128 that EVP computes in
-// ECB: the nonce's counter block and the CTR keystream are enciphered in one EVP call per
-// message part, with no parameters to look up. Output is bit for bit AES-GCM's.
+// packet's protection (bench/README.md, "Packet protection without EVP's per-packet cost").
+// Here OpenSSL's GCM mode (CRYPTO_gcm128_*, with its carry-less-multiply GHASH) runs over
+// AES-128 that EVP computes in ECB: the nonce's counter block and the CTR keystream are
+// enciphered in one EVP call per message part, with no parameters to look up. Output is bit
+// for bit AES-GCM's.
 #pragma once
 
 #include <array>
