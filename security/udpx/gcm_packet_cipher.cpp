@@ -67,7 +67,7 @@ void ctr32_xor(const unsigned char* in, unsigned char* out, std::size_t blocks, 
 
 }  // namespace
 
-Result<GcmPacketCipher> GcmPacketCipher::create(const std::array<std::uint8_t, kGcmKeyBytes>& key) {
+Result<GcmPacketCipher> GcmPacketCipher::create(const std::array<std::uint8_t, kKeyBytes>& key) {
   EvpCipherCtxPtr aes(EVP_CIPHER_CTX_new());
   const EvpCipherPtr ecb(EVP_CIPHER_fetch(nullptr, "AES-128-ECB", nullptr));
   if (!aes || !ecb ||
@@ -80,9 +80,9 @@ Result<GcmPacketCipher> GcmPacketCipher::create(const std::array<std::uint8_t, k
   return GcmPacketCipher(std::move(aes), std::move(gcm));
 }
 
-bool GcmPacketCipher::seal(const std::array<std::uint8_t, kGcmNonceBytes>& nonce,
+bool GcmPacketCipher::seal(const std::array<std::uint8_t, kIvBytes>& nonce,
                            std::span<const std::uint8_t> aad, std::span<std::uint8_t> text,
-                           std::span<std::uint8_t, kGcmTagBytes> tag) {
+                           std::span<std::uint8_t, kTagBytes> tag) {
   // The mode refuses only messages past GCM's length limits (2^36 bytes of text).
   CRYPTO_gcm128_setiv(gcm_.get(), nonce.data(), nonce.size());
   if (CRYPTO_gcm128_aad(gcm_.get(), aad.data(), aad.size()) != 0 ||
@@ -94,9 +94,9 @@ bool GcmPacketCipher::seal(const std::array<std::uint8_t, kGcmNonceBytes>& nonce
   return true;
 }
 
-bool GcmPacketCipher::open(const std::array<std::uint8_t, kGcmNonceBytes>& nonce,
+bool GcmPacketCipher::open(const std::array<std::uint8_t, kIvBytes>& nonce,
                            std::span<const std::uint8_t> aad, std::span<std::uint8_t> text,
-                           std::span<const std::uint8_t, kGcmTagBytes> tag) {
+                           std::span<const std::uint8_t, kTagBytes> tag) {
   CRYPTO_gcm128_setiv(gcm_.get(), nonce.data(), nonce.size());
   if (CRYPTO_gcm128_aad(gcm_.get(), aad.data(), aad.size()) != 0 ||
       (!text.empty() && CRYPTO_gcm128_decrypt_ctr32(gcm_.get(), text.data(), text.data(),

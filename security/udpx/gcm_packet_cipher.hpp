@@ -15,27 +15,25 @@
 
 #include "protocol/core/result.hpp"
 #include "security/openssl_ptr.hpp"
+#include "security/udpx/key_schedule.hpp"
 
 namespace gridftp::security::udpx {
 
-inline constexpr std::size_t kGcmKeyBytes = 16;
-inline constexpr std::size_t kGcmNonceBytes = 12;
-inline constexpr std::size_t kGcmTagBytes = 16;
+// Key and nonce are the key schedule's key and IV sizes (kKeyBytes, kIvBytes).
+inline constexpr std::size_t kTagBytes = 16;
 
 class GcmPacketCipher {
  public:
-  static Result<GcmPacketCipher> create(const std::array<std::uint8_t, kGcmKeyBytes>& key);
+  static Result<GcmPacketCipher> create(const std::array<std::uint8_t, kKeyBytes>& key);
 
   // One message: `aad` authenticated, `text` enciphered (seal) or deciphered (open) in place;
   // an empty `text` makes it GMAC. seal writes the tag; open compares it in constant time and
   // returns false when it does not match (the text then holds nothing usable). Both return
   // false for a message past GCM's length limits.
-  bool seal(const std::array<std::uint8_t, kGcmNonceBytes>& nonce,
-            std::span<const std::uint8_t> aad, std::span<std::uint8_t> text,
-            std::span<std::uint8_t, kGcmTagBytes> tag);
-  bool open(const std::array<std::uint8_t, kGcmNonceBytes>& nonce,
-            std::span<const std::uint8_t> aad, std::span<std::uint8_t> text,
-            std::span<const std::uint8_t, kGcmTagBytes> tag);
+  bool seal(const std::array<std::uint8_t, kIvBytes>& nonce, std::span<const std::uint8_t> aad,
+            std::span<std::uint8_t> text, std::span<std::uint8_t, kTagBytes> tag);
+  bool open(const std::array<std::uint8_t, kIvBytes>& nonce, std::span<const std::uint8_t> aad,
+            std::span<std::uint8_t> text, std::span<const std::uint8_t, kTagBytes> tag);
 
  private:
   GcmPacketCipher(EvpCipherCtxPtr aes, Gcm128ContextPtr gcm)

@@ -17,8 +17,6 @@
 
 namespace gridftp::security::udpx {
 
-inline constexpr std::size_t kTagBytes = kGcmTagBytes;
-
 // What the body gets: sealed (E=1), or authenticated only (E=0: PROT C/S DATA, the body travels
 // in clear and the tag covers header and body as GMAC).
 enum class BodyProtection { Encrypt, AuthenticateOnly };
