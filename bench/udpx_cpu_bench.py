@@ -13,12 +13,20 @@ side of TCP and UDP on whatever CPU sends and is in no process's own time), in s
 of the file; beside it gridcp's and gridftpd's own shares. Rows: /dev/shm to /dev/null, and
 with --disk a file in DIR to a file in DIR, page cache warm and dropped before each run
 (echo 1 > /proc/sys/vm/drop_caches; needs root). The ratio column is UDPX's CPU per GB over
-TCP's in the same row. Binaries from $GRIDFTPD and $GRIDCP or build/release.
+TCP's in the same row.
+
+The floor beside each UDPX row: UDPX authenticates every DATA byte at both ends whatever PROT
+says (docs/UDPX.md §4.3), and moves the same bytes through the same kernel as TCP does. So no
+UDPX transfer can cost less than TCP's CPU per GB in that row plus sealing and opening every
+packet, which `udpx_pipe protection-cost` measures alone once per round of runs (1404-byte
+bodies, GMAC for PROT C, AES-GCM for PROT P; median like the rest). "floor/TCP" is the least ratio any UDPX could print.
+Binaries from $GRIDFTPD, $GRIDCP and $UDPX_PIPE or build/release.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -39,6 +47,19 @@ from udpx_wan_bench import binary  # noqa: E402
 
 KINDS = {"UDPX": ["-udp", "--rate", "100G"], "UDPX P": ["-udp", "--rate", "100G", "-dcpriv"],
          "TCP": ["-p", "1", "-nodcau"]}
+
+
+# Which protection each UDPX kind's DATA gets, as `udpx_pipe protection-cost` names it.
+PROTECTION = {"UDPX": "authenticate", "UDPX P": "encrypt"}
+
+
+def protection_cost(pipe: str, size_mib: int) -> dict:
+    """Seal and open CPU s/GB of file data, measured alone in this sitting."""
+    out = subprocess.run([pipe, "protection-cost", "--mib", str(size_mib)], capture_output=True,
+                         text=True, timeout=600)
+    if out.returncode != 0:
+        raise SystemExit(f"udpx_pipe protection-cost failed: {out.stderr.strip()[-400:]}")
+    return json.loads(out.stdout)
 
 
 def drop_caches() -> None:
@@ -81,6 +102,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["GRIDFTPD"] = os.path.abspath(binary("GRIDFTPD", "gridftpd"))
     gridcp = os.path.abspath(binary("GRIDCP", "gridcp"))
+    pipe = os.path.abspath(binary("UDPX_PIPE", "udpx_pipe"))
     size = args.size_mib << 20
     gb = size / 1e9
     shared_test_pki()
@@ -98,7 +120,7 @@ def main() -> int:
     print(f"gridcp gets of {args.size_mib} MiB on loopback, rate uncapped, median of {args.reps}; "
           f"cores: {os.cpu_count()}. CPU: machine busy s/GB (gridcp + gridftpd own)")
     print(f"{'row':>12} {'kind':>6} {'s':>6} {'Gb/s':>6} {'cpu/GB':>7} {'gridcp+gridftpd':>16} "
-          f"{'/TCP':>5}")
+          f"{'/TCP':>5} {'floor':>6} {'floor/TCP':>9}")
     try:
         for row, root, sink_dir, dropped in rows:
             data = os.path.join(root, "data")
@@ -115,12 +137,14 @@ def main() -> int:
             try:
                 url = server.gsiftp_url("data/bench.bin")
                 results: dict[str, list[dict]] = {kind: [] for kind in KINDS}
+                costs: list[dict] = []
                 for _ in range(args.reps):
                     for kind, options in KINDS.items():
                         sink = sink_dir if sink_dir == "/dev/null" else \
                             os.path.join(sink_dir, "copy.bin")
                         results[kind].append(one_run(gridcp, options, url, sink,
                                                      server.proc.pid, source, dropped))
+                    costs.append(protection_cost(pipe, args.size_mib))
             finally:
                 server.stop()
             tcp_cpu = statistics.median(r["busy"] for r in results["TCP"]) / gb
@@ -129,8 +153,13 @@ def main() -> int:
                 cpu = statistics.median(r["busy"] for r in runs) / gb
                 own = (f"{statistics.median(r['client'] for r in runs) / gb:.2f}+"
                        f"{statistics.median(r['server'] for r in runs) / gb:.2f}")
+                floor = ""
+                if kind in PROTECTION:
+                    least = tcp_cpu + statistics.median(
+                        c[PROTECTION[kind]]["seal"] + c[PROTECTION[kind]]["open"] for c in costs)
+                    floor = f" {least:6.2f} {least / tcp_cpu:9.2f}"
                 print(f"{row:>12} {kind:>6} {seconds:6.2f} {size * 8 / seconds / 1e9:6.2f} "
-                      f"{cpu:7.2f} {own:>16} {cpu / tcp_cpu:5.2f}", flush=True)
+                      f"{cpu:7.2f} {own:>16} {cpu / tcp_cpu:5.2f}{floor}", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
         if disk_base:

@@ -13,38 +13,6 @@ std::size_t varint_size(std::uint64_t value) {
   return 8;
 }
 
-bool ByteWriter::reserve(std::size_t count) {
-  if (failure_ != Errc{}) return false;
-  if (count > remaining()) {
-    failure_ = Errc::BufferTooSmall;
-    return false;
-  }
-  return true;
-}
-
-void ByteWriter::u8(std::uint8_t value) {
-  if (!reserve(1)) return;
-  out_[used_++] = value;
-}
-
-void ByteWriter::u16(std::uint16_t value) {
-  if (!reserve(2)) return;
-  store_big_endian(&out_[used_], value, 2);
-  used_ += 2;
-}
-
-void ByteWriter::u32(std::uint32_t value) {
-  if (!reserve(4)) return;
-  store_big_endian(&out_[used_], value, 4);
-  used_ += 4;
-}
-
-void ByteWriter::u64(std::uint64_t value) {
-  if (!reserve(8)) return;
-  store_big_endian(&out_[used_], value, 8);
-  used_ += 8;
-}
-
 void ByteWriter::varint(std::uint64_t value) {
   if (failure_ != Errc{}) return;
   if (value > kVarintMax) {
@@ -74,40 +42,6 @@ void ByteWriter::zeros(std::size_t count) {
 Result<std::size_t> ByteWriter::finish() const {
   if (failure_ != Errc{}) return make_error(make_error_code(failure_));
   return used_;
-}
-
-bool ByteReader::take(std::size_t count) {
-  if (failed_ || count > remaining()) {
-    failed_ = true;
-    return false;
-  }
-  return true;
-}
-
-std::uint8_t ByteReader::u8() {
-  if (!take(1)) return 0;
-  return in_[used_++];
-}
-
-std::uint16_t ByteReader::u16() {
-  if (!take(2)) return 0;
-  const auto value = static_cast<std::uint16_t>(load_big_endian(&in_[used_], 2));
-  used_ += 2;
-  return value;
-}
-
-std::uint32_t ByteReader::u32() {
-  if (!take(4)) return 0;
-  const auto value = static_cast<std::uint32_t>(load_big_endian(&in_[used_], 4));
-  used_ += 4;
-  return value;
-}
-
-std::uint64_t ByteReader::u64() {
-  if (!take(8)) return 0;
-  const auto value = load_big_endian(&in_[used_], 8);
-  used_ += 8;
-  return value;
 }
 
 std::uint64_t ByteReader::varint() {
