@@ -19,8 +19,10 @@ The floor beside each UDPX row: UDPX authenticates every DATA byte at both ends 
 says (docs/UDPX.md §4.3), and moves the same bytes through the same kernel as TCP does. So no
 UDPX transfer can cost less than TCP's CPU per GB in that row plus sealing and opening every
 packet, which `udpx_pipe protection-cost` measures alone once per round of runs (1404-byte
-bodies, GMAC for PROT C, AES-GCM for PROT P; median like the rest). "floor/TCP" is the least ratio any UDPX could print.
-Binaries from $GRIDFTPD, $GRIDCP and $UDPX_PIPE or build/release.
+bodies, GMAC for PROT C, AES-GCM for PROT P; median like the rest). "floor/TCP" is the least
+ratio any UDPX could print there, given that its kernel work costs at least what TCP's does
+(TCP sends with sendfile, with no copy at the server). Binaries from $GRIDFTPD, $GRIDCP and
+$UDPX_PIPE or build/release.
 """
 
 from __future__ import annotations

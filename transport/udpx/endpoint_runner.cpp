@@ -21,9 +21,9 @@ constexpr Microseconds kCloseLingerMax = 1'000'000;
 // A receiver that took only a few datagrams at its last wake lets the next ones gather for this
 // long before it reads again (docs/UDPX.md §6, endpoint_runner): at a paced rate they arrive one by
 // one, and a wake per datagram cost it a third of a core at 300 Mb/s. The rate law uses each
-// interval's smallest queuing delay, and the last datagram before each read is timed within
-// microseconds, so the wait moves that figure by little; ACKs and NAKs keep their own deadlines. A
-// busy receiver (kSparseWake datagrams or more per wake) never waits.
+// interval's smallest queuing delay, and the last datagram before each read is timed within one
+// datagram's spacing (39 µs at 300 Mb/s), so the wait moves that figure by little; ACKs and NAKs
+// keep their own deadlines. A busy receiver (kSparseWake datagrams or more per wake) never waits.
 constexpr Microseconds kReceiveQuantum = 250;
 constexpr std::size_t kSparseWake = 16;
 
