@@ -4,13 +4,15 @@
 #include <optional>
 #include <vector>
 
+#include "protocol/udpx/packet_header.hpp"
+
 namespace gridftp::bench {
 
 namespace {
 
+using protocol::udpx::kFrontBytes;  // DATA's clear front, the associated data
 using security::udpx::kTagBytes;
 
-constexpr std::size_t kFrontBytes = 32;   // DATA's clear front, the associated data
 constexpr std::size_t kRingPackets = 64;  // one send batch's worth, as the engine holds them
 
 double thread_cpu_seconds() {

@@ -38,12 +38,16 @@ bool outcome_known(const Endpoint& endpoint) {
   return endpoint.state() == State::Done || endpoint.state() == State::Failed;
 }
 
+timespec to_timespec(Microseconds span) {
+  return {static_cast<std::time_t>(span / 1'000'000),
+          static_cast<long>((span % 1'000'000) * 1'000)};
+}
+
 // Waits until `fd` is readable or `timeout` µs passed.
 void wait_readable(int fd, Microseconds timeout) {
   if (timeout <= 0) return;
   pollfd readable{fd, POLLIN, 0};
-  const timespec wait{static_cast<std::time_t>(timeout / 1'000'000),
-                      static_cast<long>((timeout % 1'000'000) * 1'000)};
+  const timespec wait = to_timespec(timeout);
   ::ppoll(&readable, 1, &wait, nullptr);
 }
 
@@ -51,8 +55,7 @@ void wait_readable(int fd, Microseconds timeout) {
 void sleep_until(Microseconds until) {
   const Microseconds wait = until - monotonic_now();
   if (wait <= 0) return;
-  const timespec pause{static_cast<std::time_t>(wait / 1'000'000),
-                       static_cast<long>((wait % 1'000'000) * 1'000)};
+  const timespec pause = to_timespec(wait);
   ::nanosleep(&pause, nullptr);
 }
 
